@@ -1,0 +1,23 @@
+# rl_add_gtest(NAME <exe> SOURCES ... [LIBS ...] LABELS <label>... [GPU])
+#
+# One executable, each TEST() a ctest entry (discovered when ctest runs, so
+# building never executes test binaries, which matters for the sanitizer and
+# GPU builds).  GPU tests call RL_REQUIRE_GPU() (tests/support/gpu.hpp), which
+# GTEST_SKIPs with the reason when no device is usable; ctest then reports
+# them as skipped, never as passed.
+include(GoogleTest)
+function(rl_add_gtest)
+  cmake_parse_arguments(T "GPU" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ENVIRONMENT" ${ARGN})
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
+  target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
+  rl_target_warnings(${T_NAME})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 300)
+  endif()
+  set(props LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
+  if(T_ENVIRONMENT)
+    list(APPEND props ENVIRONMENT "${T_ENVIRONMENT}")
+  endif()
+  gtest_discover_tests(${T_NAME} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${T_NAME}." PROPERTIES ${props})
+endfunction()

@@ -1,0 +1,76 @@
+// The kernel registry: one record per variant.  The harness, the tests and the
+// roofline all read it; adding a variant is adding one record (RL_REGISTER_KERNEL
+// in the variant's .cu file).
+#pragma once
+
+#include "rl/cuda.hpp"
+#include "rl/roofline/cost.hpp"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rl {
+
+enum class SizePreset { small, medium, large };
+std::string_view size_preset_name(SizePreset preset);
+
+// Ordered named dimensions: {"n", 1<<28} or {"rows", 8192}, {"C", 768}.
+struct Shape {
+  std::vector<std::pair<std::string, std::int64_t>> dims;
+
+  std::int64_t at(std::string_view name) const;  // throws std::out_of_range if absent
+  std::string to_string() const;                 // "rows=8192,C=768"
+};
+
+struct Validation {
+  bool passed = false;
+  double max_rel_err = 0;  // max |got - ref| / max(|ref|, abs_floor) over all outputs
+  double max_abs_err = 0;
+  std::string detail;      // first failing element, NaN found, ...
+};
+
+// One problem instance on the device: inputs (seeded, never zeros), outputs,
+// the float64 reference.  Built by a record's make_workload for one shape.
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  // The timed region: the kernel launch(es) only, asynchronous on `stream`.
+  virtual void run(cudaStream_t stream) = 0;
+  // Poison the outputs, run once, synchronise, compare with the reference.
+  virtual Validation validate(cudaStream_t stream) = 0;
+};
+
+struct KernelRecord {
+  std::string name;       // unique, says what it is: "layernorm_warp_per_row_twopass_f32"
+  std::string family;     // "gelu", "layernorm", "ceilings", ...
+  std::string variant;    // label within the family ("vec4", "warp_per_row")
+  std::string precision;  // "fp32", "bf16", "fp16", "tf32", "fp8", "int8", "fp64"
+  roofline::ComputeUnit unit = roofline::ComputeUnit::fp32;
+  std::string baseline;   // the naive sibling this variant improves on (chart arrow), or ""
+  std::string ceiling;    // for ceiling kernels: the ceiling it measures ("hbm.copy"), else ""
+  bool gpu_only = false;  // cannot run under the emulator (wgmma, TMA, libraries)
+  int min_cc = 0;         // minimum compute capability x10 (89 for fp8), 0 = any
+  std::function<std::vector<Shape>(SizePreset)> shapes;
+  std::function<roofline::Cost(const Shape&)> cost;
+  std::function<std::unique_ptr<Workload>(const Shape&, std::uint64_t seed)> make_workload;
+};
+
+std::vector<KernelRecord>& kernel_registry();
+const KernelRecord* find_kernel(std::string_view name);
+
+struct KernelRegistrar {
+  explicit KernelRegistrar(KernelRecord record);
+};
+
+}  // namespace rl
+
+#define RL_CONCAT_INNER_(a, b) a##b
+#define RL_CONCAT_(a, b) RL_CONCAT_INNER_(a, b)
+// RL_REGISTER_KERNEL(rl::KernelRecord{...});  at namespace scope in the variant's file.
+#define RL_REGISTER_KERNEL(...) \
+  static const ::rl::KernelRegistrar RL_CONCAT_(rl_kernel_registrar_, __LINE__){__VA_ARGS__}

@@ -1,0 +1,106 @@
+// results.json, schema v1: the in-memory form.  The one JSON reader/writer for
+// it lives in roofline/ (results_io.hpp); results/schema-v1.json describes the
+// file.  Everything here is plain C++: results measured on a GPU box are read
+// on any machine.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rl::roofline {
+
+inline constexpr int kResultsSchemaVersion = 1;
+
+struct DeviceInfo {
+  std::string name;                // "NVIDIA H100 80GB HBM3" or "CPU emulator (...)"
+  std::string uuid;                // "GPU-..." ("" when unknown)
+  std::string compute_capability;  // "9.0"
+  int sm_count = 0;
+  std::int64_t l2_bytes = 0;
+  std::int64_t memory_bytes = 0;
+  int memory_bus_width_bits = 0;
+};
+
+struct Clocks {  // MHz; 0 = unknown
+  double sm_mhz = 0;            // current SM clock when the context was taken
+  double sm_max_mhz = 0;        // max (boost) SM clock
+  double memory_mhz = 0;
+  double memory_max_mhz = 0;
+};
+
+struct Context {
+  std::string backend;  // "cuda" or "emulator"
+  DeviceInfo device;
+  std::string driver_version;        // NVML driver string, e.g. "550.54.15" ("" when NVML missing)
+  std::string cuda_driver_version;   // "12.4"
+  std::string cuda_runtime_version;  // "13.0"
+  std::map<std::string, std::string> library_versions;  // cublas, cudnn, benchmark, ...
+  Clocks clocks;
+  std::optional<bool> ecc_enabled;
+  std::optional<bool> persistence_mode;
+  std::optional<double> power_limit_w;
+  bool nvml_available = false;
+  std::string nvml_note;  // why NVML data is missing, if it is
+  std::string host;
+  std::string timestamp_utc;  // ISO 8601, "2026-11-21T23:59:00Z"
+  std::string git_commit;
+  std::string size_preset;    // "small" | "medium" | "large"
+  bool l2_flushed = true;     // false with --warm-l2
+};
+
+struct Ceiling {
+  std::string name;    // "hbm.copy", "tc.bf16", ... (architecture notes)
+  std::string kind;    // "memory" | "compute"
+  double value = 0;    // best over repetitions, in `unit`
+  std::optional<double> median;
+  std::string unit;    // "B/s" | "FLOP/s"
+  std::string method;  // how it was measured ("kernel hbm_copy_vec16, 2 GiB", "cublasLt ...")
+  std::optional<double> datasheet;     // same unit, from the matched SKU row
+  std::optional<double> derived_peak;  // SMs x per-SM rate x observed clock
+  std::optional<double> observed_sm_mhz;
+  std::vector<std::string> throttle_reasons;  // seen during the measurement
+  std::optional<double> throttled_fraction;   // fraction of samples throttled
+};
+
+struct TimeStats {  // seconds
+  double median = 0, min = 0, max = 0, stddev = 0;
+  int repetitions = 0;
+  std::vector<double> samples;  // one per repetition (compare's U test reads these)
+};
+
+struct KernelResult {
+  std::string name;       // unique registry name, e.g. "gelu_tanh_f32_vec4"
+  std::string family;     // "gelu", "layernorm", "attention", "gemm", "ceilings", ...
+  std::string variant;    // label within the family, e.g. "vec4"
+  std::string precision;  // "fp32", "bf16", ...
+  std::string unit;       // compute unit name (ComputeUnit), e.g. "fp32", "tc_bf16"
+  std::string baseline;   // name of the naive sibling this improves on ("" if none)
+  std::vector<std::pair<std::string, std::int64_t>> shape;  // ordered; element-wise ops use "n"
+  double flops = 0, bytes_min = 0, bytes_model = 0;
+  double intensity = 0;   // flops / bytes_model
+  bool validated = false;
+  std::string status;     // "ok" | "failed_validation" | "error" | "skipped"
+  std::string error;      // why, when status != ok
+  double max_rel_err = 0;
+  std::optional<TimeStats> time_s;  // absent when not timed
+  double achieved_flops_per_s = 0;
+  double achieved_bytes_per_s = 0;
+  std::optional<double> roof;         // attainable FLOP/s at this intensity (measured ceilings)
+  std::optional<double> pct_of_roof;  // 0..100
+  std::string bound;                  // "memory" | "compute" | "below_both" | "" (no ceilings)
+  bool throttled = false;
+  std::optional<double> sm_clock_mhz;  // mean SM clock sampled during the benchmark
+};
+
+struct Results {
+  int schema_version = kResultsSchemaVersion;
+  Context context;
+  std::vector<Ceiling> ceilings;
+  std::vector<KernelResult> kernels;
+};
+
+}  // namespace rl::roofline
