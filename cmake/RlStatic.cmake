@@ -119,7 +119,7 @@ function(rl_add_static_test)
   endforeach()
   add_test(NAME ${S_NAME}
            COMMAND Python3::Interpreter ${RL_STATIC_CHECKER} check --source ${S_SOURCE}
-                   --dir ${S_OUT_DIR} --stem ${S_STEM} ${arch_args}
+                   --dir ${S_OUT_DIR} --stem ${S_STEM} --root ${PROJECT_SOURCE_DIR} ${arch_args}
            WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
   set_tests_properties(${S_NAME} PROPERTIES LABELS static SKIP_RETURN_CODE 77 TIMEOUT 120)
 endfunction()
