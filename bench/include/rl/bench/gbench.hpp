@@ -1,0 +1,52 @@
+// Glue to Google Benchmark: the counters each benchmark reports, and the
+// display reporter that also hands every finished benchmark's runs to the
+// harness (which turns them into results.json records).
+#pragma once
+
+#include "rl/roofline/cost.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace rl::bench {
+
+// Counters of one benchmark, rates over GPU time.  Each is declared as a value
+// per iteration with Counter::kIsIterationInvariantRate, which Google Benchmark
+// turns into value x iterations / total manual time (the sum of the
+// SetIterationTime seconds), pinned by tests/bench/gbench_counter_test.cpp:
+//   "FLOP/s"      flops / time
+//   "bytes/s"     bytes_model / time
+//   "intensity"   flops / bytes_model (FLOP/B), a plain value
+//   "pct_of_roof" 100 x achieved FLOP/s / roof, only when a roof is known
+void set_counters(benchmark::UserCounters& counters, const roofline::Cost& cost,
+                  std::optional<double> roof_flops_per_s);
+
+// Seconds per iteration of each repetition of one benchmark (iteration runs
+// without error, in repetition order); aggregates are skipped.
+std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
+
+// Forwards everything to `display` (the console, or whatever --benchmark_format
+// chose) and calls `on_runs` with each finished benchmark's runs.
+class CollectingReporter : public benchmark::BenchmarkReporter {
+ public:
+  using Callback = std::function<void(const std::vector<Run>&)>;
+  CollectingReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, Callback on_runs)
+      : display_(std::move(display)), on_runs_(std::move(on_runs)) {}
+
+  bool ReportContext(const Context& context) override { return display_->ReportContext(context); }
+  void ReportRuns(const std::vector<Run>& runs) override {
+    display_->ReportRuns(runs);
+    on_runs_(runs);
+  }
+  void Finalize() override { display_->Finalize(); }
+
+ private:
+  std::unique_ptr<benchmark::BenchmarkReporter> display_;
+  Callback on_runs_;
+};
+
+}  // namespace rl::bench

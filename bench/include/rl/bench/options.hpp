@@ -1,0 +1,54 @@
+// Command line of bench_roofline / bench_roofline_emu: our flags, parsed here,
+// and Google Benchmark's (--benchmark_*, --v), passed through unchanged to
+// benchmark::Initialize.  Plain C++: the same parser serves both backends.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rl::bench {
+
+// Bad input on the command line: main prints "<program>: <what>" and exits 2.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct Options {
+  std::optional<std::string> size;  // "small" | "medium" | "large"; unset: the backend's default
+  std::optional<std::filesystem::path> out_dir;
+  bool warm_l2 = false;
+  std::uint64_t seed = 1;
+  bool list = false;
+  bool ceilings_only = false;
+  bool help = false;
+  std::vector<std::string> benchmark_args;  // Google Benchmark's flags, in the order given
+};
+
+// `args` excludes the program name.  Throws UsageError for an unknown flag, a
+// missing or malformed value.  The preset name is checked against the registry's
+// names by the caller (rl::SizePreset lives with the kernels).
+Options parse_options(const std::vector<std::string>& args);
+
+// Our flags, for --help (Google Benchmark's own help is printed after it).
+std::string our_flags_help(std::string_view program);
+
+// The argument vector handed to benchmark::Initialize: program name, the
+// user's Google Benchmark flags, plus our defaults for what the user did not
+// set: 5 repetitions (median and spread need several) and the Google Benchmark
+// JSON written unchanged to <out_dir>/benchmarks.json.
+std::vector<std::string> benchmark_argv(std::string_view program, const Options& options,
+                                        const std::filesystem::path& out_dir);
+
+inline constexpr int kDefaultRepetitions = 5;
+
+// Creates `dir` (and parents) and proves it is writable by creating and
+// removing a probe file.  Throws UsageError naming the directory otherwise.
+void prepare_output_dir(const std::filesystem::path& dir);
+
+}  // namespace rl::bench

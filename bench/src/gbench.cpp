@@ -1,0 +1,27 @@
+#include "rl/bench/gbench.hpp"
+
+namespace rl::bench {
+
+void set_counters(benchmark::UserCounters& counters, const roofline::Cost& cost,
+                  std::optional<double> roof_flops_per_s) {
+  using benchmark::Counter;
+  counters["FLOP/s"] = Counter(cost.flops, Counter::kIsIterationInvariantRate);
+  counters["bytes/s"] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate);
+  counters["intensity"] = Counter(cost.bytes_model > 0 ? cost.flops / cost.bytes_model : 0.0);
+  if (roof_flops_per_s && *roof_flops_per_s > 0)
+    counters["pct_of_roof"] =
+        Counter(100.0 * cost.flops / *roof_flops_per_s, Counter::kIsIterationInvariantRate);
+}
+
+std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+  std::vector<double> seconds;
+  for (const auto& run : runs) {
+    if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) continue;
+    if (run.error_occurred || run.iterations <= 0) continue;
+    // With UseManualTime, real_accumulated_time is the sum of SetIterationTime.
+    seconds.push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
+  }
+  return seconds;
+}
+
+}  // namespace rl::bench

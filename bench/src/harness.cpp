@@ -1,0 +1,224 @@
+#include "harness.hpp"
+
+#include "rl/bench/assembly.hpp"
+#include "rl/bench/gbench.hpp"
+#include "rl/roofline/results_io.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+namespace rl::bench {
+
+namespace {
+
+constexpr std::chrono::milliseconds kClockSamplePeriod{10};
+// Warm-up launches before the launch time that picks the batch size is taken.
+constexpr int kWarmupLaunches = 3;
+
+std::optional<std::size_t> abort_after_from_env() {
+  const char* value = std::getenv("RL_BENCH_TEST_ABORT_AFTER");
+  if (value == nullptr || *value == '\0') return std::nullopt;
+  return static_cast<std::size_t>(std::strtoull(value, nullptr, 10));
+}
+
+}  // namespace
+
+Harness::Harness(HarnessConfig config, roofline::Context context, std::unique_ptr<Nvml> nvml)
+    : config_(std::move(config)), nvml_(std::move(nvml)), abort_after_(abort_after_from_env()) {
+  results_.context = std::move(context);
+  results_.context.size_preset = std::string(size_preset_name(config_.preset));
+  results_.context.l2_flushed = config_.flush_l2;
+  if (nvml_) sampler_ = std::make_unique<ClockSampler>(*nvml_, kClockSamplePeriod);
+  RL_CUDA_CHECK(cudaStreamCreate(&stream_));
+  timer_ = std::make_unique<EventTimer>();
+  if (config_.flush_l2)
+    flusher_ =
+        std::make_unique<L2Flusher>(static_cast<std::size_t>(results_.context.device.l2_bytes));
+}
+
+Harness::~Harness() {
+  workload_.reset();
+  flusher_.reset();
+  timer_.reset();
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+void Harness::register_benchmarks() {
+  // Ceilings first: every later kernel's roof is computed from them.
+  std::vector<const KernelRecord*> records;
+  for (const auto& record : kernel_registry())
+    if (!record.ceiling.empty()) records.push_back(&record);
+  if (!config_.ceilings_only)
+    for (const auto& record : kernel_registry())
+      if (record.ceiling.empty()) records.push_back(&record);
+
+  for (const KernelRecord* record : records) {
+    for (const Shape& shape : record->shapes(config_.preset)) {
+      BenchEntry& entry = entries_.emplace_back();
+      entry.record = record;
+      entry.shape = shape;
+      entry.name = record->name + "/" + shape.to_string();
+      entry.cost = record->cost(shape);
+      by_name_[entry.name] = &entry;
+      BenchEntry* ptr = &entry;
+      benchmark::RegisterBenchmark(entry.name.c_str(),
+                                   [this, ptr](benchmark::State& state) { body(state, *ptr); })
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->ComputeStatistics(
+              "min",
+              [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
+          ->ComputeStatistics("max", [](const std::vector<double>& v) {
+            return *std::max_element(v.begin(), v.end());
+          });
+    }
+  }
+}
+
+std::size_t Harness::run() {
+  CollectingReporter reporter(
+      std::unique_ptr<benchmark::BenchmarkReporter>(benchmark::CreateDefaultDisplayReporter()),
+      [this](const std::vector<benchmark::BenchmarkReporter::Run>& runs) { on_runs(runs); });
+  const std::size_t count = benchmark::RunSpecifiedBenchmarks(&reporter);
+  flush();  // also when nothing matched the filter: an empty but valid results.json
+  return count;
+}
+
+Workload& Harness::workload_for(BenchEntry& entry) {
+  if (workload_owner_ != &entry) {
+    workload_.reset();  // free the previous benchmark's buffers first
+    workload_owner_ = nullptr;
+    workload_ = entry.record->make_workload(entry.shape, config_.seed);
+    workload_owner_ = &entry;
+  }
+  return *workload_;
+}
+
+double Harness::time_sample(Workload& workload, int launches) {
+  if (flusher_) flusher_->flush(stream_);
+  timer_->start(stream_);
+  for (int i = 0; i < launches; ++i) workload.run(stream_);
+  timer_->stop(stream_);
+  const double seconds = timer_->seconds();
+  RL_CUDA_CHECK(cudaGetLastError());
+  return seconds / launches;
+}
+
+void Harness::prepare(BenchEntry& entry) {
+  entry.prepared = true;
+  entry.started = std::chrono::steady_clock::now();
+  roofline::KernelResult& result = entry.result;
+  const KernelRecord& record = *entry.record;
+  result.name = record.name;
+  result.family = record.family;
+  result.variant = record.variant;
+  result.precision = record.precision;
+  result.baseline = record.baseline;
+  result.shape = entry.shape.dims;
+  set_cost(result, entry.cost);
+
+  Workload& workload = workload_for(entry);
+  const Validation validation = workload.validate(stream_);
+  result.validated = validation.passed;
+  result.max_rel_err = validation.max_rel_err;
+  if (!validation.passed) {
+    entry.failed = true;
+    result.status = "failed_validation";
+    result.error = validation.detail.empty() ? "validation failed" : validation.detail;
+    return;
+  }
+  double fastest = 0;
+  for (int i = 0; i < kWarmupLaunches; ++i) {
+    const double seconds = time_sample(workload, 1);
+    fastest = i == 0 ? seconds : std::min(fastest, seconds);
+  }
+  entry.launches_per_sample = launches_per_sample(fastest);
+}
+
+void Harness::body(benchmark::State& state, BenchEntry& entry) {
+  try {
+    if (!entry.prepared) prepare(entry);
+    if (entry.failed) {
+      state.SkipWithError(entry.result.error.c_str());
+      return;
+    }
+    Workload& workload = workload_for(entry);
+    for (auto _ : state) state.SetIterationTime(time_sample(workload, entry.launches_per_sample));
+    set_counters(state.counters, entry.cost, entry.result.roof);
+  } catch (const std::exception& error) {
+    entry.failed = true;
+    entry.result.status = "error";
+    entry.result.error = error.what();
+    state.SkipWithError(entry.result.error.c_str());
+  }
+}
+
+void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
+  if (runs.empty()) return;
+  const auto found = by_name_.find(runs.front().run_name.function_name);
+  if (found == by_name_.end()) return;
+  BenchEntry& entry = *found->second;
+  roofline::KernelResult result = entry.result;
+  const ClockWindow window =
+      sampler_ ? sampler_->window(entry.started, std::chrono::steady_clock::now()) : ClockWindow{};
+  if (!entry.failed) {
+    std::vector<double> seconds = repetition_seconds(runs);
+    if (seconds.empty()) {
+      result.status = "error";
+      result.error = runs.front().error_occurred ? runs.front().error_message
+                                                 : "no timed repetition was reported";
+    } else {
+      set_timing(result, std::move(seconds));
+      set_clocks(result, window);
+      result.status = "ok";
+      if (!entry.record->ceiling.empty())
+        merge_ceiling(results_.ceilings, measured_ceiling(result, entry.record->ceiling,
+                                                          entry.shape.to_string(), window));
+    }
+  }
+  results_.kernels.push_back(std::move(result));
+  apply_roofs();
+  if (workload_owner_ == &entry) {
+    workload_.reset();
+    workload_owner_ = nullptr;
+  }
+  flush();
+  ++reported_;
+  if (abort_after_ && reported_ >= *abort_after_) {
+    // Simulated crash for the partial-results test: no cleanup, no final write.
+    std::fprintf(stderr, "RL_BENCH_TEST_ABORT_AFTER=%zu: exiting as if crashed\n", *abort_after_);
+    std::_Exit(70);
+  }
+}
+
+void Harness::apply_roofs() {
+  // Filled in by the roofline model (roof, pct_of_roof, bound) once it lands;
+  // without measured ceilings the fields stay absent.
+}
+
+void Harness::flush() const {
+  roofline::write_results_atomic(config_.out_dir / "results.json", results_);
+}
+
+void Harness::finish() {
+  std::printf("\n%-40s %-22s %-18s %12s %12s %12s\n", "kernel", "shape", "status", "median us",
+              "GB/s", "GFLOP/s");
+  for (const auto& k : results_.kernels) {
+    const std::string shape = Shape{k.shape}.to_string();
+    if (k.time_s)
+      std::printf("%-40s %-22s %-18s %12.3f %12.2f %12.2f\n", k.name.c_str(), shape.c_str(),
+                  k.status.c_str(), k.time_s->median * 1e6, k.achieved_bytes_per_s * 1e-9,
+                  k.achieved_flops_per_s * 1e-9);
+    else
+      std::printf("%-40s %-22s %-18s %s\n", k.name.c_str(), shape.c_str(), k.status.c_str(),
+                  k.error.c_str());
+  }
+  for (const auto& c : results_.ceilings)
+    std::printf("ceiling %-12s %14.4g %-6s (%s)\n", c.name.c_str(), c.value, c.unit.c_str(),
+                c.method.c_str());
+  std::printf("results: %s\n", (config_.out_dir / "results.json").string().c_str());
+}
+
+}  // namespace rl::bench

@@ -1,0 +1,86 @@
+// The benchmark run: one Google Benchmark per (registry record x shape of the
+// preset), ceilings first; validate, warm up, time with CUDA events; after
+// each benchmark the partial results.json is flushed.  Compiled once per
+// backend (same source, CUDA runtime or emulator underneath).
+#pragma once
+
+#include "rl/bench/nvml.hpp"
+#include "rl/bench/options.hpp"
+#include "rl/bench/timing.hpp"
+#include "rl/registry.hpp"
+#include "rl/roofline/results.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rl::bench {
+
+// One registered benchmark: a kernel record on one shape.
+struct BenchEntry {
+  const KernelRecord* record = nullptr;
+  Shape shape;
+  std::string name;  // "<kernel>/<shape>", the Google Benchmark name
+  roofline::Cost cost;
+  roofline::KernelResult result;  // filled as the benchmark goes
+  bool prepared = false;          // validated and warmed up
+  bool failed = false;            // failed validation or errored: never timed
+  int launches_per_sample = 1;
+  std::chrono::steady_clock::time_point started;
+};
+
+struct HarnessConfig {
+  SizePreset preset = SizePreset::small;
+  std::uint64_t seed = 1;
+  bool flush_l2 = true;
+  bool ceilings_only = false;
+  std::filesystem::path out_dir;
+};
+
+class Harness {
+ public:
+  Harness(HarnessConfig config, roofline::Context context, std::unique_ptr<Nvml> nvml);
+  ~Harness();
+
+  // Registers the benchmarks with Google Benchmark (ceilings first).
+  void register_benchmarks();
+  // Runs what --benchmark_filter selects; returns the number of benchmarks run.
+  std::size_t run();
+  // roofline.svg, report.html, summary table.
+  void finish();
+
+  const roofline::Results& results() const { return results_; }
+
+ private:
+  void body(benchmark::State& state, BenchEntry& entry);
+  void prepare(BenchEntry& entry);
+  Workload& workload_for(BenchEntry& entry);
+  double time_sample(Workload& workload, int launches);
+  void on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
+  void apply_roofs();
+  void flush() const;
+
+  HarnessConfig config_;
+  roofline::Results results_;
+  std::unique_ptr<Nvml> nvml_;
+  std::unique_ptr<ClockSampler> sampler_;
+  std::deque<BenchEntry> entries_;  // stable addresses: the benchmark lambdas hold pointers
+  std::map<std::string, BenchEntry*> by_name_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<L2Flusher> flusher_;
+  std::unique_ptr<EventTimer> timer_;
+  // One workload alive at a time, so large-preset buffers do not accumulate.
+  std::unique_ptr<Workload> workload_;
+  const BenchEntry* workload_owner_ = nullptr;
+  std::size_t reported_ = 0;
+  std::optional<std::size_t> abort_after_;  // RL_BENCH_TEST_ABORT_AFTER (tests only)
+};
+
+}  // namespace rl::bench

@@ -1,0 +1,122 @@
+// bench_roofline / bench_roofline_emu: parse our flags, hand Google
+// Benchmark's to it, check the device, run the harness.  Every failure ends as
+// one line "<program>: ..." and an exit code (2: bad input or no device;
+// 1: the run failed), never an abort or a stack trace.
+#include "harness.hpp"
+
+#include "rl/bench/backend.hpp"
+#include "rl/bench/options.hpp"
+#include "rl/bench/run_info.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+namespace rl::bench {
+namespace {
+
+SizePreset preset_from_name(const std::string& name) {
+  for (const SizePreset preset : {SizePreset::small, SizePreset::medium, SizePreset::large})
+    if (size_preset_name(preset) == name) return preset;
+  throw UsageError("--size expects small, medium or large, got '" + name + "'");
+}
+
+void print_list(SizePreset preset) {
+  std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12s %12s\n", "kernel", "family", "prec", "unit",
+              "ceiling", "shape", "flops", "bytes_model");
+  for (const auto& record : kernel_registry())
+    for (const Shape& shape : record.shapes(preset)) {
+      const roofline::Cost cost = record.cost(shape);
+      std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12.4g %12.4g\n", record.name.c_str(),
+                  record.family.c_str(), record.precision.c_str(),
+                  std::string(roofline::compute_unit_name(record.unit)).c_str(),
+                  record.ceiling.empty() ? "-" : record.ceiling.c_str(), shape.to_string().c_str(),
+                  cost.flops, cost.bytes_model);
+    }
+}
+
+// Google Benchmark parses its flags into globals; a flag it does not know is
+// left in argv, which we report as bad input.
+void initialize_benchmark(std::vector<std::string> args) {
+  std::vector<char*> argv;
+  for (auto& arg : args) argv.push_back(arg.data());
+  int argc = static_cast<int>(argv.size());
+  benchmark::Initialize(&argc, argv.data());
+  if (argc > 1) throw UsageError("unknown flag '" + std::string(argv[1]) + "' (see --help)");
+}
+
+int run_main(int argc, char** argv) {
+  const std::string program(backend::program_name());
+  std::vector<std::string> args(argv + 1, argv + argc);
+  const Options options = parse_options(args);
+  if (options.help) {
+    std::fputs(our_flags_help(program).c_str(), stdout);
+    std::fflush(stdout);
+    benchmark::PrintDefaultHelp();
+    return 0;
+  }
+  const SizePreset preset =
+      preset_from_name(options.size.value_or(std::string(backend::default_size())));
+  if (options.list) {
+    print_list(preset);
+    return 0;
+  }
+  // Bad input is reported as such on any machine, so the user's Google
+  // Benchmark flags and an explicit --out are checked before the device.
+  std::vector<std::string> user_gb_args{program};
+  user_gb_args.insert(user_gb_args.end(), options.benchmark_args.begin(),
+                      options.benchmark_args.end());
+  initialize_benchmark(std::move(user_gb_args));
+  if (options.out_dir) prepare_output_dir(*options.out_dir);
+  if (const auto why = backend::device_unavailable()) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), why->c_str());
+    return 2;
+  }
+
+  const auto now = std::chrono::system_clock::now();
+  std::unique_ptr<Nvml> nvml;
+  roofline::Context context = backend::collect_context(&nvml);
+  context.timestamp_utc = utc_iso_timestamp(now);
+  const std::filesystem::path out_dir =
+      options.out_dir ? *options.out_dir
+                      : backend::default_out_dir(context, utc_compact_timestamp(now));
+  prepare_output_dir(out_dir);
+
+  initialize_benchmark(benchmark_argv(program, options, out_dir));
+
+  HarnessConfig config;
+  config.preset = preset;
+  config.seed = options.seed;
+  config.flush_l2 = !options.warm_l2;
+  config.ceilings_only = options.ceilings_only;
+  config.out_dir = out_dir;
+  Harness harness(config, std::move(context), std::move(nvml));
+  harness.register_benchmarks();
+  harness.run();
+  harness.finish();
+  benchmark::Shutdown();
+  return 0;
+}
+
+}  // namespace
+}  // namespace rl::bench
+
+int main(int argc, char** argv) {
+  const std::string program(rl::bench::backend::program_name());
+  try {
+    return rl::bench::run_main(argc, argv);
+  } catch (const rl::bench::UsageError& error) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), error.what());
+    return 2;
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), error.what());
+    return 1;
+  } catch (...) {
+    std::fprintf(stderr, "%s: unknown error\n", program.c_str());
+    return 1;
+  }
+}

@@ -1,0 +1,264 @@
+#include "rl/bench/nvml.hpp"
+
+#include <dlfcn.h>
+
+#include <cstdio>
+
+namespace rl::bench {
+
+namespace {
+
+// NVML's C ABI, as much of it as we call.  nvmlReturn_t is an int enum
+// (0 = NVML_SUCCESS); nvmlDevice_t an opaque pointer; nvmlEnableState_t an int
+// enum (1 = enabled); nvmlClockType_t: 1 = SM, 2 = memory.
+using NvmlReturn = int;
+using NvmlDevice = void*;
+constexpr NvmlReturn kNvmlSuccess = 0;
+constexpr int kNvmlClockSm = 1;
+constexpr int kNvmlClockMem = 2;
+
+using InitFn = NvmlReturn (*)();
+using ShutdownFn = NvmlReturn (*)();
+using ErrorStringFn = const char* (*)(NvmlReturn);
+using GetHandleByUuidFn = NvmlReturn (*)(const char*, NvmlDevice*);
+using GetHandleByIndexFn = NvmlReturn (*)(unsigned, NvmlDevice*);
+using SystemGetDriverVersionFn = NvmlReturn (*)(char*, unsigned);
+using GetClockInfoFn = NvmlReturn (*)(NvmlDevice, int, unsigned*);
+using GetEccModeFn = NvmlReturn (*)(NvmlDevice, int*, int*);
+using GetPersistenceModeFn = NvmlReturn (*)(NvmlDevice, int*);
+using GetPowerLimitFn = NvmlReturn (*)(NvmlDevice, unsigned*);
+using GetReasonsFn = NvmlReturn (*)(NvmlDevice, unsigned long long*);
+
+struct ReasonName {
+  std::uint64_t bit;
+  const char* name;
+};
+constexpr ReasonName kReasonNames[] = {
+    {0x1, "gpu_idle"},
+    {0x2, "applications_clocks_setting"},
+    {0x4, "sw_power_cap"},
+    {0x8, "hw_slowdown"},
+    {0x10, "sync_boost"},
+    {0x20, "sw_thermal_slowdown"},
+    {0x40, "hw_thermal_slowdown"},
+    {0x80, "hw_power_brake_slowdown"},
+    {0x100, "display_clock_setting"},
+};
+
+template <typename Fn>
+Fn symbol(void* library, const char* name) {
+  return reinterpret_cast<Fn>(dlsym(library, name));
+}
+
+}  // namespace
+
+struct Nvml::Api {
+  InitFn init = nullptr;
+  ShutdownFn shutdown = nullptr;
+  ErrorStringFn error_string = nullptr;
+  GetHandleByUuidFn handle_by_uuid = nullptr;
+  GetHandleByIndexFn handle_by_index = nullptr;
+  SystemGetDriverVersionFn driver_version = nullptr;
+  GetClockInfoFn clock = nullptr;
+  GetClockInfoFn max_clock = nullptr;
+  GetEccModeFn ecc = nullptr;
+  GetPersistenceModeFn persistence = nullptr;
+  GetPowerLimitFn power_limit = nullptr;
+  GetReasonsFn reasons = nullptr;
+};
+
+std::vector<std::string> throttle_reason_names(std::uint64_t mask) {
+  std::vector<std::string> names;
+  std::uint64_t known = 0;
+  for (const auto& [bit, name] : kReasonNames) {
+    known |= bit;
+    if ((mask & bit) != 0) names.emplace_back(name);
+  }
+  if (const std::uint64_t unknown = mask & ~known; unknown != 0) {
+    char buffer[40];
+    std::snprintf(buffer, sizeof buffer, "unknown_0x%llx",
+                  static_cast<unsigned long long>(unknown));
+    names.emplace_back(buffer);
+  }
+  return names;
+}
+
+bool is_throttling(std::uint64_t mask) {
+  return (mask & ~(kNvmlReasonGpuIdle | kNvmlReasonApplicationsClocksSetting)) != 0;
+}
+
+std::unique_ptr<Nvml> Nvml::open(const std::string& uuid, unsigned index, std::string* why) {
+  void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+  if (library == nullptr) {
+    const char* error = dlerror();
+    *why = std::string("NVML not loaded: ") + (error != nullptr ? error : "dlopen failed");
+    return nullptr;
+  }
+  std::unique_ptr<Nvml> nvml(new Nvml());
+  nvml->library_ = library;
+  nvml->api_ = std::make_unique<Api>();
+  Api& api = *nvml->api_;
+  api.init = symbol<InitFn>(library, "nvmlInit_v2");
+  api.shutdown = symbol<ShutdownFn>(library, "nvmlShutdown");
+  api.error_string = symbol<ErrorStringFn>(library, "nvmlErrorString");
+  api.handle_by_uuid = symbol<GetHandleByUuidFn>(library, "nvmlDeviceGetHandleByUUID");
+  api.handle_by_index = symbol<GetHandleByIndexFn>(library, "nvmlDeviceGetHandleByIndex_v2");
+  api.driver_version = symbol<SystemGetDriverVersionFn>(library, "nvmlSystemGetDriverVersion");
+  api.clock = symbol<GetClockInfoFn>(library, "nvmlDeviceGetClockInfo");
+  api.max_clock = symbol<GetClockInfoFn>(library, "nvmlDeviceGetMaxClockInfo");
+  api.ecc = symbol<GetEccModeFn>(library, "nvmlDeviceGetEccMode");
+  api.persistence = symbol<GetPersistenceModeFn>(library, "nvmlDeviceGetPersistenceMode");
+  api.power_limit = symbol<GetPowerLimitFn>(library, "nvmlDeviceGetPowerManagementLimit");
+  // Renamed "clocks event reasons" in recent drivers; the old name stays exported.
+  api.reasons = symbol<GetReasonsFn>(library, "nvmlDeviceGetCurrentClocksEventReasons");
+  if (api.reasons == nullptr)
+    api.reasons = symbol<GetReasonsFn>(library, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  if (api.init == nullptr || api.shutdown == nullptr || api.handle_by_index == nullptr) {
+    *why = "NVML library lacks nvmlInit_v2/nvmlDeviceGetHandleByIndex_v2";
+    api.shutdown = nullptr;  // nothing to shut down
+    return nullptr;
+  }
+  if (const NvmlReturn rc = api.init(); rc != kNvmlSuccess) {
+    *why = std::string("nvmlInit_v2 failed: ") +
+           (api.error_string != nullptr ? api.error_string(rc) : std::to_string(rc));
+    api.shutdown = nullptr;
+    return nullptr;
+  }
+  NvmlDevice device = nullptr;
+  bool found = api.handle_by_uuid != nullptr && !uuid.empty() &&
+               api.handle_by_uuid(uuid.c_str(), &device) == kNvmlSuccess;
+  if (!found) found = api.handle_by_index(index, &device) == kNvmlSuccess;
+  if (!found) {
+    *why = "NVML does not know CUDA device " + std::to_string(index) + " (" + uuid + ")";
+    return nullptr;
+  }
+  nvml->device_ = device;
+  return nvml;
+}
+
+Nvml::~Nvml() {
+  if (api_ && api_->shutdown != nullptr) api_->shutdown();
+  if (library_ != nullptr) dlclose(library_);
+}
+
+std::string Nvml::driver_version() const {
+  char buffer[96] = {};
+  if (api_->driver_version == nullptr ||
+      api_->driver_version(buffer, sizeof buffer) != kNvmlSuccess)
+    return "";
+  return buffer;
+}
+
+namespace {
+std::optional<double> read_clock(GetClockInfoFn fn, void* device, int type) {
+  unsigned mhz = 0;
+  if (fn == nullptr || fn(device, type, &mhz) != kNvmlSuccess) return std::nullopt;
+  return static_cast<double>(mhz);
+}
+}  // namespace
+
+std::optional<double> Nvml::sm_clock_mhz() const {
+  return read_clock(api_->clock, device_, kNvmlClockSm);
+}
+std::optional<double> Nvml::sm_max_clock_mhz() const {
+  return read_clock(api_->max_clock, device_, kNvmlClockSm);
+}
+std::optional<double> Nvml::memory_clock_mhz() const {
+  return read_clock(api_->clock, device_, kNvmlClockMem);
+}
+std::optional<double> Nvml::memory_max_clock_mhz() const {
+  return read_clock(api_->max_clock, device_, kNvmlClockMem);
+}
+
+std::optional<bool> Nvml::ecc_enabled() const {
+  int current = 0;
+  int pending = 0;
+  if (api_->ecc == nullptr || api_->ecc(device_, &current, &pending) != kNvmlSuccess)
+    return std::nullopt;
+  return current != 0;
+}
+
+std::optional<bool> Nvml::persistence_mode() const {
+  int mode = 0;
+  if (api_->persistence == nullptr || api_->persistence(device_, &mode) != kNvmlSuccess)
+    return std::nullopt;
+  return mode != 0;
+}
+
+std::optional<double> Nvml::power_limit_w() const {
+  unsigned milliwatts = 0;
+  if (api_->power_limit == nullptr || api_->power_limit(device_, &milliwatts) != kNvmlSuccess)
+    return std::nullopt;
+  return milliwatts / 1000.0;
+}
+
+std::optional<std::uint64_t> Nvml::clock_event_reasons() const {
+  unsigned long long mask = 0;
+  if (api_->reasons == nullptr || api_->reasons(device_, &mask) != kNvmlSuccess)
+    return std::nullopt;
+  return static_cast<std::uint64_t>(mask);
+}
+
+ClockSampler::ClockSampler(const Nvml& nvml, std::chrono::milliseconds period)
+    : nvml_(nvml), thread_([this, period] { loop(period); }) {}
+
+ClockSampler::~ClockSampler() {
+  stop_ = true;
+  thread_.join();
+}
+
+void ClockSampler::loop(std::chrono::milliseconds period) {
+  while (!stop_) {
+    Sample sample{Clock::now(), nvml_.sm_clock_mhz(), nvml_.clock_event_reasons().value_or(0)};
+    {
+      const std::lock_guard lock(mutex_);
+      samples_.push_back(sample);
+    }
+    std::this_thread::sleep_for(period);
+  }
+}
+
+ClockWindow ClockSampler::window(Clock::time_point begin, Clock::time_point end) const {
+  std::vector<Sample> inside;
+  {
+    const std::lock_guard lock(mutex_);
+    for (const auto& sample : samples_)
+      if (sample.when >= begin && sample.when <= end) inside.push_back(sample);
+    // A benchmark shorter than the sampling period: the last sample before its end.
+    if (inside.empty())
+      for (auto it = samples_.rbegin(); it != samples_.rend(); ++it)
+        if (it->when <= end) {
+          inside.push_back(*it);
+          break;
+        }
+  }
+  return summarize(inside);
+}
+
+ClockWindow ClockSampler::summarize(const std::vector<Sample>& samples) {
+  ClockWindow window;
+  window.samples = samples.size();
+  double clock_sum = 0;
+  std::size_t clock_count = 0;
+  std::size_t throttled = 0;
+  std::uint64_t reasons = 0;
+  for (const auto& sample : samples) {
+    if (sample.sm_mhz) {
+      clock_sum += *sample.sm_mhz;
+      ++clock_count;
+    }
+    if (is_throttling(sample.reasons)) {
+      ++throttled;
+      reasons |= sample.reasons;
+    }
+  }
+  if (clock_count > 0) window.mean_sm_mhz = clock_sum / static_cast<double>(clock_count);
+  reasons &= ~(kNvmlReasonGpuIdle | kNvmlReasonApplicationsClocksSetting);
+  window.throttle_reasons = throttle_reason_names(reasons);
+  if (!samples.empty())
+    window.throttled_fraction =
+        static_cast<double>(throttled) / static_cast<double>(samples.size());
+  return window;
+}
+
+}  // namespace rl::bench

@@ -1,0 +1,143 @@
+#include "rl/bench/options.hpp"
+
+#include <charconv>
+#include <fstream>
+#include <system_error>
+
+namespace rl::bench {
+
+namespace {
+
+bool is_benchmark_flag(std::string_view arg) {
+  return arg.starts_with("--benchmark_") || arg == "--v" || arg.starts_with("--v=");
+}
+
+bool user_set_benchmark_flag(const Options& options, std::string_view name) {
+  for (const auto& arg : options.benchmark_args) {
+    const std::string_view a = arg;
+    if (a.starts_with(name) && (a.size() == name.size() || a[name.size()] == '=')) return true;
+  }
+  return false;
+}
+
+std::uint64_t parse_seed(std::string_view text) {
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
+    throw UsageError("--seed expects a non-negative integer, got '" + std::string(text) + "'");
+  return value;
+}
+
+}  // namespace
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options options;
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (is_benchmark_flag(arg)) {
+      options.benchmark_args.push_back(arg);
+      continue;
+    }
+    // Flags with a value accept "--flag value" and "--flag=value".
+    std::string name = arg;
+    std::optional<std::string> value;
+    if (const auto eq = arg.find('='); arg.starts_with("--") && eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    const auto take_value = [&]() -> std::string {
+      if (value) return *value;
+      if (i + 1 >= args.size() || args[i + 1].starts_with("--"))
+        throw UsageError(name + " expects a value");
+      return args[++i];
+    };
+    const auto no_value = [&] {
+      if (value) throw UsageError(name + " takes no value");
+    };
+    if (name == "--size") {
+      options.size = take_value();
+    } else if (name == "--out") {
+      const std::string dir = take_value();
+      if (dir.empty()) throw UsageError("--out expects a directory");
+      options.out_dir = dir;
+    } else if (name == "--seed") {
+      options.seed = parse_seed(take_value());
+    } else if (name == "--warm-l2") {
+      no_value();
+      options.warm_l2 = true;
+    } else if (name == "--list") {
+      no_value();
+      options.list = true;
+    } else if (name == "--ceilings-only") {
+      no_value();
+      options.ceilings_only = true;
+    } else if (name == "--help" || name == "-h") {
+      no_value();
+      options.help = true;
+    } else if (arg.starts_with("-")) {
+      throw UsageError("unknown flag '" + arg + "' (see --help)");
+    } else {
+      throw UsageError("unexpected argument '" + arg + "' (see --help)");
+    }
+  }
+  return options;
+}
+
+std::string our_flags_help(std::string_view program) {
+  std::string p(program);
+  return "usage: " + p +
+         " [flags] [Google Benchmark flags]\n"
+         "\n"
+         "Validates every registered kernel against its float64 reference, then times it\n"
+         "(measured ceilings first) and writes results.json, benchmarks.json (Google\n"
+         "Benchmark's JSON, unchanged), roofline.svg and report.html.\n"
+         "\n"
+         "bench_roofline flags:\n"
+         "  --size small|medium|large  problem-size preset (default: large on a GPU, small\n"
+         "                             on the emulator); large uses working sets >= 256 MB\n"
+         "  --out DIR                  output folder (default: results/<gpu>-<UTC time>/ on\n"
+         "                             a GPU, out/emulator-<UTC time>/ on the emulator)\n"
+         "  --warm-l2                  do not flush the L2 cache before each timed sample\n"
+         "  --seed N                   seed of the input generator (default 1)\n"
+         "  --list                     list registered kernels and shapes of the preset; exit\n"
+         "  --ceilings-only            measure only the ceiling kernels (roofs)\n"
+         "  --help, -h                 this text, then Google Benchmark's flags\n"
+         "  Select kernels with --benchmark_filter=REGEX (names are <kernel>/<shape>).\n"
+         "  Default --benchmark_repetitions=" +
+         std::to_string(kDefaultRepetitions) +
+         "; results.json records median, min, max, stddev over them.\n"
+         "\n"
+         "Google Benchmark flags:\n";
+}
+
+std::vector<std::string> benchmark_argv(std::string_view program, const Options& options,
+                                        const std::filesystem::path& out_dir) {
+  std::vector<std::string> argv{std::string(program)};
+  argv.insert(argv.end(), options.benchmark_args.begin(), options.benchmark_args.end());
+  if (!user_set_benchmark_flag(options, "--benchmark_repetitions"))
+    argv.push_back("--benchmark_repetitions=" + std::to_string(kDefaultRepetitions));
+  if (!user_set_benchmark_flag(options, "--benchmark_out")) {
+    argv.push_back("--benchmark_out=" + (out_dir / "benchmarks.json").string());
+    if (!user_set_benchmark_flag(options, "--benchmark_out_format"))
+      argv.push_back("--benchmark_out_format=json");
+  }
+  return argv;
+}
+
+void prepare_output_dir(const std::filesystem::path& dir) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec)
+    throw UsageError("cannot create output directory '" + dir.string() + "': " + ec.message());
+  if (!std::filesystem::is_directory(dir, ec))
+    throw UsageError("output path '" + dir.string() + "' is not a directory");
+  const auto probe = dir / ".bench_roofline_write_probe";
+  {
+    std::ofstream out(probe);
+    if (!out || !(out << "probe") || !out.flush())
+      throw UsageError("output directory '" + dir.string() + "' is not writable");
+  }
+  std::filesystem::remove(probe, ec);
+}
+
+}  // namespace rl::bench

@@ -1,0 +1,215 @@
+"""End-to-end checks of bench_roofline / bench_roofline_emu (ctest label e2e).
+
+usage: cli_checks.py CHECK BINARY [ARGS...]
+Exit 0: passed, 1: failed (reason printed), 77: skipped (reason printed).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+SKIP = 77
+
+
+def run(binary, *args, env=None, timeout=600):
+    return subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **(env or {})})
+
+
+def program(binary):
+    return os.path.basename(binary)
+
+
+def fail(message):
+    print("FAILED: " + message)
+    return 1
+
+
+def expect_one_line_error(binary, args, must_contain):
+    """Bad input: exit 2, exactly one line '<program>: ...' on stderr, nothing on stdout."""
+    r = run(binary, *args)
+    lines = r.stderr.splitlines()
+    if r.returncode != 2:
+        return fail(f"{args}: exit {r.returncode}, expected 2; stderr: {r.stderr!r}")
+    if len(lines) != 1 or not lines[0].startswith(program(binary) + ": "):
+        return fail(f"{args}: expected one line '{program(binary)}: ...', got {r.stderr!r}")
+    if must_contain not in lines[0]:
+        return fail(f"{args}: {lines[0]!r} does not mention {must_contain!r}")
+    if r.stdout:
+        return fail(f"{args}: unexpected stdout {r.stdout!r}")
+    print(lines[0])
+    return 0
+
+
+def check_help(binary):
+    r = run(binary, "--help")
+    if r.returncode != 0:
+        return fail(f"--help exited {r.returncode}: {r.stderr}")
+    text = r.stdout + r.stderr
+    ours = ["--size", "--out", "--warm-l2", "--seed", "--list", "--ceilings-only"]
+    theirs = ["--benchmark_filter", "--benchmark_repetitions", "--benchmark_min_time",
+              "--benchmark_out", "--benchmark_format"]
+    missing = [flag for flag in ours + theirs if flag not in text]
+    return fail(f"--help lacks {missing}") if missing else 0
+
+
+def check_bad_flag(binary):
+    return expect_one_line_error(binary, ["--bogus"], "--bogus")
+
+
+def check_bad_benchmark_flag(binary):
+    return expect_one_line_error(binary, ["--benchmark_fliter=scale"], "--benchmark_fliter")
+
+
+def check_bad_size(binary):
+    return expect_one_line_error(binary, ["--size", "huge"], "huge")
+
+
+def check_unwritable_out(binary):
+    with tempfile.TemporaryDirectory() as tmp:
+        blocker = os.path.join(tmp, "a_file")
+        with open(blocker, "w") as f:
+            f.write("not a directory")
+        return expect_one_line_error(binary, ["--out", os.path.join(blocker, "run")], blocker)
+
+
+def gpu_visible():
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return False
+    return subprocess.run([smi, "-L"], capture_output=True).returncode == 0
+
+
+def check_no_gpu_message(binary):
+    if gpu_visible():
+        print("SKIPPED: a GPU is visible (nvidia-smi -L works); the no-device message cannot occur")
+        return SKIP
+    r = run(binary, "--size", "small")
+    lines = r.stderr.splitlines()
+    prefix = "bench_roofline: no CUDA device available ("
+    suffix = "); run bench_roofline_emu to exercise the suite on the CPU emulator"
+    if r.returncode != 2:
+        return fail(f"exit {r.returncode}, expected 2; stderr {r.stderr!r}")
+    if len(lines) != 1 or not lines[0].startswith(prefix) or not lines[0].endswith(suffix):
+        return fail(f"expected the one no-device line, got {r.stderr!r}")
+    if r.stdout:
+        return fail(f"unexpected stdout {r.stdout!r}")
+    print(lines[0])
+    return 0
+
+
+# The fields Google Benchmark's tools/compare.py (gbench/util.py, report.py)
+# reads from a JSON file.
+GB_COMMON_FIELDS = ["name", "run_name", "run_type", "family_index", "per_family_instance_index",
+                    "repetitions", "real_time", "cpu_time", "time_unit"]
+GB_ITERATION_FIELDS = ["repetition_index", "iterations"]
+GB_AGGREGATE_FIELDS = ["aggregate_name"]
+
+EMU_RUN_ARGS = ["--size", "small", "--benchmark_filter=^scale_f32_", "--benchmark_repetitions=3",
+                "--benchmark_min_time=0.01"]
+
+
+def schema_errors(schema_path, results):
+    import jsonschema
+    with open(schema_path, encoding="utf-8") as f:
+        schema = json.load(f)
+    validator = jsonschema.Draft202012Validator(schema)
+    return ["/" + "/".join(map(str, e.absolute_path)) + ": " + e.message
+            for e in validator.iter_errors(results)]
+
+
+def check_emu_run(binary, schema_path):
+    with tempfile.TemporaryDirectory() as out:
+        r = run(binary, *EMU_RUN_ARGS, "--out", out)
+        if r.returncode != 0:
+            return fail(f"exit {r.returncode}; stderr {r.stderr!r}")
+        if out not in r.stdout:
+            return fail(f"the summary does not name the output folder {out}: {r.stdout!r}")
+        with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
+            results = json.load(f)
+        errors = schema_errors(schema_path, results)
+        if errors:
+            return fail("results.json violates the schema: " + "; ".join(errors[:5]))
+        if results["context"]["backend"] != "emulator":
+            return fail(f"context.backend is {results['context']['backend']!r}")
+        names = sorted((k["name"], k["shape"]["n"]) for k in results["kernels"])
+        want = sorted((name, n) for name in ("scale_f32_scalar", "scale_f32_vec4")
+                      for n in (1000, 4097))
+        if names != want:
+            return fail(f"kernels {names}, expected {want}")
+        for k in results["kernels"]:
+            if k["status"] != "ok" or not k["validated"]:
+                return fail(f"{k['name']} n={k['shape']['n']}: status {k['status']}: {k['error']}")
+            t = k["time_s"]
+            if t["repetitions"] != 3 or len(t["samples"]) != 3:
+                return fail(f"{k['name']}: {t['repetitions']} repetitions, expected 3")
+            if not (0 < t["min"] <= t["median"] <= t["max"]):
+                return fail(f"{k['name']}: inconsistent time_s {t}")
+            n = k["shape"]["n"]
+            if k["flops"] != n or k["bytes_model"] != 8 * n:
+                return fail(f"{k['name']}: cost {k['flops']}, {k['bytes_model']} for n={n}")
+            rate = k["bytes_model"] / t["median"]
+            if abs(k["achieved_bytes_per_s"] - rate) > 1e-9 * rate:
+                return fail(f"{k['name']}: achieved_bytes_per_s is not bytes_model / median")
+        with open(os.path.join(out, "benchmarks.json"), encoding="utf-8") as f:
+            gb = json.load(f)
+        if "context" not in gb or "benchmarks" not in gb:
+            return fail("benchmarks.json lacks context or benchmarks")
+        runs = gb["benchmarks"]
+        iterations = [b for b in runs if b.get("run_type") == "iteration"]
+        aggregates = [b for b in runs if b.get("run_type") == "aggregate"]
+        if len(iterations) != 12:
+            return fail(f"{len(iterations)} iteration runs in benchmarks.json, expected 4 x 3")
+        if not any(b.get("aggregate_name") == "median" for b in aggregates):
+            return fail("benchmarks.json has no median aggregates")
+        for b in runs:
+            needed = GB_COMMON_FIELDS + (GB_ITERATION_FIELDS if b.get("run_type") == "iteration"
+                                         else GB_AGGREGATE_FIELDS)
+            missing = [field for field in needed if field not in b]
+            if missing:
+                return fail(f"benchmarks.json entry {b.get('name')} lacks {missing}")
+        print(f"{len(results['kernels'])} kernels validated and timed; "
+              f"{len(runs)} Google Benchmark entries")
+        return 0
+
+
+def check_emu_crash_keeps_partial_results(binary, schema_path):
+    with tempfile.TemporaryDirectory() as out:
+        r = run(binary, *EMU_RUN_ARGS, "--out", out, env={"RL_BENCH_TEST_ABORT_AFTER": "1"})
+        if r.returncode != 70:
+            return fail(f"exit {r.returncode}, expected the simulated crash (70); {r.stderr!r}")
+        with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
+            results = json.load(f)
+        errors = schema_errors(schema_path, results)
+        if errors:
+            return fail("partial results.json violates the schema: " + "; ".join(errors[:5]))
+        if len(results["kernels"]) != 1 or results["kernels"][0]["status"] != "ok":
+            return fail(f"expected the one finished kernel, got {results['kernels']}")
+        leftovers = [f for f in os.listdir(out) if f not in ("results.json", "benchmarks.json")]
+        if leftovers:
+            return fail(f"temporary files left behind: {leftovers}")
+        print("partial results.json holds the finished kernel")
+        return 0
+
+
+CHECKS = {
+    "help": check_help,
+    "bad_flag": check_bad_flag,
+    "bad_benchmark_flag": check_bad_benchmark_flag,
+    "bad_size": check_bad_size,
+    "unwritable_out": check_unwritable_out,
+    "no_gpu_message": check_no_gpu_message,
+    "emu_run": check_emu_run,
+    "emu_crash_keeps_partial_results": check_emu_crash_keeps_partial_results,
+}
+
+
+def main():
+    check, binary, *rest = sys.argv[1:]
+    return CHECKS[check](binary, *rest)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+// The harness driven on the emulator backend with records of its own: a kernel
+// whose output is wrong, a ceiling, and a kernel that looks at results.json
+// while it runs.  Protects: failed validation is recorded and never timed;
+// ceilings are measured first and rated by the right work; the partial
+// results.json is flushed after every benchmark.
+#include "harness.hpp"
+
+#include "rl/check.hpp"
+#include "rl/cuda.hpp"
+#include "rl/device_buffer.hpp"
+#include "rl/registry.hpp"
+#include "rl/roofline/results_io.hpp"
+#include "rl/validate.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+namespace {
+
+__global__ void harness_test_copy(const float* x, float* y, int n) {
+  const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
+  if (i < n) y[i] = x[i];
+}
+
+constexpr int kElements = 256;
+std::filesystem::path g_out_dir;
+std::optional<std::size_t> g_kernels_seen_on_disk;  // by the "observer" kernel
+
+// A copy, optionally with one element deliberately wrong, optionally reading
+// results.json before it builds its buffers.
+class CopyWorkload final : public rl::Workload {
+ public:
+  CopyWorkload(bool corrupt, bool observe, std::uint64_t seed)
+      : corrupt_(corrupt), x_(kElements), y_(kElements) {
+    if (observe) {
+      const auto on_disk = rl::roofline::load_results(g_out_dir / "results.json");
+      g_kernels_seen_on_disk = on_disk.kernels.size();
+    }
+    x_.upload(rl::uniform_floats(kElements, seed));
+  }
+  void run(cudaStream_t stream) override {
+    rl::launch(harness_test_copy, dim3(kElements / 64), dim3(64), 0, stream, x_.get(), y_.get(),
+               kElements);
+  }
+  rl::Validation validate(cudaStream_t stream) override {
+    y_.poison(stream);
+    run(stream);
+    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<float> got = y_.download();
+    const std::vector<float> x = x_.download();
+    if (corrupt_) got[17] += 1.0f;
+    const std::vector<double> ref(x.begin(), x.end());
+    return rl::compare_to_reference(got, ref, rl::tolerance_for("fp32"));
+  }
+
+ private:
+  bool corrupt_;
+  rl::DeviceBuffer<float> x_;
+  rl::DeviceBuffer<float> y_;
+};
+
+rl::KernelRecord copy_record(std::string name, std::string ceiling, bool corrupt, bool observe) {
+  rl::KernelRecord r;
+  r.name = std::move(name);
+  r.family = "harness_test";
+  r.variant = "copy";
+  r.precision = "fp32";
+  r.ceiling = std::move(ceiling);
+  r.shapes = [](rl::SizePreset) { return std::vector<rl::Shape>{rl::Shape{{{"n", kElements}}}}; };
+  r.cost = [](const rl::Shape& s) {
+    const auto n = static_cast<double>(s.at("n"));
+    return rl::roofline::Cost{.flops = n,
+                              .bytes_min = 8 * n,
+                              .bytes_model = 8 * n,
+                              .unit = rl::roofline::ComputeUnit::fp32};
+  };
+  r.make_workload = [corrupt, observe](const rl::Shape&, std::uint64_t seed) {
+    return std::unique_ptr<rl::Workload>(new CopyWorkload(corrupt, observe, seed));
+  };
+  return r;
+}
+
+// Registered in an order that puts the ceiling last: the harness must still
+// measure it first.
+RL_REGISTER_KERNEL(copy_record("harness_test_a_wrong_output", "", true, false));
+RL_REGISTER_KERNEL(copy_record("harness_test_b_observer", "", false, true));
+RL_REGISTER_KERNEL(copy_record("harness_test_c_ceiling_copy", "hbm.copy", false, false));
+
+class HarnessOnEmulator : public ::testing::Test {
+ protected:
+  rl::roofline::Results run_harness(bool ceilings_only) {
+    g_out_dir = std::filesystem::temp_directory_path() /
+                ("rl_harness_emu_test_" + std::to_string(ceilings_only));
+    std::filesystem::remove_all(g_out_dir);
+    std::filesystem::create_directories(g_out_dir);
+    g_kernels_seen_on_disk.reset();
+    std::string a0 = "harness_emu_test", a1 = "--benchmark_filter=^harness_test_",
+                a2 = "--benchmark_repetitions=2", a3 = "--benchmark_min_time=0.001";
+    char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data()};
+    int argc = 4;
+    benchmark::Initialize(&argc, argv);
+    rl::bench::HarnessConfig config;
+    config.preset = rl::SizePreset::small;
+    config.flush_l2 = true;
+    config.ceilings_only = ceilings_only;
+    config.out_dir = g_out_dir;
+    rl::roofline::Context context;
+    context.backend = "emulator";
+    {
+      rl::bench::Harness harness(config, context, nullptr);
+      harness.register_benchmarks();
+      harness.run();
+    }
+    benchmark::ClearRegisteredBenchmarks();
+    return rl::roofline::load_results(g_out_dir / "results.json");
+  }
+
+  static const rl::roofline::KernelResult* find(const rl::roofline::Results& r,
+                                                const std::string& name) {
+    for (const auto& k : r.kernels)
+      if (k.name == name) return &k;
+    return nullptr;
+  }
+};
+
+TEST_F(HarnessOnEmulator, failed_validation_is_recorded_with_its_error_and_not_timed) {
+  const auto results = run_harness(false);
+  const auto* wrong = find(results, "harness_test_a_wrong_output");
+  ASSERT_NE(wrong, nullptr);
+  EXPECT_EQ(wrong->status, "failed_validation");
+  EXPECT_FALSE(wrong->validated);
+  EXPECT_NE(wrong->error.find("element 17"), std::string::npos) << wrong->error;
+  EXPECT_FALSE(wrong->time_s.has_value());
+  EXPECT_GT(wrong->max_rel_err, 0.0);
+}
+
+TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
+  const auto results = run_harness(false);
+  ASSERT_EQ(results.kernels.size(), 3u);
+  EXPECT_EQ(results.kernels.front().name, "harness_test_c_ceiling_copy");
+  ASSERT_EQ(results.ceilings.size(), 1u);
+  const auto& ceiling = results.ceilings.front();
+  EXPECT_EQ(ceiling.name, "hbm.copy");
+  EXPECT_EQ(ceiling.kind, "memory");
+  EXPECT_EQ(ceiling.unit, "B/s");
+  EXPECT_EQ(ceiling.method, "kernel harness_test_c_ceiling_copy, n=256");
+  const auto* copy = find(results, "harness_test_c_ceiling_copy");
+  ASSERT_NE(copy, nullptr);
+  ASSERT_TRUE(copy->time_s.has_value());
+  EXPECT_EQ(copy->time_s->repetitions, 2);
+  EXPECT_DOUBLE_EQ(ceiling.value, copy->bytes_model / copy->time_s->min);
+}
+
+TEST_F(HarnessOnEmulator, results_are_flushed_after_every_benchmark) {
+  const auto results = run_harness(false);
+  // The observer ran after the ceiling and the wrong-output kernel finished
+  // (registration order after the ceiling), and found both on disk.
+  ASSERT_TRUE(g_kernels_seen_on_disk.has_value());
+  EXPECT_EQ(*g_kernels_seen_on_disk, 2u);
+  const auto* observer = find(results, "harness_test_b_observer");
+  ASSERT_NE(observer, nullptr);
+  EXPECT_EQ(observer->status, "ok");
+  EXPECT_TRUE(observer->validated);
+}
+
+TEST_F(HarnessOnEmulator, ceilings_only_measures_only_ceilings) {
+  const auto results = run_harness(true);
+  ASSERT_EQ(results.kernels.size(), 1u);
+  EXPECT_EQ(results.kernels.front().name, "harness_test_c_ceiling_copy");
+  EXPECT_EQ(results.ceilings.size(), 1u);
+}
+
+}  // namespace
