@@ -23,9 +23,8 @@
 #ifndef __forceinline__
 #define __forceinline__ inline __attribute__((always_inline))
 #endif
-#ifndef __noinline__
-#define __noinline__ __attribute__((noinline))
-#endif
+// __noinline__ is deliberately not defined: libstdc++ spells
+// __attribute__((__noinline__)) and a macro would break it.
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
 #endif
