@@ -153,6 +153,10 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
        "(model / min) FLOP/B</th><th>bound</th><th>% of roof</th><th>validation "
        "(max rel err)</th></tr>\n";
   for (const auto& k : r.kernels) {
+    // Results written before ceilings existed carry no roof: judge them here
+    // against the file's own ceilings (what apply_roofline would have filled).
+    RoofVerdict verdict{k.roof, k.pct_of_roof, k.bound};
+    if (!k.roof && k.bound.empty()) verdict = judge(k, r.ceilings);
     std::string time = "not timed", spread = "—";
     if (k.time_s) {
       time = si(k.time_s->median) + "s";
@@ -173,8 +177,8 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
         esc(k.variant), esc(k.precision), esc(k.unit), esc(shape_text(k)), esc(time), esc(spread),
         k.time_s ? rate(k.achieved_flops_per_s, "FLOP/s") : "—",
         k.time_s ? rate(k.achieved_bytes_per_s, "B/s") : "—", intensity(k.flops, k.bytes_model),
-        intensity(k.flops, k.bytes_min), esc(k.bound.empty() ? "—" : k.bound),
-        k.pct_of_roof ? fmt::format("{:.1f}%", *k.pct_of_roof) : "—", validation);
+        intensity(k.flops, k.bytes_min), esc(verdict.bound.empty() ? "—" : verdict.bound),
+        verdict.pct_of_roof ? fmt::format("{:.1f}%", *verdict.pct_of_roof) : "—", validation);
   }
   h += "</table>\n";
 
