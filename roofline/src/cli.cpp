@@ -171,16 +171,7 @@ int run_plot(const std::string& input, const std::string& output) {
 
 int run_report(const std::string& input, const std::string& output, const std::string& sku_key) {
   Results results = load_results(input);
-  ReportOptions options;
-  if (!sku_key.empty()) {
-    options.sku = &require_sku(sku_key);
-    options.sku_reason = "chosen with --sku";
-  } else {
-    SkuMatch match = match_sku(results.context.device);
-    options.sku = match.sku;
-    options.sku_reason = match.reason;
-  }
-  write_output(output, render_report_html(results, options));
+  write_output(output, render_report_html(results, report_options_for(results, sku_key)));
   fmt::print("wrote {}\n", output);
   return 0;
 }

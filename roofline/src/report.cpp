@@ -1,10 +1,12 @@
 #include "rl/roofline/report.hpp"
 
 #include "rl/roofline/model.hpp"
+#include "rl/roofline/results_io.hpp"
 #include "rl/roofline/svg.hpp"
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -227,6 +229,28 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
   row("L2 flushed before each sample", c.l2_flushed ? "yes" : "no (--warm-l2)");
   h += "</table>\n</body>\n</html>\n";
   return h;
+}
+
+ReportOptions report_options_for(const Results& results, std::string_view sku_override) {
+  ReportOptions options;
+  if (!sku_override.empty()) {
+    options.sku = find_sku(sku_override);
+    if (!options.sku)
+      throw std::invalid_argument(
+          fmt::format("unknown SKU '{}' (roofline skus lists them)", sku_override));
+    options.sku_reason = "chosen with --sku";
+  } else {
+    SkuMatch match = match_sku(results.context.device);
+    options.sku = match.sku;
+    options.sku_reason = match.reason;
+  }
+  return options;
+}
+
+void write_chart_and_report(const std::filesystem::path& directory, const Results& results) {
+  write_file_atomic(directory / "roofline.svg", render_roofline_svg(results));
+  write_file_atomic(directory / "report.html",
+                    render_report_html(results, report_options_for(results)));
 }
 
 }  // namespace rl::roofline

@@ -7,7 +7,9 @@
 #include "rl/roofline/results.hpp"
 #include "rl/roofline/sku.hpp"
 
+#include <filesystem>
 #include <string>
+#include <string_view>
 
 namespace rl::roofline {
 
@@ -19,5 +21,14 @@ struct ReportOptions {
 };
 
 std::string render_report_html(const Results& results, const ReportOptions& options);
+
+// The datasheet row for a results file: `sku_override` (a key or name) when
+// given, else the row matched from the device.  Throws std::invalid_argument
+// for an unknown override.
+ReportOptions report_options_for(const Results& results, std::string_view sku_override = {});
+
+// What bench_roofline does at the end of a run: roofline.svg and report.html
+// beside results.json in `directory`, each written atomically.
+void write_chart_and_report(const std::filesystem::path& directory, const Results& results);
 
 }  // namespace rl::roofline
