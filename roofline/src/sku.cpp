@@ -147,10 +147,13 @@ const std::vector<Sku>& table() {
                  0,
                  std::nullopt,
                  Peaks{},
-                 "NVIDIA publishes no A10G datasheet (AWS EC2 G5 part). SM count (80, one RT core "
-                 "per SM: AWS EC2 G5 announcement, 80 RT cores) and 1710 MHz max SM clock as the "
-                 "driver reports it; memory size from the AWS EC2 G5 instance documentation",
-                 "no datasheet peaks or bandwidth: derived peaks only",
+                 "NVIDIA publishes no A10G datasheet (AWS EC2 G5 part); memory size: AWS EC2 "
+                 "G5 instance documentation (24 GiB per GPU)",
+                 // Not from an NVIDIA document: a real A10G reporting other values stays
+                 // "unknown" instead of matching a wrong row.
+                 "no datasheet peaks or bandwidth: derived peaks only; SM count (80) and max SM "
+                 "clock (1710 MHz) as commonly reported by the driver on G5 instances, not "
+                 "verified against an NVIDIA document",
                  {"a10g"},
                  {}});
     r.push_back({"t4",

@@ -297,7 +297,9 @@ class Chart {
   }
   double py(double y) const {
     double t = (std::log10(y) - ly0_) / (ly1_ - ly0_);
-    return bottom_ - std::clamp(t, -0.05, 1.05) * (bottom_ - top_);
+    // Lines may leave the plot (the clip path crops them); the clamp only keeps
+    // coordinates finite and small.
+    return bottom_ - std::clamp(t, -20.0, 20.0) * (bottom_ - top_);
   }
   double x_at(double pixel) const {
     return std::pow(10, lx0_ + (pixel - left_) / (right_ - left_) * (lx1_ - lx0_));
