@@ -55,6 +55,9 @@ TEST(PtxKernels, bf16_mma_fed_by_ldmatrix_matches_float64) {
   for (int i = 0; i < 256; ++i) a[i] = __float2bfloat16(static_cast<float>(pick(rng)));
   for (int i = 0; i < 128; ++i) b[i] = __float2bfloat16(static_cast<float>(pick(rng)) / 64.0f);
   for (int i = 0; i < 128; ++i) c[i] = static_cast<float>(i);
+  // The float2 conversions exist under the emulator too (rl/emu/fp16.hpp).
+  const float2 pair = __bfloat1622float2(__halves2bfloat162(a[0], a[1]));
+  EXPECT_EQ(pair.y, __bfloat162float(a[1]));
   rl::launch(mma_bf16_fed_by_ldmatrix, dim3(1), dim3(32), 0, nullptr, a.data(), b.data(), c.data(),
              d.data());
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
