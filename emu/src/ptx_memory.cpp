@@ -1,5 +1,7 @@
 // ldmatrix and cp.async emulation (reference sections 4 and 5).
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -15,6 +17,14 @@ std::uint16_t row_element(const void* row, unsigned column) {
 }
 
 }  // namespace
+
+void incomplete_warp(const char* instruction, unsigned participants) {
+  std::fprintf(stderr,
+               "rl::emu: %s executed by an incomplete warp (lanes present: 0x%08x); .sync.aligned "
+               "instructions need all 32 lanes\n",
+               instruction, participants);
+  std::abort();
+}
 
 void ldmatrix_lane(unsigned lane, int matrices, bool trans, const void* const (&rows)[kWarpLanes],
                    std::uint32_t* out) {

@@ -388,4 +388,24 @@ TEST(PtxKernels, gemm_64_with_cp_async_ldmatrix_and_mma_matches_float64_under_tw
   }
 }
 
+// ---------------------------------------------------------------------------
+// .sync.aligned instructions in a partial warp stop with a clear message.
+// ---------------------------------------------------------------------------
+
+__global__ void mma_in_half_a_warp(float* d) {
+  const std::uint32_t a[4] = {};
+  const std::uint32_t b[2] = {};
+  const float c[4] = {};
+  float acc[4];
+  rl::ptx::mma_m16n8k16_bf16_f32(acc, a, b, c);
+  d[threadIdx.x] = acc[0];
+}
+
+TEST(PtxKernelsDeathTest, mma_in_an_incomplete_warp_is_reported) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<float> d(16);
+  EXPECT_DEATH(rl::launch(mma_in_half_a_warp, dim3(1), dim3(16), 0, nullptr, d.data()),
+               "mma.sync executed by an incomplete warp \\(lanes present: 0x0000ffff\\)");
+}
+
 }  // namespace

@@ -248,7 +248,8 @@ void mma_sync(fragment<accumulator, M, N, K, TC>& d,
   std::memcpy(&mine.a, &a, sizeof a);
   std::memcpy(&mine.b, &b, sizeof b);
   Operands all[32];
-  rl::emu::warp_allgather(&mine, all, sizeof(Operands));
+  rl::emu::ptx::require_full_warp("wmma::mma_sync",
+                                  rl::emu::warp_allgather(&mine, all, sizeof(Operands)));
   FragA all_a[32];
   FragB all_b[32];
   for (int lane = 0; lane < 32; ++lane) {
