@@ -49,6 +49,11 @@ inline void require_full_warp(const char* instruction, unsigned participants) {
   }
 }
 
+// PTX requires naturally aligned addresses (cp.async: cp-size; ldmatrix rows:
+// 16 bytes); a GPU faults or misbehaves otherwise, so the emulator stops.
+[[noreturn]] void misaligned_address(const char* instruction, const void* address,
+                                     unsigned alignment);
+
 // --- mma.sync.aligned.m16n8kK.row.col -----------------------------------------
 
 using MmaA = std::uint32_t[kWarpLanes][4];
