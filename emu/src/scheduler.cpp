@@ -196,13 +196,14 @@ struct Thread {
   Block* block = nullptr;
   uint3 index{};
   unsigned rank = 0;
-  State state = State::runnable;
+  State* state = nullptr;  // in the worker's dense array, scanned every pass
   // warp collective in progress
   unsigned mask = 0;
   CollectiveFn fn = nullptr;
   void* post = nullptr;
   unsigned participants = 0;
   StackBounds stack;
+  const char* hot = nullptr;  // where this thread's stack was last in use
   ThreadSlot slot;
 };
 
@@ -211,6 +212,7 @@ struct Job;
 struct Block {
   const Job* job = nullptr;
   Thread* threads = nullptr;
+  State* states = nullptr;
   unsigned count = 0;
   unsigned live = 0;
   uint3 index{};
@@ -229,6 +231,7 @@ struct AbortBlock {};
 struct Worker {
   StackPool stacks;
   std::vector<Thread> threads;
+  std::vector<State> states;      // threads[i]'s state is states[i], dense for the scans
   std::vector<unsigned> order;    // this pass's schedule
   unsigned position = 0;          // next index into `order`
   ctx::fiber scheduler;           // the worker's own continuation while a fiber runs
@@ -367,8 +370,18 @@ std::string hex(unsigned v) {
 // The next runnable thread of this pass, or nullptr when the pass is over.
 Thread* next_runnable(Worker& w) {
   while (w.position < w.order.size()) {
-    Thread& t = w.threads[w.order[w.position++]];
-    if (t.state == State::runnable) return &t;
+    const unsigned rank = w.order[w.position++];
+    if (w.states[rank] != State::runnable) continue;
+    Thread& t = w.threads[rank];
+    // The stack lines a fiber touches when it resumes are cold (a block's
+    // fibers together exceed the L2 cache); fetch the following thread's
+    // while this one runs.
+    if (w.position < w.order.size()) {
+      if (const char* hot = w.threads[w.order[w.position]].hot) {
+        for (int line = -4; line < 8; ++line) __builtin_prefetch(hot + 64 * line, 1);
+      }
+    }
+    return &t;
   }
   return nullptr;
 }
@@ -404,6 +417,7 @@ void arrived(Worker& w, ctx::fiber&& from, const StackBounds& from_stack) {
 // Leaves `self` (a thread, or nullptr for the scheduler) for `target` and
 // returns when something switches back to `self`.
 void switch_to(Worker& w, Thread* self, Thread* target) {
+  if (self != nullptr) self->hot = static_cast<const char*>(__builtin_frame_address(0));
   prepare_jump(w, self, target);
   void* fake_stack = nullptr;
   start_switch(&fake_stack, stack_of(w, target));
@@ -435,7 +449,7 @@ void release_barrier(Block& b) {
   b.barrier_arrived = 0;
   b.barrier_true = 0;
   for (unsigned i = 0; i < b.count; ++i)
-    if (b.threads[i].state == State::barrier) b.threads[i].state = State::runnable;
+    if (b.states[i] == State::barrier) b.states[i] = State::runnable;
 }
 
 // Completes the collective `t` waits in if every non-exited lane of its mask
@@ -448,8 +462,8 @@ bool try_complete_collective(Block& b, const Thread& t) {
     const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
     if (base + lane >= b.count) continue;  // absent lane of a partial warp
     const Thread& u = b.threads[base + lane];
-    if (u.state == State::exited) continue;
-    if (u.state != State::collective || u.mask != t.mask || u.fn != t.fn) return false;
+    if ((*u.state) == State::exited) continue;
+    if ((*u.state) != State::collective || u.mask != t.mask || u.fn != t.fn) return false;
     participants |= 1u << lane;
     posts[lane] = u.post;
   }
@@ -457,41 +471,45 @@ bool try_complete_collective(Block& b, const Thread& t) {
   for (unsigned m = participants; m != 0; m &= m - 1) {
     Thread& u = b.threads[base + static_cast<unsigned>(__builtin_ctz(m))];
     u.participants = participants;
-    u.state = State::runnable;
+    (*u.state) = State::runnable;
   }
   return true;
 }
 
 // __activemask's soft rendezvous completes once no lane of the warp can run
 // before it: the waiting lanes form the mask.
-void try_complete_activemask(Block& b, unsigned warp) {
-  if (b.activemask_waiting[warp] == 0) return;
+void complete_activemask_if_ready(Block& b, unsigned warp) {
   const unsigned base = warp * 32;
   const unsigned end = std::min(b.count, base + 32);
   unsigned waiting = 0;
   for (unsigned r = base; r < end; ++r) {
-    if (b.threads[r].state == State::runnable) return;
-    if (b.threads[r].state == State::activemask) waiting |= 1u << (r - base);
+    if (b.states[r] == State::runnable) return;
+    if (b.states[r] == State::activemask) waiting |= 1u << (r - base);
   }
   for (unsigned r = base; r < end; ++r) {
-    if (b.threads[r].state != State::activemask) continue;
+    if (b.states[r] != State::activemask) continue;
     b.threads[r].participants = waiting;
-    b.threads[r].state = State::runnable;
+    b.states[r] = State::runnable;
   }
   b.activemask_waiting[warp] = 0;
+}
+
+// Called whenever a lane blocks or exits; cheap when nobody waits.
+inline void try_complete_activemask(Block& b, unsigned warp) {
+  if (b.activemask_waiting[warp] != 0) complete_activemask_if_ready(b, warp);
 }
 
 void thread_exited(Thread& t) {
   Block& b = *t.block;
   if (t.slot.cleanup != nullptr) t.slot.cleanup(t.slot.ptr);
   t.slot = ThreadSlot{};
-  t.state = State::exited;
+  (*t.state) = State::exited;
   --b.live;
   if (b.aborting) return;
   if (b.barrier_arrived > 0 && b.barrier_arrived == b.live) release_barrier(b);
   const unsigned base = t.rank & ~31u;
   for (unsigned r = base; r < std::min(b.count, base + 32); ++r)
-    if (b.threads[r].state == State::collective) try_complete_collective(b, b.threads[r]);
+    if (b.states[r] == State::collective) try_complete_collective(b, b.threads[r]);
   try_complete_activemask(b, t.rank / 32);
 }
 
@@ -538,8 +556,8 @@ std::string deadlock_description(const Block& b) {
   std::string example;
   for (unsigned i = 0; i < b.count; ++i) {
     const Thread& t = b.threads[i];
-    if (t.state == State::barrier) ++at_barrier;
-    if (t.state != State::collective) continue;
+    if ((*t.state) == State::barrier) ++at_barrier;
+    if ((*t.state) != State::collective) continue;
     ++in_collective;
     if (!example.empty()) continue;
     const unsigned base = t.rank & ~31u;
@@ -547,12 +565,12 @@ std::string deadlock_description(const Block& b) {
       const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
       if (base + lane >= b.count) continue;
       const Thread& u = b.threads[base + lane];
-      if (u.state == State::exited) continue;
-      if (u.state == State::collective && u.mask == t.mask && u.fn == t.fn) continue;
+      if ((*u.state) == State::exited) continue;
+      if ((*u.state) == State::collective && u.mask == t.mask && u.fn == t.fn) continue;
       example = "; thread " + std::to_string(t.rank) + " waits in a warp collective (mask " +
                 hex(t.mask) + ") for lane " + std::to_string(lane) + ", which " +
-                (u.state == State::barrier ? "waits at __syncthreads"
-                                           : "waits in a different warp collective");
+                ((*u.state) == State::barrier ? "waits at __syncthreads"
+                                              : "waits in a different warp collective");
       break;
     }
   }
@@ -583,14 +601,16 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   gridDim = grid;
 
   if (worker.threads.size() < count) worker.threads.resize(count);
+  worker.states.assign(count, State::runnable);
   b.threads = worker.threads.data();
+  b.states = worker.states.data();
   for (unsigned r = 0; r < count; ++r) {
     Thread& t = worker.threads[r];
     t.block = &b;
     t.rank = r;
     t.index =
         uint3{r % block_dim.x, (r / block_dim.x) % block_dim.y, r / (block_dim.x * block_dim.y)};
-    t.state = State::runnable;
+    t.state = &worker.states[r];
     t.stack = worker.stacks.stack(r);
     t.slot = ThreadSlot{};
     start_fiber(worker, t);
@@ -795,7 +815,7 @@ void* dynamic_shared_memory() {
 BarrierResult syncthreads_reduce(int predicate) {
   Thread& t = current_thread();
   Block& b = *t.block;
-  t.state = State::barrier;
+  (*t.state) = State::barrier;
   ++b.barrier_arrived;
   b.barrier_true += predicate != 0 ? 1 : 0;
   if (b.barrier_arrived == b.live)
@@ -819,7 +839,7 @@ unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
   if (((mask >> lane) & 1u) == 0)
     fail_block(t, "thread " + std::to_string(t.rank) + " called a warp collective with mask " +
                       hex(mask) + ", which does not include its own lane " + std::to_string(lane));
-  t.state = State::collective;
+  (*t.state) = State::collective;
   t.mask = mask;
   t.fn = fn;
   t.post = post;
@@ -832,7 +852,7 @@ unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
 unsigned active_mask() {
   Thread& t = current_thread();
   Block& b = *t.block;
-  t.state = State::activemask;
+  (*t.state) = State::activemask;
   ++b.activemask_waiting[t.rank / 32];
   try_complete_activemask(b, t.rank / 32);
   ++tl_worker->waits;
