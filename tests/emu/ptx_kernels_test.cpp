@@ -55,6 +55,9 @@ TEST(PtxKernels, bf16_mma_fed_by_ldmatrix_matches_float64) {
   for (int i = 0; i < 256; ++i) a[i] = __float2bfloat16(static_cast<float>(pick(rng)));
   for (int i = 0; i < 128; ++i) b[i] = __float2bfloat16(static_cast<float>(pick(rng)) / 64.0f);
   for (int i = 0; i < 128; ++i) c[i] = static_cast<float>(i);
+  // The float2 conversions exist under the emulator too (rl/emu/fp16.hpp).
+  const float2 pair = __bfloat1622float2(__halves2bfloat162(a[0], a[1]));
+  EXPECT_EQ(pair.y, __bfloat162float(a[1]));
   rl::launch(mma_bf16_fed_by_ldmatrix, dim3(1), dim3(32), 0, nullptr, a.data(), b.data(), c.data(),
              d.data());
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
@@ -112,6 +115,101 @@ TEST(PtxKernels, tf32_mma_with_rounded_operands_matches_float64) {
       EXPECT_NEAR(d[m * 8 + n], unrounded, 8 * 0x1p-11) << "tf32 error out of its bound";
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// Every other mma wrapper through a kernel: registers filled from element
+// codes by the PTX tables (8-bit: byte b of register r is element 4r + b;
+// f16: half h of register r is element 2r + h), D compared with float64.
+// ---------------------------------------------------------------------------
+
+enum class Wrapper { f16, e4m3, e5m2, s8 };
+
+// a: 16 x K codes, b: K x 8 codes, each code in the low bits of a uint32.
+template <Wrapper W>
+__global__ void mma_wrapper_from_codes(const std::uint32_t* a, const std::uint32_t* b, float* d) {
+  constexpr int k_extent = W == Wrapper::f16 ? 16 : 32;
+  constexpr int bits = W == Wrapper::f16 ? 16 : 8;
+  constexpr int per_reg = 32 / bits;
+  const int lane = static_cast<int>(threadIdx.x), g = lane / 4, t = lane % 4;
+  std::uint32_t ra[4] = {};
+  std::uint32_t rb[2] = {};
+  for (int e = 0; e < 4 * per_reg; ++e) {
+    // f16: row g + 8((e>>1)&1), col 2t + (e&1) + 8(e>>2); 8-bit: row g + 8((e>>2)&1), col 4t +
+    // (e&3) + 16(e>>3)
+    const int row = bits == 16 ? g + 8 * ((e >> 1) & 1) : g + 8 * ((e >> 2) & 1);
+    const int col = bits == 16 ? 2 * t + (e & 1) + 8 * (e >> 2) : 4 * t + (e & 3) + 16 * (e >> 3);
+    ra[e / per_reg] |= a[row * k_extent + col] << (bits * (e % per_reg));
+  }
+  for (int e = 0; e < 2 * per_reg; ++e) {
+    const int k = bits == 16 ? 2 * t + (e & 1) + 8 * (e >> 1) : 4 * t + (e & 3) + 16 * (e >> 2);
+    rb[e / per_reg] |= b[k * 8 + g] << (bits * (e % per_reg));
+  }
+  float out[4];
+  if constexpr (W == Wrapper::s8) {
+    const std::int32_t c[4] = {1, 2, 3, 4};
+    std::int32_t acc[4];
+    rl::ptx::mma_m16n8k32_s8_s32(acc, ra, rb, c);
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<float>(acc[i]);
+  } else {
+    const float c[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    if constexpr (W == Wrapper::f16) rl::ptx::mma_m16n8k16_f16_f32(out, ra, rb, c);
+    if constexpr (W == Wrapper::e4m3) rl::ptx::mma_m16n8k32_e4m3_f32(out, ra, rb, c);
+    if constexpr (W == Wrapper::e5m2) rl::ptx::mma_m16n8k32_e5m2_f32(out, ra, rb, c);
+  }
+  for (int i = 0; i < 4; ++i) d[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = out[i];
+}
+
+template <Wrapper W>
+void check_wrapper(std::uint32_t (*code)(int), double (*value)(std::uint32_t)) {
+  constexpr int k_extent = W == Wrapper::f16 ? 16 : 32;
+  std::mt19937 rng(static_cast<unsigned>(W) + 40);
+  std::uniform_int_distribution<int> pick(-12, 12);
+  std::vector<std::uint32_t> a(16 * k_extent), b(k_extent * 8);
+  for (auto& v : a) v = code(pick(rng));
+  for (auto& v : b) v = code(pick(rng));
+  std::vector<float> d(128);
+  rl::launch(mma_wrapper_from_codes<W>, dim3(1), dim3(32), 0, nullptr, a.data(), b.data(),
+             d.data());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  for (int m = 0; m < 16; ++m) {
+    for (int n = 0; n < 8; ++n) {
+      double ref = 1 + (n % 2) + 2 * (m / 8);  // c = {1, 2, 3, 4} by accumulator slot
+      for (int k = 0; k < k_extent; ++k) ref += value(a[m * k_extent + k]) * value(b[k * 8 + n]);
+      EXPECT_EQ(d[m * 8 + n], static_cast<float>(ref)) << m << "," << n;
+    }
+  }
+}
+
+TEST(PtxKernels, f16_fp8_and_s8_mma_wrappers_match_float64) {
+  // Quarters in [-3, 3]; the reference decodes the stored codes, so rounding
+  // into a format (e5m2 keeps 3 bits) cannot hide a wrong position.
+  check_wrapper<Wrapper::f16>(
+      +[](int i) {
+        return std::uint32_t{__half_as_ushort(__float2half(static_cast<float>(i) / 4.0f))};
+      },
+      +[](std::uint32_t c) {
+        return double{__half2float(__ushort_as_half(static_cast<unsigned short>(c)))};
+      });
+  check_wrapper<Wrapper::e4m3>(
+      +[](int i) { return std::uint32_t{__nv_fp8_e4m3(static_cast<float>(i) / 4.0f).__x}; },
+      +[](std::uint32_t c) {
+        __nv_fp8_e4m3 v;
+        v.__x = static_cast<unsigned char>(c);
+        return double{static_cast<float>(v)};
+      });
+  check_wrapper<Wrapper::e5m2>(
+      +[](int i) { return std::uint32_t{__nv_fp8_e5m2(static_cast<float>(i) / 4.0f).__x}; },
+      +[](std::uint32_t c) {
+        __nv_fp8_e5m2 v;
+        v.__x = static_cast<unsigned char>(c);
+        return double{static_cast<float>(v)};
+      });
+  check_wrapper<Wrapper::s8>(
+      +[](int i) { return static_cast<std::uint32_t>(static_cast<std::uint8_t>(i * 10)); },
+      +[](std::uint32_t c) {
+        return static_cast<double>(static_cast<std::int8_t>(static_cast<std::uint8_t>(c)));
+      });
 }
 
 // ---------------------------------------------------------------------------
@@ -221,32 +319,29 @@ TEST(PtxKernels, wmma_half_bf16_and_tf32_tiles_match_float64) {
 
 constexpr int kGemm = 64;
 
-struct alignas(16) GemmTiles {
-  __nv_bfloat16 a[kGemm * 16];  // A[:, k0:k0+16], row-major 64 x 16
-  __nv_bfloat16 b[16 * kGemm];  // B[k0:k0+16, :], row-major 16 x 64
-};
-
 __global__ void gemm_bf16_ldmatrix_mma_64(const __nv_bfloat16* a, const __nv_bfloat16* b,
                                           float* c) {
-  __shared__ GemmTiles tiles;
+  // The CUDA idiom for cp.async / ldmatrix targets: 16-byte aligned arrays.
+  __shared__ __align__(16) __nv_bfloat16 tile_a[kGemm * 16];  // A[:, k0:k0+16], row-major 64 x 16
+  __shared__ __align__(16) __nv_bfloat16 tile_b[16 * kGemm];  // B[k0:k0+16, :], row-major 16 x 64
   const unsigned tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const unsigned warp_row = 32 * (warp / 2), warp_col = 32 * (warp % 2);
   float acc[2][4][4] = {};
   for (int k0 = 0; k0 < kGemm; k0 += 16) {
     // 128 threads, 128 16-byte chunks per tile.
     const unsigned a_row = tid / 2, a_half = tid % 2;
-    rl::ptx::cp_async_16(&tiles.a[a_row * 16 + 8 * a_half], &a[a_row * kGemm + k0 + 8 * a_half]);
+    rl::ptx::cp_async_16(&tile_a[a_row * 16 + 8 * a_half], &a[a_row * kGemm + k0 + 8 * a_half]);
     const unsigned b_row = tid / 8, b_chunk = tid % 8;
-    rl::ptx::cp_async_16(&tiles.b[b_row * kGemm + 8 * b_chunk],
+    rl::ptx::cp_async_16(&tile_b[b_row * kGemm + 8 * b_chunk],
                          &b[(k0 + b_row) * kGemm + 8 * b_chunk]);
     rl::ptx::cp_async_wait_all();
     __syncthreads();
     for (int mi = 0; mi < 2; ++mi) {
       std::uint32_t ra[4];
-      rl::ptx::ldmatrix_x4(ra, &tiles.a[(warp_row + 16 * mi + lane % 16) * 16 + 8 * (lane / 16)]);
+      rl::ptx::ldmatrix_x4(ra, &tile_a[(warp_row + 16 * mi + lane % 16) * 16 + 8 * (lane / 16)]);
       for (int ni = 0; ni < 4; ++ni) {
         std::uint32_t rb[2];
-        rl::ptx::ldmatrix_x2_trans(rb, &tiles.b[(lane % 16) * kGemm + warp_col + 8 * ni]);
+        rl::ptx::ldmatrix_x2_trans(rb, &tile_b[(lane % 16) * kGemm + warp_col + 8 * ni]);
         rl::ptx::mma_m16n8k16_bf16_f32(acc[mi][ni], ra, rb, acc[mi][ni]);
       }
     }
@@ -288,6 +383,26 @@ TEST(PtxKernels, gemm_64_with_cp_async_ldmatrix_and_mma_matches_float64_under_tw
       EXPECT_NEAR(outputs[0][m * kGemm + n], ref, 1e-5 * (1.0 + std::fabs(ref))) << m << "," << n;
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// .sync.aligned instructions in a partial warp stop with a clear message.
+// ---------------------------------------------------------------------------
+
+__global__ void mma_in_half_a_warp(float* d) {
+  const std::uint32_t a[4] = {};
+  const std::uint32_t b[2] = {};
+  const float c[4] = {};
+  float acc[4];
+  rl::ptx::mma_m16n8k16_bf16_f32(acc, a, b, c);
+  d[threadIdx.x] = acc[0];
+}
+
+TEST(PtxKernelsDeathTest, mma_in_an_incomplete_warp_is_reported) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<float> d(16);
+  EXPECT_DEATH(rl::launch(mma_in_half_a_warp, dim3(1), dim3(16), 0, nullptr, d.data()),
+               "mma.sync executed by an incomplete warp \\(lanes present: 0x0000ffff\\)");
 }
 
 }  // namespace

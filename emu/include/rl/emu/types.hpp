@@ -23,13 +23,15 @@
 #ifndef __forceinline__
 #define __forceinline__ inline __attribute__((always_inline))
 #endif
-// __noinline__ is deliberately not defined: libstdc++ spells
-// __attribute__((__noinline__)) and a macro would break it.
+// No __noinline__: libstdc++ spells its own attribute __attribute__((__noinline__)),
+// which such a macro would break.
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
 #endif
 #ifndef __align__
-#define __align__(n) alignas(n)
+// A GNU attribute, not alignas: CUDA code writes `__shared__ __align__(16) T x[N]`,
+// where a standard attribute may not stand between decl-specifiers.
+#define __align__(n) __attribute__((aligned(n)))
 #endif
 #ifndef __constant__
 #define __constant__
