@@ -1,0 +1,225 @@
+// SIMT compute ceilings: fp32.fma (FFMA), fp64.fma (DFMA), fp16.hfma2 and
+// bf16.hfma2 (HFMA2, HFMA2.BF16: two FMAs per instruction).
+//
+// The idea: each thread runs Chain::kChains independent FMA chains
+// x <- x * a + b, unrolled, so a scheduler always has an independent FMA to
+// issue (chains x warps per scheduler >> FMA latency), and the loop overhead
+// is a few instructions per kChains x 4 FMAs.  a and b are kernel arguments
+// (a = 1, b = 1), so the compiler cannot fold the chain; each thread folds its
+// chains into one output per lane, so it cannot drop them either.
+//
+// The check is exact: with a = 1 and b = 1 a chain started at x0 ends at
+// x0 + iters, and every intermediate value is an integer the type represents
+// exactly (|x| <= 2048 for fp16, <= 256 for bf16, so their chains start at
+// -2048 and -256 and their iteration counts stay below 4096 and 512).  A
+// missing or extra FMA changes the output.  The bf16 and fp16 shapes launch
+// several full waves to make up for their short chains.
+//
+// FLOPs: 2 per FMA, 4 per HFMA2.  Bytes: the per-thread outputs only.
+#include "ceilings/support.hpp"
+#include "rl/cuda.hpp"
+#include "rl/device_buffer.hpp"
+#include "rl/registry.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rl::ceilings {
+namespace {
+
+constexpr int kFmaBlock = 256;
+
+struct Fp32Chain {
+  using Value = float;
+  using Out = float;
+  static constexpr int kChains = 16;
+  static constexpr int kLanes = 1;
+  static constexpr float kStart = 0.f;
+  static constexpr std::int64_t kMaxIters = std::int64_t{1} << 19;  // sums stay < 2^24
+  __host__ __device__ static Value make(float lo, float) { return lo; }
+  __device__ static Value fma(Value x, Value a, Value b) { return fmaf(x, a, b); }
+  __device__ static Out lane(Value x, int) { return x; }
+};
+
+struct Fp64Chain {
+  using Value = double;
+  using Out = double;
+  static constexpr int kChains = 8;  // two registers per value
+  static constexpr int kLanes = 1;
+  static constexpr float kStart = 0.f;
+  static constexpr std::int64_t kMaxIters = std::int64_t{1} << 19;
+  __host__ __device__ static Value make(float lo, float) { return lo; }
+  __device__ static Value fma(Value x, Value a, Value b) { return ::fma(x, a, b); }
+  __device__ static Out lane(Value x, int) { return x; }
+};
+
+struct Fp16Chain {
+  using Value = __half2;
+  using Out = float;
+  static constexpr int kChains = 16;
+  static constexpr int kLanes = 2;
+  static constexpr float kStart = -2048.f;  // integers are exact in [-2048, 2048]
+  static constexpr std::int64_t kMaxIters = 4096 - 8;
+  __host__ __device__ static Value make(float lo, float hi) { return __floats2half2_rn(lo, hi); }
+  __device__ static Value fma(Value x, Value a, Value b) { return __hfma2(x, a, b); }
+  __device__ static Out lane(Value x, int l) { return l == 0 ? __low2float(x) : __high2float(x); }
+};
+
+struct Bf16Chain {
+  using Value = __nv_bfloat162;
+  using Out = float;
+  static constexpr int kChains = 16;
+  static constexpr int kLanes = 2;
+  static constexpr float kStart = -256.f;  // integers are exact in [-256, 256]
+  static constexpr std::int64_t kMaxIters = 512 - 8;
+  __host__ __device__ static Value make(float lo, float hi) {
+    return __floats2bfloat162_rn(lo, hi);
+  }
+  __device__ static Value fma(Value x, Value a, Value b) { return __hfma2(x, a, b); }
+  __device__ static Out lane(Value x, int l) { return l == 0 ? __low2float(x) : __high2float(x); }
+};
+
+// Chain j of thread `thread`, lane `lane` starts at kStart + (0..7): different
+// starts per chain and lane, so an output that mixes up chains or lanes fails.
+template <typename Chain>
+__host__ __device__ inline float chain_start(std::uint32_t thread, int j, int lane) {
+  return Chain::kStart + static_cast<float>((thread + 3u * static_cast<std::uint32_t>(j) +
+                                             5u * static_cast<std::uint32_t>(lane)) %
+                                            8u);
+}
+
+template <typename Chain>
+__global__ void fma_chains(float a, float b, int iters, typename Chain::Out* __restrict__ out) {
+  using Value = typename Chain::Value;
+  const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+  const Value va = Chain::make(a, a);
+  const Value vb = Chain::make(b, b);
+  Value x[Chain::kChains];
+#pragma unroll
+  for (int j = 0; j < Chain::kChains; ++j)
+    x[j] = Chain::make(chain_start<Chain>(thread, j, 0), chain_start<Chain>(thread, j, 1));
+#pragma unroll 4
+  for (int it = 0; it < iters; ++it) {
+#pragma unroll
+    for (int j = 0; j < Chain::kChains; ++j) x[j] = Chain::fma(x[j], va, vb);
+  }
+#pragma unroll
+  for (int l = 0; l < Chain::kLanes; ++l) {
+    typename Chain::Out sum = 0;
+#pragma unroll
+    for (int j = 0; j < Chain::kChains; ++j) sum += Chain::lane(x[j], l);
+    out[std::size_t{thread} * Chain::kLanes + static_cast<std::size_t>(l)] = sum;
+  }
+}
+
+struct FmaShape {
+  std::int64_t blocks, threads, iters;
+};
+
+template <typename Chain>
+FmaShape fma_shape(const Shape& shape) {
+  const FmaShape s{shape.at("blocks"), shape.at("threads"), shape.at("iters")};
+  if (s.blocks <= 0 || s.blocks > (std::int64_t{1} << 24) || s.threads <= 0 || s.threads > 1024 ||
+      s.threads % 32 != 0 || s.iters <= 0 || s.iters > Chain::kMaxIters)
+    throw std::invalid_argument(
+        "FMA ceiling: need blocks in (0, 2^24], threads a multiple of 32 "
+        "<= 1024, 0 < iters <= " +
+        std::to_string(Chain::kMaxIters));
+  return s;
+}
+
+// One or more full resident waves; iterations scaled by the preset.
+template <typename Chain>
+std::vector<Shape> fma_shapes(SizePreset preset, std::int64_t large_iters, std::int64_t waves) {
+  const std::int64_t blocks = one_wave_blocks(fma_chains<Chain>, kFmaBlock, 1024) * waves;
+  const std::int64_t divisor =
+      preset == SizePreset::small ? 4 : (preset == SizePreset::medium ? 2 : 1);
+  return {Shape{{{"blocks", blocks}, {"threads", kFmaBlock}, {"iters", large_iters / divisor}}}};
+}
+
+template <typename Chain>
+roofline::Cost fma_cost(const Shape& shape, roofline::ComputeUnit unit) {
+  const FmaShape s = fma_shape<Chain>(shape);
+  const double threads = static_cast<double>(s.blocks) * static_cast<double>(s.threads);
+  const double fmas = threads * Chain::kChains * Chain::kLanes * static_cast<double>(s.iters);
+  const double bytes = threads * Chain::kLanes * sizeof(typename Chain::Out);
+  return {2.0 * fmas, bytes, bytes, unit};
+}
+
+template <typename Chain>
+class FmaChains final : public Workload {
+ public:
+  explicit FmaChains(const FmaShape& shape)
+      : shape_(shape),
+        out_(static_cast<std::size_t>(shape.blocks * shape.threads) * Chain::kLanes) {}
+
+  void run(cudaStream_t stream) override {
+    rl::launch(fma_chains<Chain>, dim3(static_cast<unsigned>(shape_.blocks)),
+               dim3(static_cast<unsigned>(shape_.threads)), 0, stream, 1.0f, 1.0f,
+               static_cast<int>(shape_.iters), out_.get());
+  }
+
+  Validation validate(cudaStream_t stream) override {
+    out_.poison(stream);
+    run(stream);
+    RL_CUDA_CHECK(cudaGetLastError());
+    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const auto raw = out_.download();
+    // Outputs are integers below 2^24: exact in float, whatever Out is.
+    const std::vector<float> got(raw.begin(), raw.end());
+    return compare_in_chunks(
+        got,
+        [&](std::size_t i) {
+          const auto thread = static_cast<std::uint32_t>(i / Chain::kLanes);
+          const int lane = static_cast<int>(i % Chain::kLanes);
+          double sum = 0;
+          for (int j = 0; j < Chain::kChains; ++j)
+            sum += chain_start<Chain>(thread, j, lane) + static_cast<double>(shape_.iters);
+          return sum;
+        },
+        kExactIntegers);
+  }
+
+ private:
+  FmaShape shape_;
+  DeviceBuffer<typename Chain::Out> out_;
+};
+
+template <typename Chain>
+KernelRecord fma_record(std::string name, std::string precision, roofline::ComputeUnit unit,
+                        std::string ceiling, int min_cc, std::int64_t large_iters,
+                        std::int64_t waves) {
+  return KernelRecord{
+      .name = std::move(name),
+      .family = "ceilings",
+      .variant = "fma_chains",
+      .precision = precision,
+      .unit = unit,
+      .ceiling = std::move(ceiling),
+      .min_cc = min_cc,
+      .shapes = [=](SizePreset preset) { return fma_shapes<Chain>(preset, large_iters, waves); },
+      .cost = [=](const Shape& shape) { return fma_cost<Chain>(shape, unit); },
+      .make_workload = [=](const Shape& shape, std::uint64_t) -> std::unique_ptr<Workload> {
+        return std::make_unique<FmaChains<Chain>>(fma_shape<Chain>(shape));
+      },
+  };
+}
+
+}  // namespace
+
+// Launch lengths aim at about a millisecond on a large GPU at the large preset.
+RL_REGISTER_KERNEL(fma_record<Fp32Chain>("fma_chains_fp32", "fp32", roofline::ComputeUnit::fp32,
+                                         "fp32.fma", 0, 8192, 1));
+RL_REGISTER_KERNEL(fma_record<Fp64Chain>("fma_chains_fp64", "fp64", roofline::ComputeUnit::fp64,
+                                         "fp64.fma", 0, 4096, 1));
+RL_REGISTER_KERNEL(fma_record<Fp16Chain>("hfma2_chains_fp16", "fp16", roofline::ComputeUnit::fp16,
+                                         "fp16.hfma2", 0, 4088, 2));
+RL_REGISTER_KERNEL(fma_record<Bf16Chain>("hfma2_chains_bf16", "bf16", roofline::ComputeUnit::bf16,
+                                         "bf16.hfma2", 80, 504, 16));
+
+}  // namespace rl::ceilings

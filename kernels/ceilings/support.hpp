@@ -1,0 +1,119 @@
+// What every ceiling kernel of this family shares: a grid that fills the
+// device exactly once (the kernels are grid-stride loops, so the grid does not
+// depend on the problem size), and a comparison of large outputs against a
+// reference computed chunk by chunk (a 1 GiB output would need 2 GiB of
+// float64 reference at once).
+#pragma once
+
+#include "rl/check.hpp"
+#include "rl/cuda.hpp"
+#include "rl/device_buffer.hpp"
+#include "rl/validate.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace rl::ceilings {
+
+struct DeviceFill {
+  int sm_count = 0;
+  int blocks_per_sm = 0;
+  int blocks() const { return sm_count * blocks_per_sm; }
+};
+
+// SM count x resident blocks per SM for this kernel at this block size: one
+// full wave, every SM busy, no tail of partly filled waves.
+template <typename... Params>
+DeviceFill device_fill(void (*kernel)(Params...), int block_threads) {
+  int device = 0;
+  RL_CUDA_CHECK(cudaGetDevice(&device));
+  DeviceFill fill;
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&fill.sm_count, cudaDevAttrMultiProcessorCount, device));
+  RL_CUDA_CHECK(
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fill.blocks_per_sm, kernel, block_threads, 0));
+  // A kernel that cannot be resident at all would fail at launch; one block
+  // per SM keeps the grid valid so that the launch reports the real error.
+  fill.blocks_per_sm = std::max(fill.blocks_per_sm, 1);
+  return fill;
+}
+
+// At most `max_blocks` (no block without work), at least one.
+template <typename... Params>
+int resident_blocks(void (*kernel)(Params...), int block_threads, std::int64_t max_blocks) {
+  const std::int64_t full = device_fill(kernel, block_threads).blocks();
+  return static_cast<int>(std::clamp<std::int64_t>(max_blocks, 1, full));
+}
+
+// The ceiling kernels' outputs are sums of small integers, exact in their
+// output type, so any difference from the reference is a missing or extra
+// operation: the comparison demands equality (up to printing noise), not the
+// precision's usual tolerance, which a whole missing FMA chain could pass.
+inline constexpr Tolerance kExactIntegers{1e-9, 1e-9};
+
+// One resident wave of `kernel` for launch-shape declarations (shapes(), which
+// must not throw when the registry is listed on a machine without a device):
+// `fallback` blocks when no device answers.
+template <typename... Params>
+std::int64_t one_wave_blocks(void (*kernel)(Params...), int block_threads, std::int64_t fallback) {
+  int device = 0;
+  int sms = 0;
+  int per_sm = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0) !=
+          cudaSuccess ||
+      sms <= 0 || per_sm <= 0) {
+    cudaGetLastError();  // not sticky: leave no error behind for the caller
+    return fallback;
+  }
+  return std::int64_t{sms} * per_sm;
+}
+
+// Input element i of the memory ceilings: small positive integers (1..15),
+// so every sum those kernels form stays exact in fp32 and the expected values
+// are exact.
+__host__ __device__ inline float stream_pattern(std::uint64_t i, std::uint64_t seed) {
+  return static_cast<float>((i + seed) % 15u + 1u);
+}
+
+// A template only so that several kernel files can include it (vague linkage).
+template <typename T>
+__global__ void fill_stream_pattern(T* data, std::uint64_t n, std::uint64_t seed) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+    data[i] = static_cast<T>(stream_pattern(i, seed));
+}
+
+inline DeviceBuffer<float> patterned(std::size_t n, std::uint64_t seed) {
+  DeviceBuffer<float> buffer(n);
+  rl::launch(fill_stream_pattern<float>, dim3(1024), dim3(256), 0, nullptr, buffer.get(),
+             std::uint64_t{n}, seed);
+  RL_CUDA_CHECK(cudaGetLastError());
+  RL_CUDA_CHECK(cudaDeviceSynchronize());
+  return buffer;
+}
+
+// Compares `got` with reference(i) in chunks; the Validation accumulates over
+// chunks (compare_to_reference's last parameter), so the first failure wins.
+template <typename Reference>
+Validation compare_in_chunks(std::span<const float> got, Reference reference, Tolerance tol) {
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  Validation result;
+  std::vector<double> ref;
+  for (std::size_t begin = 0; begin < got.size(); begin += kChunk) {
+    const std::size_t count = std::min(kChunk, got.size() - begin);
+    ref.resize(count);
+    for (std::size_t i = 0; i < count; ++i) ref[i] = reference(begin + i);
+    const bool failed_before = !result.passed && !result.detail.empty();
+    result = compare_to_reference(got.subspan(begin, count), ref, tol, result);
+    if (!failed_before && !result.passed && begin > 0)
+      result.detail = "(chunk at " + std::to_string(begin) + ") " + result.detail;
+  }
+  if (got.empty()) result.detail = "empty output";
+  return result;
+}
+
+}  // namespace rl::ceilings
