@@ -166,18 +166,14 @@ class HbmRead final : public Workload {
   }
 
   Validation validate(cudaStream_t stream) override {
-    partial_.poison(stream);
-    run(stream);
-    RL_CUDA_CHECK(cudaGetLastError());
-    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::vector<float> got = partial_.download();
     // Thread t owns float4s t, t + threads, t + 2*threads, ...: its expected
     // partial is the exact sum of those elements.
     const std::size_t threads = partial_.size();
     std::vector<double> expected(threads, 0.0);
     for (std::size_t v = 0; v < n_ / 4; ++v)
       for (std::size_t c = 0; c < 4; ++c) expected[v % threads] += stream_pattern(4 * v + c, seed_);
-    return compare_to_reference(got, expected, kExactIntegers);
+    return run_and_compare_exact(*this, partial_, stream,
+                                 [&](std::size_t i) { return expected[i]; });
   }
 
  private:
@@ -203,14 +199,9 @@ class HbmWrite final : public Workload {
   }
 
   Validation validate(cudaStream_t stream) override {
-    out_.poison(stream);
-    run(stream);
-    RL_CUDA_CHECK(cudaGetLastError());
-    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::vector<float> got = out_.download();
     const float lanes[4] = {value_.x, value_.y, value_.z, value_.w};
-    return compare_in_chunks(
-        got, [&](std::size_t i) { return double{lanes[i % 4]}; }, kExactIntegers);
+    return run_and_compare_exact(*this, out_, stream,
+                                 [&](std::size_t i) { return double{lanes[i % 4]}; });
   }
 
  private:
@@ -235,13 +226,8 @@ class HbmCopy final : public Workload {
   }
 
   Validation validate(cudaStream_t stream) override {
-    out_.poison(stream);
-    run(stream);
-    RL_CUDA_CHECK(cudaGetLastError());
-    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::vector<float> got = out_.download();
-    return compare_in_chunks(
-        got, [&](std::size_t i) { return double{stream_pattern(i, seed_)}; }, kExactIntegers);
+    return run_and_compare_exact(*this, out_, stream,
+                                 [&](std::size_t i) { return double{stream_pattern(i, seed_)}; });
   }
 
  private:
@@ -271,17 +257,9 @@ class HbmTriad final : public Workload {
   }
 
   Validation validate(cudaStream_t stream) override {
-    a_.poison(stream);
-    run(stream);
-    RL_CUDA_CHECK(cudaGetLastError());
-    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const std::vector<float> got = a_.download();
-    return compare_in_chunks(
-        got,
-        [&](std::size_t i) {
-          return double{stream_pattern(i, seed_)} + kScalar * double{stream_pattern(i, seed_ + 7)};
-        },
-        kExactIntegers);
+    return run_and_compare_exact(*this, a_, stream, [&](std::size_t i) {
+      return double{stream_pattern(i, seed_)} + kScalar * double{stream_pattern(i, seed_ + 7)};
+    });
   }
 
  private:

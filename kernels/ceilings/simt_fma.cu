@@ -117,34 +117,15 @@ __global__ void fma_chains(float a, float b, int iters, typename Chain::Out* __r
   }
 }
 
-struct FmaShape {
-  std::int64_t blocks, threads, iters;
-};
-
-template <typename Chain>
-FmaShape fma_shape(const Shape& shape) {
-  const FmaShape s{shape.at("blocks"), shape.at("threads"), shape.at("iters")};
-  if (s.blocks <= 0 || s.blocks > (std::int64_t{1} << 24) || s.threads <= 0 || s.threads > 1024 ||
-      s.threads % 32 != 0 || s.iters <= 0 || s.iters > Chain::kMaxIters)
-    throw std::invalid_argument(
-        "FMA ceiling: need blocks in (0, 2^24], threads a multiple of 32 "
-        "<= 1024, 0 < iters <= " +
-        std::to_string(Chain::kMaxIters));
-  return s;
-}
-
-// One or more full resident waves; iterations scaled by the preset.
 template <typename Chain>
 std::vector<Shape> fma_shapes(SizePreset preset, std::int64_t large_iters, std::int64_t waves) {
-  const std::int64_t blocks = one_wave_blocks(fma_chains<Chain>, kFmaBlock, 1024) * waves;
-  const std::int64_t divisor =
-      preset == SizePreset::small ? 4 : (preset == SizePreset::medium ? 2 : 1);
-  return {Shape{{{"blocks", blocks}, {"threads", kFmaBlock}, {"iters", large_iters / divisor}}}};
+  return loop_shapes(preset, one_wave_blocks(fma_chains<Chain>, kFmaBlock, 1024) * waves, kFmaBlock,
+                     large_iters);
 }
 
 template <typename Chain>
 roofline::Cost fma_cost(const Shape& shape, roofline::ComputeUnit unit) {
-  const FmaShape s = fma_shape<Chain>(shape);
+  const LoopShape s = parse_loop_shape(shape, Chain::kMaxIters);
   const double threads = static_cast<double>(s.blocks) * static_cast<double>(s.threads);
   const double fmas = threads * Chain::kChains * Chain::kLanes * static_cast<double>(s.iters);
   const double bytes = threads * Chain::kLanes * sizeof(typename Chain::Out);
@@ -154,7 +135,7 @@ roofline::Cost fma_cost(const Shape& shape, roofline::ComputeUnit unit) {
 template <typename Chain>
 class FmaChains final : public Workload {
  public:
-  explicit FmaChains(const FmaShape& shape)
+  explicit FmaChains(const LoopShape& shape)
       : shape_(shape),
         out_(static_cast<std::size_t>(shape.blocks * shape.threads) * Chain::kLanes) {}
 
@@ -165,28 +146,18 @@ class FmaChains final : public Workload {
   }
 
   Validation validate(cudaStream_t stream) override {
-    out_.poison(stream);
-    run(stream);
-    RL_CUDA_CHECK(cudaGetLastError());
-    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
-    const auto raw = out_.download();
-    // Outputs are integers below 2^24: exact in float, whatever Out is.
-    const std::vector<float> got(raw.begin(), raw.end());
-    return compare_in_chunks(
-        got,
-        [&](std::size_t i) {
-          const auto thread = static_cast<std::uint32_t>(i / Chain::kLanes);
-          const int lane = static_cast<int>(i % Chain::kLanes);
-          double sum = 0;
-          for (int j = 0; j < Chain::kChains; ++j)
-            sum += chain_start<Chain>(thread, j, lane) + static_cast<double>(shape_.iters);
-          return sum;
-        },
-        kExactIntegers);
+    return run_and_compare_exact(*this, out_, stream, [&](std::size_t i) {
+      const auto thread = static_cast<std::uint32_t>(i / Chain::kLanes);
+      const int lane = static_cast<int>(i % Chain::kLanes);
+      double sum = 0;
+      for (int j = 0; j < Chain::kChains; ++j)
+        sum += chain_start<Chain>(thread, j, lane) + static_cast<double>(shape_.iters);
+      return sum;
+    });
   }
 
  private:
-  FmaShape shape_;
+  LoopShape shape_;
   DeviceBuffer<typename Chain::Out> out_;
 };
 
@@ -205,7 +176,7 @@ KernelRecord fma_record(std::string name, std::string precision, roofline::Compu
       .shapes = [=](SizePreset preset) { return fma_shapes<Chain>(preset, large_iters, waves); },
       .cost = [=](const Shape& shape) { return fma_cost<Chain>(shape, unit); },
       .make_workload = [=](const Shape& shape, std::uint64_t) -> std::unique_ptr<Workload> {
-        return std::make_unique<FmaChains<Chain>>(fma_shape<Chain>(shape));
+        return std::make_unique<FmaChains<Chain>>(parse_loop_shape(shape, Chain::kMaxIters));
       },
   };
 }

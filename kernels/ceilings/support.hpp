@@ -8,12 +8,15 @@
 #include "rl/check.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
+#include "rl/registry.hpp"
 #include "rl/validate.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace rl::ceilings {
@@ -72,6 +75,32 @@ std::int64_t one_wave_blocks(void (*kernel)(Params...), int block_threads, std::
   return std::int64_t{sms} * per_sm;
 }
 
+// Launch shape of the compute-ceiling loops: the cost model needs the thread
+// count, so it is part of the shape (one or more full resident waves, found
+// when the shapes are listed).
+struct LoopShape {
+  std::int64_t blocks = 0, threads = 0, iters = 0;
+};
+
+inline LoopShape parse_loop_shape(const Shape& shape, std::int64_t max_iters) {
+  const LoopShape s{shape.at("blocks"), shape.at("threads"), shape.at("iters")};
+  if (s.blocks <= 0 || s.blocks > (std::int64_t{1} << 24) || s.threads <= 0 || s.threads > 1024 ||
+      s.threads % 32 != 0 || s.iters <= 0 || s.iters > max_iters)
+    throw std::invalid_argument(
+        "compute ceiling: need 0 < blocks <= 2^24, threads a multiple of 32 <= 1024, 0 < iters "
+        "<= " +
+        std::to_string(max_iters) + "; got " + shape.to_string());
+  return s;
+}
+
+// The large preset runs `large_iters`; medium half, small a quarter.
+inline std::vector<Shape> loop_shapes(SizePreset preset, std::int64_t blocks, int threads,
+                                      std::int64_t large_iters) {
+  const std::int64_t divisor =
+      preset == SizePreset::small ? 4 : (preset == SizePreset::medium ? 2 : 1);
+  return {Shape{{{"blocks", blocks}, {"threads", threads}, {"iters", large_iters / divisor}}}};
+}
+
 // Input element i of the memory ceilings: small positive integers (1..15),
 // so every sum those kernels form stays exact in fp32 and the expected values
 // are exact.
@@ -114,6 +143,22 @@ Validation compare_in_chunks(std::span<const float> got, Reference reference, To
   }
   if (got.empty()) result.detail = "empty output";
   return result;
+}
+
+// The validate() of every ceiling workload: poison the output, run once,
+// compare every element with reference(i) exactly.  Outputs of other types
+// (double, int32) are small integers, so converting them to float is exact.
+template <typename T, typename Reference>
+Validation run_and_compare_exact(Workload& workload, DeviceBuffer<T>& out, cudaStream_t stream,
+                                 Reference reference) {
+  out.poison(stream);
+  workload.run(stream);
+  RL_CUDA_CHECK(cudaGetLastError());
+  RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<T> raw = out.download();
+  std::vector<float> got(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) got[i] = static_cast<float>(raw[i]);
+  return compare_in_chunks(got, reference, kExactIntegers);
 }
 
 }  // namespace rl::ceilings
