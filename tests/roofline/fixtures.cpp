@@ -1,0 +1,133 @@
+#include "fixtures.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace rl::roofline::testing {
+
+namespace {
+
+Context fixture_context() {
+  Context c;
+  c.backend = "emulator";
+  c.device.name = "CPU emulator (test fixture, not GPU data)";
+  c.device.uuid = "";
+  c.device.compute_capability = "8.0";
+  c.device.sm_count = 4;
+  c.device.l2_bytes = 4 << 20;
+  c.device.memory_bytes = std::int64_t{1} << 30;
+  c.driver_version = "";
+  c.cuda_runtime_version = "emulated";
+  c.library_versions = {{"benchmark", "1.7.1"}};
+  c.nvml_available = false;
+  c.nvml_note = "emulator: no NVML";
+  c.host = "fixture-host";
+  c.timestamp_utc = "2026-11-21T00:00:00Z";
+  c.git_commit = "fixture";
+  c.size_preset = "small";
+  return c;
+}
+
+Ceiling ceiling(std::string name, std::string kind, double value) {
+  Ceiling c;
+  c.name = std::move(name);
+  c.kind = kind;
+  c.value = value;
+  c.median = value * 0.98;
+  c.unit = kind == "memory" ? "B/s" : "FLOP/s";
+  c.method = "test fixture (not a measurement)";
+  return c;
+}
+
+}  // namespace
+
+KernelResult timed_kernel(const std::string& name, double median, double spread, int repetitions) {
+  KernelResult k;
+  k.name = name;
+  k.family = "gelu";
+  k.variant = name;
+  k.precision = "fp32";
+  k.unit = "fp32";
+  k.shape = {{"n", 1 << 20}};
+  k.flops = 8.0 * (1 << 20);
+  k.bytes_min = k.bytes_model = 8.0 * (1 << 20);
+  k.intensity = k.flops / k.bytes_model;
+  k.validated = true;
+  k.status = "ok";
+  TimeStats t;
+  for (int i = 0; i < repetitions; ++i)
+    t.samples.push_back(median * (1.0 + spread * static_cast<double>(i % 5 - 2)));
+  auto sorted = t.samples;
+  std::sort(sorted.begin(), sorted.end());
+  t.median = sorted[sorted.size() / 2];
+  t.min = sorted.front();
+  t.max = sorted.back();
+  double mean = 0;
+  for (double s : sorted) mean += s / static_cast<double>(sorted.size());
+  for (double s : sorted) t.stddev += (s - mean) * (s - mean) / static_cast<double>(sorted.size());
+  t.stddev = std::sqrt(t.stddev);
+  t.repetitions = repetitions;
+  k.time_s = t;
+  k.achieved_flops_per_s = k.flops / t.median;
+  k.achieved_bytes_per_s = k.bytes_model / t.median;
+  return k;
+}
+
+Results emulator_fixture() {
+  Results r;
+  r.context = fixture_context();
+  r.ceilings = {ceiling("hbm.copy", "memory", 2.0e9), ceiling("l2.read", "memory", 6.0e9),
+                ceiling("fp32.fma", "compute", 4.0e9), ceiling("tc.bf16", "compute", 1.6e10)};
+
+  KernelResult naive = timed_kernel("gelu_tanh_f32_naive", 2.0e-2, 0.01, 10);
+  naive.variant = "naive";
+  naive.bytes_model = 3 * naive.bytes_min;  // writes and re-reads an intermediate
+  naive.intensity = naive.flops / naive.bytes_model;
+  naive.achieved_bytes_per_s = naive.bytes_model / naive.time_s->median;
+  KernelResult fused = timed_kernel("gelu_tanh_f32_fused_vec4", 6.0e-3, 0.01, 10);
+  fused.variant = "fused_vec4";
+  fused.baseline = naive.name;
+
+  KernelResult gemm = timed_kernel("gemm_bf16_wmma", 4.0e-3, 0.02, 10);
+  gemm.family = "gemm";
+  gemm.variant = "wmma";
+  gemm.precision = "bf16";
+  gemm.unit = "tc_bf16";
+  gemm.shape = {{"m", 256}, {"n", 256}, {"k", 256}};
+  gemm.flops = 2.0 * 256 * 256 * 256;
+  gemm.bytes_min = gemm.bytes_model = 3.0 * 256 * 256 * 2;
+  gemm.intensity = gemm.flops / gemm.bytes_model;
+  gemm.achieved_flops_per_s = gemm.flops / gemm.time_s->median;
+  gemm.achieved_bytes_per_s = gemm.bytes_model / gemm.time_s->median;
+
+  KernelResult broken = timed_kernel("layernorm_f32_broken", 1.0e-3, 0.0, 1);
+  broken.family = "layernorm";
+  broken.variant = "broken";
+  broken.shape = {{"rows", 64}, {"C", 768}};
+  broken.validated = false;
+  broken.status = "failed_validation";
+  broken.error = "element 17: got NaN, expected 0.25";
+  broken.max_rel_err = std::numeric_limits<double>::infinity();
+  broken.time_s.reset();
+  broken.achieved_flops_per_s = broken.achieved_bytes_per_s = 0;
+
+  r.kernels = {naive, fused, gemm, broken};
+  return r;
+}
+
+Results crowded_fixture(int kernel_count) {
+  Results r = emulator_fixture();
+  r.kernels.clear();
+  for (int i = 0; i < kernel_count; ++i) {
+    KernelResult k = timed_kernel("crowded_kernel_number_" + std::to_string(i),
+                                  1.0e-2 * (1.0 + 0.01 * i), 0.01, 5);
+    k.bytes_model = k.bytes_min * (1.0 + 0.01 * i);
+    k.intensity = k.flops / k.bytes_model;
+    k.achieved_bytes_per_s = k.bytes_model / k.time_s->median;
+    r.kernels.push_back(k);
+  }
+  return r;
+}
+
+}  // namespace rl::roofline::testing

@@ -1,0 +1,23 @@
+// Results fixtures for the roofline tests.  Every fixture says in its context
+// that it is emulator/fixture output: these numbers are test inputs chosen to
+// exercise the code, never GPU measurements.
+#pragma once
+
+#include "rl/roofline/results.hpp"
+
+#include <string>
+
+namespace rl::roofline::testing {
+
+// A small, complete results set: memory and compute ceilings, a naive/fused
+// pair with the same shape, a failed validation (max_rel_err = +inf, not timed).
+Results emulator_fixture();
+
+// Many kernels at nearly the same intensity and rate: labels must not overlap.
+Results crowded_fixture(int kernel_count);
+
+// A timed kernel whose samples are `median` * (1 + spread * k) for k in
+// {-2..2} (repeated), for compare tests.
+KernelResult timed_kernel(const std::string& name, double median, double spread, int repetitions);
+
+}  // namespace rl::roofline::testing

@@ -1,0 +1,214 @@
+#include "fixtures.hpp"
+#include "rl/roofline/results_io.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace rl::roofline {
+namespace {
+
+std::string fixture_text() {
+  return results_to_text(testing::emulator_fixture());
+}
+
+// Parses `text` expecting a ResultsError and returns its message.
+std::string parse_error(const std::string& text) {
+  try {
+    parse_results(text, "in.json");
+  } catch (const ResultsError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no error for: " << text.substr(0, 200);
+  return {};
+}
+
+void replace_once(std::string& text, const std::string& from, const std::string& to) {
+  auto at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << from;
+  text.replace(at, from.size(), to);
+}
+
+TEST(ResultsIo, round_trip_preserves_every_field) {
+  Results in = testing::emulator_fixture();
+  in.context.ecc_enabled = true;
+  in.context.power_limit_w = 300;
+  in.ceilings[0].datasheet = 2.5e9;
+  in.ceilings[0].throttle_reasons = {"sw_power_cap"};
+  in.kernels[1].roof = 1.5e9;
+  in.kernels[1].pct_of_roof = 42.5;
+  in.kernels[1].bound = "memory";
+  in.kernels[1].sm_clock_mhz = 1410;
+  Results out = parse_results(results_to_text(in), "round-trip");
+
+  EXPECT_EQ(results_to_text(out), results_to_text(in));
+  EXPECT_EQ(out.context.backend, "emulator");
+  EXPECT_EQ(out.context.ecc_enabled, std::optional<bool>(true));
+  EXPECT_FALSE(out.context.persistence_mode.has_value());
+  EXPECT_EQ(out.ceilings[0].throttle_reasons.size(), 1u);
+  ASSERT_TRUE(out.kernels[1].roof.has_value());
+  EXPECT_DOUBLE_EQ(*out.kernels[1].roof, 1.5e9);
+  EXPECT_EQ(out.kernels[1].baseline, "gelu_tanh_f32_naive");
+  ASSERT_TRUE(out.kernels[0].time_s.has_value());
+  EXPECT_EQ(out.kernels[0].time_s->samples, in.kernels[0].time_s->samples);
+}
+
+TEST(ResultsIo, shape_keeps_dimension_order) {
+  Results out = parse_results(fixture_text(), "fixture");
+  const auto& shape = out.kernels[2].shape;  // gemm: m, n, k
+  ASSERT_EQ(shape.size(), 3u);
+  EXPECT_EQ(shape[0].first, "m");
+  EXPECT_EQ(shape[1].first, "n");
+  EXPECT_EQ(shape[2].first, "k");
+}
+
+TEST(ResultsIo, infinite_validation_error_is_written_as_null_and_reads_back_infinite) {
+  std::string text = fixture_text();
+  EXPECT_NE(text.find("\"max_rel_err\": null"), std::string::npos);
+  EXPECT_EQ(text.find("inf"), std::string::npos);
+  EXPECT_EQ(text.find("nan"), std::string::npos);
+  Results out = parse_results(text, "fixture");
+  EXPECT_TRUE(std::isinf(out.kernels[3].max_rel_err));
+  EXPECT_FALSE(out.kernels[3].time_s.has_value());
+}
+
+TEST(ResultsIo, nan_measurement_is_written_as_null_not_as_invalid_json) {
+  Results in = testing::emulator_fixture();
+  in.kernels[0].roof = std::nan("");
+  std::string text = results_to_text(in);
+  EXPECT_TRUE(nlohmann::json::accept(text));
+  EXPECT_FALSE(parse_results(text, "x").kernels[0].roof.has_value());
+}
+
+TEST(ResultsIo, to_json_and_results_from_json_agree_with_the_text_form) {
+  Results in = testing::emulator_fixture();
+  Results out = results_from_json(to_json(in));
+  EXPECT_EQ(out.kernels.size(), in.kernels.size());
+  EXPECT_EQ(out.kernels[2].name, "gemm_bf16_wmma");
+  EXPECT_EQ(to_json(out), to_json(in));
+}
+
+TEST(ResultsIo, truncated_file_names_the_position) {
+  std::string text = fixture_text();
+  std::string message = parse_error(text.substr(0, text.size() / 2));
+  EXPECT_NE(message.find("in.json: malformed JSON at line "), std::string::npos) << message;
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+}
+
+TEST(ResultsIo, nan_literal_is_a_syntax_error_with_line_and_column) {
+  std::string text = fixture_text();
+  replace_once(text, "\"flops\": 8388608.0", "\"flops\": NaN");
+  std::string message = parse_error(text);
+  EXPECT_NE(message.find("malformed JSON at line"), std::string::npos) << message;
+  EXPECT_NE(message.find("column"), std::string::npos) << message;
+}
+
+TEST(ResultsIo, number_overflow_is_an_error_with_position) {
+  std::string text = fixture_text();
+  replace_once(text, "\"flops\": 8388608.0", "\"flops\": 1e999");
+  std::string message = parse_error(text);
+  EXPECT_NE(message.find("malformed JSON at line"), std::string::npos) << message;
+  EXPECT_NE(message.find("overflow"), std::string::npos) << message;
+}
+
+TEST(ResultsIo, huge_integer_where_a_count_belongs_names_the_pointer) {
+  std::string text = fixture_text();
+  replace_once(text, "\"sm_count\": 4", "\"sm_count\": 99999999999999999999999");
+  EXPECT_NE(parse_error(text).find("in.json: /context/device/sm_count: expected an integer"),
+            std::string::npos);
+  text = fixture_text();
+  replace_once(text, "\"sm_count\": 4", "\"sm_count\": 4294967296");
+  EXPECT_NE(parse_error(text).find("/context/device/sm_count: integer 4294967296 out of range"),
+            std::string::npos);
+}
+
+TEST(ResultsIo, wrong_type_names_the_json_pointer) {
+  std::string text = fixture_text();
+  replace_once(text, "\"median\": 0.02", "\"median\": \"fast\"");
+  EXPECT_EQ(parse_error(text), "in.json: /kernels/0/time_s/median: expected a number, got string");
+}
+
+TEST(ResultsIo, missing_required_key_names_the_json_pointer) {
+  std::string text = fixture_text();
+  replace_once(text, "\"bytes_min\"", "\"bytes_minimum\"");
+  EXPECT_EQ(parse_error(text), "in.json: /kernels/0/bytes_min: missing required key");
+}
+
+TEST(ResultsIo, unknown_backend_and_schema_version_are_rejected) {
+  std::string text = fixture_text();
+  replace_once(text, "\"emulator\"", "\"opencl\"");
+  EXPECT_NE(parse_error(text).find("/context/backend: \"opencl\" is not one of"),
+            std::string::npos);
+  text = fixture_text();
+  replace_once(text, "\"schema_version\": 1", "\"schema_version\": 2");
+  EXPECT_NE(parse_error(text).find("unsupported schema_version 2"), std::string::npos);
+}
+
+TEST(ResultsIo, deep_nesting_is_rejected_without_recursion) {
+  std::string text = std::string(100000, '[') + std::string(100000, ']');
+  std::string message = parse_error(text);
+  EXPECT_NE(message.find("nested deeper than 64 levels at line 1, column 65"), std::string::npos)
+      << message;
+}
+
+TEST(ResultsIo, brackets_inside_strings_do_not_count_as_nesting) {
+  Results in = testing::emulator_fixture();
+  in.context.host = std::string(200, '[') + "\"{\\";
+  EXPECT_EQ(parse_results(results_to_text(in), "x").context.host, in.context.host);
+}
+
+TEST(ResultsIo, non_object_top_level_and_empty_input_are_errors) {
+  EXPECT_EQ(parse_error("[1, 2]"), "in.json: /: expected an object, got array");
+  EXPECT_NE(parse_error("").find("malformed JSON at line 1, column 1"), std::string::npos);
+}
+
+TEST(ResultsIo, control_characters_in_input_never_reach_the_message) {
+  std::string message = parse_error("{\"a\n\x01\x7f");
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+  EXPECT_EQ(message.find('\x01'), std::string::npos);
+}
+
+class AtomicWrite : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("rl_atomic_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+  std::filesystem::path dir_;
+};
+
+TEST_F(AtomicWrite, replaces_the_file_and_leaves_no_temporary_behind) {
+  auto path = dir_ / "results.json";
+  write_file_atomic(path, "old");
+  write_results_atomic(path, testing::emulator_fixture());
+  Results back = load_results(path);
+  EXPECT_EQ(back.kernels.size(), 4u);
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 1);
+}
+
+TEST_F(AtomicWrite, unwritable_directory_is_an_error_naming_the_path) {
+  auto path = dir_ / "missing" / "results.json";
+  try {
+    write_file_atomic(path, "x");
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string()), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(AtomicWrite, load_of_missing_file_is_a_results_error) {
+  EXPECT_THROW(load_results(dir_ / "nope.json"), ResultsError);
+}
+
+}  // namespace
+}  // namespace rl::roofline
