@@ -42,9 +42,7 @@ __global__ void hbm_read_vec16(const float4* __restrict__ in, std::size_t n4,
   float4 acc = make_float4(0.f, 0.f, 0.f, 0.f);
   for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
     float4 v[kUnroll];
-#pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = in[i + u * stride];
-#pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       acc.x += v[u].x;
       acc.y += v[u].y;
@@ -76,9 +74,7 @@ __global__ void hbm_copy_vec16(const float4* __restrict__ in, float4* __restrict
   std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
     float4 v[kUnroll];
-#pragma unroll
     for (int u = 0; u < kUnroll; ++u) v[u] = in[i + u * stride];
-#pragma unroll
     for (int u = 0; u < kUnroll; ++u) out[i + u * stride] = v[u];
   }
   for (; i < n4; i += stride) out[i] = in[i];
@@ -92,12 +88,10 @@ __global__ void hbm_triad_vec16(float4* __restrict__ a, const float4* __restrict
   for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
     float4 vb[kUnroll];
     float4 vc[kUnroll];
-#pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       vb[u] = b[i + u * stride];
       vc[u] = c[i + u * stride];
     }
-#pragma unroll
     for (int u = 0; u < kUnroll; ++u)
       a[i + u * stride] = make_float4(vb[u].x + scalar * vc[u].x, vb[u].y + scalar * vc[u].y,
                                       vb[u].z + scalar * vc[u].z, vb[u].w + scalar * vc[u].w);
@@ -285,7 +279,10 @@ RL_REGISTER_KERNEL(KernelRecord{
     .variant = "read",
     .precision = "fp32",
     .unit = roofline::ComputeUnit::fp32,
+    .baseline = "",
     .ceiling = "hbm.read",
+    .gpu_only = false,
+    .min_cc = 0,
     .shapes = stream_shapes,
     .cost = [](const Shape& s) { return stream_cost(s, 1, 1.0); },
     .make_workload = make_stream<HbmRead>,
@@ -297,7 +294,10 @@ RL_REGISTER_KERNEL(KernelRecord{
     .variant = "write",
     .precision = "fp32",
     .unit = roofline::ComputeUnit::fp32,
+    .baseline = "",
     .ceiling = "hbm.write",
+    .gpu_only = false,
+    .min_cc = 0,
     .shapes = stream_shapes,
     .cost = [](const Shape& s) { return stream_cost(s, 1, 0.0); },
     .make_workload = make_stream<HbmWrite>,
@@ -309,7 +309,10 @@ RL_REGISTER_KERNEL(KernelRecord{
     .variant = "copy",
     .precision = "fp32",
     .unit = roofline::ComputeUnit::fp32,
+    .baseline = "",
     .ceiling = "hbm.copy",
+    .gpu_only = false,
+    .min_cc = 0,
     .shapes = stream_shapes,
     .cost = [](const Shape& s) { return stream_cost(s, 2, 0.0); },
     .make_workload = make_stream<HbmCopy>,
@@ -321,7 +324,10 @@ RL_REGISTER_KERNEL(KernelRecord{
     .variant = "triad",
     .precision = "fp32",
     .unit = roofline::ComputeUnit::fp32,
+    .baseline = "",
     .ceiling = "hbm.triad",
+    .gpu_only = false,
+    .min_cc = 0,
     .shapes = stream_shapes,
     .cost = [](const Shape& s) { return stream_cost(s, 3, 2.0); },
     .make_workload = make_stream<HbmTriad>,

@@ -44,9 +44,7 @@ __global__ void l2_read_vec16_rotating(const float4* __restrict__ in, std::size_
     std::size_t i = first;
     for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
       float4 v[kUnroll];
-#pragma unroll
       for (int u = 0; u < kUnroll; ++u) v[u] = in[wrap(i + u * stride + offset, n4)];
-#pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         acc.x += v[u].x;
         acc.y += v[u].y;
@@ -160,7 +158,10 @@ RL_REGISTER_KERNEL(KernelRecord{
     .variant = "l2_read",
     .precision = "fp32",
     .unit = roofline::ComputeUnit::fp32,
+    .baseline = "",
     .ceiling = "l2.read",
+    .gpu_only = false,
+    .min_cc = 0,
     .shapes = l2_shapes,
     .cost = l2_cost,
     .make_workload = make_l2_read,

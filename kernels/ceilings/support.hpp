@@ -21,6 +21,25 @@
 
 namespace rl::ceilings {
 
+// Blocks of `kernel` resident per SM at this block size.  The emulator has no
+// occupancy calculator (its "SM" is a worker thread): there the device's
+// threads-per-SM and blocks-per-SM limits give the answer.
+template <typename... Params>
+int resident_blocks_per_sm([[maybe_unused]] void (*kernel)(Params...), int block_threads,
+                           [[maybe_unused]] int device) {
+#if defined(RL_EMULATE)
+  int threads = 0;
+  int blocks = 0;
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&blocks, cudaDevAttrMaxBlocksPerMultiprocessor, device));
+  return std::min(blocks, threads / block_threads);
+#else
+  int per_sm = 0;
+  RL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
+  return per_sm;
+#endif
+}
+
 struct DeviceFill {
   int sm_count = 0;
   int blocks_per_sm = 0;
@@ -35,8 +54,7 @@ DeviceFill device_fill(void (*kernel)(Params...), int block_threads) {
   RL_CUDA_CHECK(cudaGetDevice(&device));
   DeviceFill fill;
   RL_CUDA_CHECK(cudaDeviceGetAttribute(&fill.sm_count, cudaDevAttrMultiProcessorCount, device));
-  RL_CUDA_CHECK(
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fill.blocks_per_sm, kernel, block_threads, 0));
+  fill.blocks_per_sm = resident_blocks_per_sm(kernel, block_threads, device);
   // A kernel that cannot be resident at all would fail at launch; one block
   // per SM keeps the grid valid so that the launch reports the real error.
   fill.blocks_per_sm = std::max(fill.blocks_per_sm, 1);
@@ -61,18 +79,12 @@ inline constexpr Tolerance kExactIntegers{1e-9, 1e-9};
 // `fallback` blocks when no device answers.
 template <typename... Params>
 std::int64_t one_wave_blocks(void (*kernel)(Params...), int block_threads, std::int64_t fallback) {
-  int device = 0;
-  int sms = 0;
-  int per_sm = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0) !=
-          cudaSuccess ||
-      sms <= 0 || per_sm <= 0) {
+  try {
+    return device_fill(kernel, block_threads).blocks();
+  } catch (const CudaError&) {
     cudaGetLastError();  // not sticky: leave no error behind for the caller
     return fallback;
   }
-  return std::int64_t{sms} * per_sm;
 }
 
 // Launch shape of the compute-ceiling loops: the cost model needs the thread
