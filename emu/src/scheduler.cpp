@@ -186,8 +186,7 @@ enum class State : std::uint8_t { runnable, barrier, collective, activemask, exi
 struct Block;
 
 struct Thread {
-  ctx::fiber fiber;  // this thread's continuation while it is suspended
-  ctx::fiber sched;  // the worker's continuation while this thread runs
+  ctx::fiber fiber;  // this thread's continuation while it is not running
   Block* block = nullptr;
   uint3 index{};
   unsigned rank = 0;
@@ -224,8 +223,13 @@ struct AbortBlock {};
 struct Worker {
   StackPool stacks;
   std::vector<Thread> threads;
-  std::vector<unsigned> order;
-  StackBounds scheduler_stack;  // the worker's own stack, learned on the first switch
+  std::vector<unsigned> order;    // this pass's schedule
+  unsigned position = 0;          // next index into `order`
+  ctx::fiber scheduler;           // the worker's own continuation while a fiber runs
+  Thread* switch_from = nullptr;  // who jumped last (nullptr: the scheduler)
+  StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
+  std::uint64_t switches = 0;     // fibers resumed this pass
+  std::uint64_t waits = 0;        // threads that blocked or exited this pass
 };
 
 thread_local Worker* tl_worker = nullptr;
@@ -289,24 +293,66 @@ std::string hex(unsigned v) {
 
 // ---- switching --------------------------------------------------------------
 
-void resume(Worker& worker, Thread& t) {
-  tl_thread = &t;
-  threadIdx = t.index;
-  void* fake_stack = nullptr;
-  start_switch(&fake_stack, t.stack);
-  t.fiber = std::move(t.fiber).resume();
-  finish_switch(fake_stack, nullptr);
-  tl_thread = nullptr;
-  (void)worker;
+// Fibers switch directly to the next runnable fiber of the pass (one jump per
+// thread and pass instead of two through the scheduler); the last one of a
+// pass switches back to the scheduler.  Every jump hands the target the
+// continuation of the context it left, which the target files under
+// `switch_from`.
+
+// The next runnable thread of this pass, or nullptr when the pass is over.
+Thread* next_runnable(Worker& w) {
+  while (w.position < w.order.size()) {
+    Thread& t = w.threads[w.order[w.position++]];
+    if (t.state == State::runnable) return &t;
+  }
+  return nullptr;
 }
 
-// Called in a fiber: back to the worker until the scheduler resumes it.
-void suspend(Thread& t) {
-  Worker& worker = *tl_worker;
+void prepare_jump(Worker& w, Thread* self, Thread* target) {
+  w.switch_from = self;
+  tl_thread = target;
+  if (target != nullptr) {
+    threadIdx = target->index;
+    ++w.switches;
+  }
+}
+
+ctx::fiber& continuation_of(Worker& w, Thread* target) {
+  return target != nullptr ? target->fiber : w.scheduler;
+}
+
+const StackBounds& stack_of(Worker& w, Thread* target) {
+  return target != nullptr ? target->stack : w.scheduler_stack;
+}
+
+// Runs in the context that was just resumed: files the continuation of the
+// context that jumped here.
+void arrived(Worker& w, ctx::fiber&& from, const StackBounds& from_stack) {
+  if (w.switch_from != nullptr) {
+    w.switch_from->fiber = std::move(from);
+  } else {
+    w.scheduler = std::move(from);
+    w.scheduler_stack = from_stack;
+  }
+}
+
+// Leaves `self` (a thread, or nullptr for the scheduler) for `target` and
+// returns when something switches back to `self`.
+void switch_to(Worker& w, Thread* self, Thread* target) {
+  prepare_jump(w, self, target);
   void* fake_stack = nullptr;
-  start_switch(&fake_stack, worker.scheduler_stack);
-  t.sched = std::move(t.sched).resume();
-  finish_switch(fake_stack, &worker.scheduler_stack);
+  start_switch(&fake_stack, stack_of(w, target));
+  ctx::fiber from = std::move(continuation_of(w, target)).resume();
+  StackBounds from_stack;
+  finish_switch(fake_stack, &from_stack);
+  arrived(w, std::move(from), from_stack);
+}
+
+// Called in a fiber that has just blocked (or yields): runs the rest of the
+// pass; returns when the scheduler resumes this thread in a later pass.
+void suspend(Thread& t) {
+  Worker& w = *tl_worker;
+  switch_to(w, &t, next_runnable(w));
   if (t.block->aborting) throw AbortBlock{};
 }
 
@@ -393,10 +439,11 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-void start_fiber(Worker& worker, Block& b, Thread& t) {
-  t.fiber = ctx::fiber(std::allocator_arg, PooledStack{t.stack}, [&t, &worker](ctx::fiber&& sched) {
-    t.sched = std::move(sched);
-    finish_switch(nullptr, &worker.scheduler_stack);
+void start_fiber(Worker& worker, Thread& t) {
+  t.fiber = ctx::fiber(std::allocator_arg, PooledStack{t.stack}, [&t, &worker](ctx::fiber&& from) {
+    StackBounds from_stack;
+    finish_switch(nullptr, &from_stack);
+    arrived(worker, std::move(from), from_stack);
     Block& blk = *t.block;
     if (!blk.aborting) {
       try {
@@ -412,10 +459,13 @@ void start_fiber(Worker& worker, Block& b, Thread& t) {
       }
     }
     thread_exited(t);
-    start_switch(nullptr, worker.scheduler_stack);
-    return std::move(t.sched);
+    ++worker.waits;
+    // The final jump: this stack is released and `t.fiber` becomes empty.
+    Thread* next = next_runnable(worker);
+    prepare_jump(worker, &t, next);
+    start_switch(nullptr, stack_of(worker, next));
+    return std::move(continuation_of(worker, next));
   });
-  (void)b;
 }
 
 std::string deadlock_description(const Block& b) {
@@ -478,7 +528,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     t.state = State::runnable;
     t.stack = worker.stacks.stack(r);
     t.slot = ThreadSlot{};
-    start_fiber(worker, b, t);
+    start_fiber(worker, t);
   }
 
   worker.order.resize(count);
@@ -495,15 +545,12 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
       for (unsigned i = count; i > 1; --i)
         std::swap(worker.order[i - 1], worker.order[splitmix64(rng) % i]);
     }
-    bool ran = false;
-    bool progressed = false;
-    for (unsigned i = 0; i < count && !b.aborting; ++i) {
-      Thread& t = worker.threads[worker.order[i]];
-      if (t.state != State::runnable) continue;
-      resume(worker, t);
-      ran = true;
-      progressed = progressed || t.state != State::runnable;
-    }
+    worker.position = 0;
+    worker.switches = 0;
+    worker.waits = 0;
+    if (Thread* first = next_runnable(worker)) switch_to(worker, nullptr, first);
+    const bool ran = worker.switches > 0;
+    const bool progressed = worker.waits > 0;
     if (b.aborting) break;
     if (!ran && b.live > 0) {
       b.failure = "deadlock: " + deadlock_description(b);
@@ -515,9 +562,13 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
       idle_passes = 0;
     }
   }
-  // Unwind every fiber that has not finished (never started ones just return).
-  for (unsigned r = 0; r < count; ++r)
-    if (worker.threads[r].fiber) resume(worker, worker.threads[r]);
+  // Unwind every fiber that has not finished (never started ones just return),
+  // one at a time: with the pass exhausted each jumps straight back here.
+  for (unsigned r = 0; r < count; ++r) {
+    if (!worker.threads[r].fiber) continue;
+    worker.position = count;
+    switch_to(worker, nullptr, &worker.threads[r]);
+  }
 
   ::operator delete (b.dynamic_shared, std::align_val_t{128});
   if (!b.failure.empty()) failure = "block " + block_label(b.index) + ": " + b.failure;
@@ -686,6 +737,7 @@ BarrierResult syncthreads_reduce(int predicate) {
     release_barrier(b);
   else
     try_complete_activemask(b, t.rank / 32);
+  ++tl_worker->waits;
   suspend(t);
   return b.barrier_result;
 }
@@ -707,6 +759,7 @@ unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
   t.fn = fn;
   t.post = post;
   if (!try_complete_collective(b, t)) try_complete_activemask(b, t.rank / 32);
+  ++tl_worker->waits;
   suspend(t);
   return t.participants;
 }
@@ -717,6 +770,7 @@ unsigned active_mask() {
   t.state = State::activemask;
   ++b.activemask_waiting[t.rank / 32];
   try_complete_activemask(b, t.rank / 32);
+  ++tl_worker->waits;
   suspend(t);
   return t.participants;
 }
