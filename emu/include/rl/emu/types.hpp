@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>  // before __noinline__: shared_ptr_base.h uses __attribute__((__noinline__))
 
 #ifndef __global__
 #define __global__
