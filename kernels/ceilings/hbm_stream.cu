@@ -17,6 +17,7 @@
 // partial sum, so the compiler cannot drop the loads); that is about 1 MB
 // against 1 GiB and is left out of the count, which makes the ceiling
 // conservative by < 0.1%.
+#include "ceilings/stream_pattern.hpp"
 #include "ceilings/support.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
@@ -34,7 +35,10 @@ namespace {
 constexpr int kStreamBlock = 256;
 constexpr int kUnroll = 4;  // independent 16-byte loads in flight per thread
 
+// The pattern fill is set-up, not measured: a budget only.
+// rl-static: kernel=fill_stream_pattern max_regs=32 max_smem=0
 // hbm.read: sum of every element, one partial per thread.
+// rl-static: kernel=hbm_read_vec16 max_regs=48 max_smem=0 sass=LDG.E.128
 __global__ void hbm_read_vec16(const float4* __restrict__ in, std::size_t n4,
                                float* __restrict__ partial) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
@@ -61,6 +65,7 @@ __global__ void hbm_read_vec16(const float4* __restrict__ in, std::size_t n4,
 }
 
 // hbm.write: fill with one vector value.
+// rl-static: kernel=hbm_write_vec16 max_regs=32 max_smem=0 sass=STG.E.128
 __global__ void hbm_write_vec16(float4* __restrict__ out, std::size_t n4, float4 value) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   for (std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n4; i += stride)
@@ -68,6 +73,7 @@ __global__ void hbm_write_vec16(float4* __restrict__ out, std::size_t n4, float4
 }
 
 // hbm.copy: out = in.
+// rl-static: kernel=hbm_copy_vec16 max_regs=48 max_smem=0 sass=LDG.E.128,STG.E.128
 __global__ void hbm_copy_vec16(const float4* __restrict__ in, float4* __restrict__ out,
                                std::size_t n4) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
@@ -81,6 +87,7 @@ __global__ void hbm_copy_vec16(const float4* __restrict__ in, float4* __restrict
 }
 
 // hbm.triad: a = b + scalar * c.
+// rl-static: kernel=hbm_triad_vec16 max_regs=56 max_smem=0 sass=LDG.E.128,STG.E.128
 __global__ void hbm_triad_vec16(float4* __restrict__ a, const float4* __restrict__ b,
                                 const float4* __restrict__ c, float scalar, std::size_t n4) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;

@@ -11,6 +11,7 @@
 //
 // Bytes: n x 4 x passes (the L2->SM traffic).  The first pass fills the L2
 // from HBM; with passes >= 20 it is a small, conservative error.
+#include "ceilings/stream_pattern.hpp"
 #include "ceilings/support.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
@@ -34,6 +35,8 @@ __device__ inline std::size_t wrap(std::size_t i, std::size_t n) {
   return i >= n ? i - n : i;
 }
 
+// rl-static: kernel=l2_read_vec16_rotating max_regs=48 max_smem=0 sass=LDG.E.128
+// rl-static: kernel=fill_stream_pattern max_regs=32 max_smem=0
 __global__ void l2_read_vec16_rotating(const float4* __restrict__ in, std::size_t n4, int passes,
                                        float* __restrict__ partial) {
   const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;

@@ -93,6 +93,13 @@ __host__ __device__ inline float chain_start(std::uint32_t thread, int j, int la
                                             8u);
 }
 
+// Each instance's hot loop is its FMA opcode; bf16 arithmetic is native from
+// sm_80 on (sm_75 computes it in fp32).
+// rl-static: kernel=Fp32Chain max_regs=64 max_smem=0 sass_dominant=FFMA
+// rl-static: kernel=Fp64Chain max_regs=64 max_smem=0 sass_dominant=DFMA
+// rl-static: kernel=Fp16Chain max_regs=64 max_smem=0 sass_dominant=HFMA2
+// rl-static: kernel=Bf16Chain max_regs=64 max_smem=0
+// rl-static: kernel=Bf16Chain min_arch=80 max_regs=64 max_smem=0 sass_dominant=HFMA2
 template <typename Chain>
 __global__ void fma_chains(float a, float b, int iters, typename Chain::Out* __restrict__ out) {
   using Value = typename Chain::Value;
