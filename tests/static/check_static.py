@@ -40,6 +40,10 @@ Opcodes match by prefix at a '.' boundary, modifiers included: LDG.E.128
 matches LDG.E.128.CONSTANT, HMMA matches HMMA.16816.F32.BF16, LDG matches all
 global loads; LDG.E.12 matches nothing.
 
+Declarations are read from the source and from the project headers it
+includes (as nvcc's dependency file <stem>.sm_<arch>.d lists them), so a kernel
+defined in a shared header is declared in that header.
+
 Rules:
   * every entry function must be covered, on every architecture, by at least one
     declaration that applies to it; an undeclared kernel fails (that is how
@@ -47,16 +51,17 @@ Rules:
   * among the declarations covering a kernel on an architecture, at least one
     must state max_regs and one max_smem;
   * all covering declarations are checked (a budget stated twice must hold twice);
-  * a declaration that applies to an architecture but matches no entry function
-    there fails (a renamed kernel must not leave a stale budget behind).
+  * a declaration in the source that applies to an architecture but matches no
+    entry function there fails (a renamed kernel must not leave a stale budget
+    behind); a header's declarations need not match in every includer.
 
 Exit status of `check`: 0 all checks passed; 1 a check failed or the input is
 malformed; 77 the resource checks passed but SASS expectations could not be
 checked because there is no SASS (cuobjdump missing) -- ctest reports it as
 skipped, never as passed.
 
-`compile` is the build step: it runs nvcc, writes the ptxas report only when
-the compile succeeds and dumps the SASS when a cuobjdump is given.
+The build step that produces these files is compile_cubin.py (kept apart so
+that editing the checker does not recompile every kernel).
 
 Standard library only (Python >= 3.8).
 """
@@ -68,7 +73,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 EXIT_SKIP = 77
 
@@ -99,8 +103,9 @@ class InputError(Exception):
 
 
 class Declaration:
-    def __init__(self, where, fields):
+    def __init__(self, where, fields, from_header=False):
         self.where = where  # "file:line"
+        self.from_header = from_header
         self.fields = fields
         self.kernel = fields["kernel"]
         self.arch = fields.get("arch", ["all"])
@@ -132,7 +137,7 @@ def arch_number(arch):
     return int(digits.group(0))
 
 
-def parse_declaration(text, where):
+def parse_declaration(text, where, from_header=False):
     fields = {}
     for token in text.split():
         key, sep, value = token.partition("=")
@@ -153,7 +158,7 @@ def parse_declaration(text, where):
             raise InputError("%s: rl-static: unknown key '%s' (known: %s)" % (where, key, known))
     if "kernel" not in fields:
         raise InputError("%s: rl-static: declaration without kernel=" % where)
-    return Declaration(where, fields)
+    return Declaration(where, fields, from_header)
 
 
 def looks_like_wrapped_declaration(line):
@@ -164,7 +169,7 @@ def looks_like_wrapped_declaration(line):
                                 and "=" in t for t in tokens)
 
 
-def read_declarations(source_path):
+def read_declarations(source_path, from_header=False):
     decls = []
     previous_was_declaration = False
     with open(source_path, encoding="utf-8") as f:
@@ -172,13 +177,32 @@ def read_declarations(source_path):
             where = "%s:%d" % (os.path.relpath(source_path), number)
             found = DECL_RE.search(line)
             if found:
-                decls.append(parse_declaration(found.group(1), where))
+                decls.append(parse_declaration(found.group(1), where, from_header))
             elif previous_was_declaration and looks_like_wrapped_declaration(line):
                 raise InputError("%s: rl-static: this line continues the declaration above "
                                  "(wrapped by clang-format?); give it its own "
                                  "'// rl-static: kernel=...' prefix" % where)
             previous_was_declaration = bool(found)
     return decls
+
+
+def project_headers(depfile_paths, root):
+    """Headers of the project (not the toolkit, not a build tree) that nvcc's
+    dependency files list: kernels defined in a shared header are declared there."""
+    root = os.path.realpath(root)
+    headers = set()
+    for path in depfile_paths:
+        if not os.path.exists(path):
+            continue
+        text = read_text(path).replace("\\\n", " ")
+        for dep in text.partition(": ")[2].split():
+            real = os.path.realpath(dep)
+            rel = os.path.relpath(real, root)
+            if rel.startswith("..") or rel.split(os.sep)[0] in ("build", ".venv"):
+                continue
+            if real.endswith((".h", ".hpp", ".cuh", ".inl")):
+                headers.add(real)
+    return sorted(headers)
 
 
 # --- ptxas report ------------------------------------------------------------------------------
@@ -298,7 +322,9 @@ def check_arch(arch, decls, resources, sass, failures, notes):
     pretty = demangle(sorted(resources))
     sass_needed = False
     for decl in applicable:
-        if not any(decl.matches(name) for name in resources):
+        # A header's declaration serves every source that instantiates its
+        # kernel; only the source's own declarations must match something here.
+        if not decl.from_header and not any(decl.matches(name) for name in resources):
             failures.append("sm_%s: declaration %s matches no kernel (kernels here: %s)"
                             % (arch, decl, ", ".join(sorted(pretty.values())) or "none"))
     for name in sorted(resources):
@@ -307,8 +333,8 @@ def check_arch(arch, decls, resources, sass, failures, notes):
         covering = [d for d in applicable if d.matches(name)]
         if not covering:
             failures.append("%s: undeclared kernel (mangled %s); add a line "
-                            "'// rl-static: kernel=<name> max_regs=N max_smem=N' next to it "
-                            "(tests/static/README.md)" % (label, name))
+                            "'// rl-static: kernel=%s max_regs=N max_smem=N' next to it "
+                            "(tests/static/README.md)" % (label, name, kernel_identifier(pretty[name])))
             continue
         stated = lambda key: [(d, d.fields[key]) for d in covering if key in d.fields]
         for key, what in (("max_regs", "register"), ("max_smem", "shared memory")):
@@ -341,6 +367,27 @@ def check_arch(arch, decls, resources, sass, failures, notes):
         opcodes = sass[name]
         check_sass(label, covering, opcodes, local_allowed, failures)
     return sass_needed
+
+
+def kernel_identifier(demangled):
+    """The function's own name in a demangled signature, for a suggested kernel=."""
+    name = demangled
+    if name.endswith(")"):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {")": 1, "(": -1}.get(name[i], 0)
+            if depth == 0:
+                name = name[:i]
+                break
+    while name.endswith(">"):
+        depth = 0
+        for i in range(len(name) - 1, -1, -1):
+            depth += {">": 1, "<": -1}.get(name[i], 0)
+            if depth == 0:
+                name = name[:i]
+                break
+    name = name.split("::")[-1].split()[-1] if name.strip() else demangled
+    return name if re.fullmatch(r"[A-Za-z_]\w*", name) else "<name>"
 
 
 def key_description(key, res):
@@ -392,6 +439,9 @@ def read_text(path):
 
 def cmd_check(args):
     decls = read_declarations(args.source)
+    depfiles = [os.path.join(args.dir, "%s.sm_%s.d" % (args.stem, a)) for a in args.arch]
+    for header in project_headers(depfiles, args.root):
+        decls += read_declarations(header, from_header=True)
     failures, notes = [], []
     sass_missing = []
     for arch in args.arch:
@@ -421,35 +471,6 @@ def cmd_check(args):
     return 0
 
 
-def write_atomically(path, data):
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
-def cmd_compile(args):
-    """nvcc -cubin with -Xptxas -v; report and SASS written only on success."""
-    cubin = args.prefix + ".cubin"
-    nvcc = subprocess.run(args.nvcc_command + ["-Xptxas", "-v", "-o", cubin],
-                          capture_output=True, text=True)
-    report = nvcc.stdout + nvcc.stderr
-    if nvcc.returncode != 0:
-        sys.stderr.write(report)
-        sys.stderr.write("static build: nvcc failed for %s\n" % args.prefix)
-        return 1
-    write_atomically(args.prefix + ".ptxas.txt", report)
-    if args.cuobjdump:
-        dump = subprocess.run([args.cuobjdump, "-sass", cubin], capture_output=True, text=True)
-        if dump.returncode != 0:
-            sys.stderr.write(dump.stdout + dump.stderr)
-            sys.stderr.write("static build: cuobjdump -sass failed for %s\n" % cubin)
-            return 1
-        write_atomically(args.prefix + ".sass", dump.stdout)
-    return 0
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -459,20 +480,12 @@ def main(argv):
     check.add_argument("--stem", required=True, help="output name stem")
     check.add_argument("--arch", required=True, action="append",
                        help="architecture as in CMAKE_CUDA_ARCHITECTURES (repeat)")
-    comp = sub.add_parser("compile", help="build step: nvcc -cubin, ptxas report, SASS")
-    comp.add_argument("--prefix", required=True, help="output path without extension")
-    comp.add_argument("--cuobjdump", default="", help="cuobjdump to dump SASS (empty: none)")
-    comp.add_argument("nvcc_command", nargs=argparse.REMAINDER,
-                      help="-- nvcc and its arguments (without -o)")
+    check.add_argument("--root", default=os.getcwd(),
+                       help="project root: its headers listed in <stem>.sm_<arch>.d may "
+                            "declare kernels too (default: the current directory)")
     args = parser.parse_args(argv)
     try:
-        if args.command == "check":
-            return cmd_check(args)
-        if args.nvcc_command[:1] == ["--"]:
-            args.nvcc_command = args.nvcc_command[1:]
-        if not args.nvcc_command:
-            raise InputError("compile: no nvcc command after --")
-        return cmd_compile(args)
+        return cmd_check(args)
     except (InputError, OSError) as err:
         print("check_static: %s" % err, file=sys.stderr)
         return 1

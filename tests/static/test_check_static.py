@@ -20,6 +20,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import check_static as cs  # noqa: E402
+import compile_cubin  # noqa: E402
 
 FIXTURE_DIR = None
 ARCHS = []
@@ -181,6 +182,38 @@ class Declarations(unittest.TestCase):
             os.unlink(f.name)
 
 
+class HeaderDeclarations(unittest.TestCase):
+    def test_project_headers_come_from_the_dependency_file(self):
+        with tempfile.TemporaryDirectory() as root:
+            for rel in ("kernels/x/common.hpp", "build/default/gen.hpp", "kernels/x/k.cu"):
+                os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+                open(os.path.join(root, rel), "w").close()
+            dep = os.path.join(root, "k.sm_80.d")
+            with open(dep, "w") as f:
+                f.write("%s/k.sm_80.cubin : %s/kernels/x/k.cu \\\n    /usr/include/stdio.h \\\n"
+                        "    %s/kernels/x/common.hpp %s/build/default/gen.hpp\n"
+                        % (root, root, root, root))
+            headers = cs.project_headers([dep, os.path.join(root, "missing.d")], root)
+            self.assertEqual(headers, [os.path.realpath(os.path.join(root, "kernels/x/common.hpp"))])
+
+    def test_header_declaration_need_not_match_in_every_includer(self):
+        header_decl = cs.parse_declaration("kernel=fill_pattern max_regs=16 max_smem=0",
+                                           "common.hpp:3", from_header=True)
+        failures, notes = [], []
+        ptxas = ("ptxas info    : Compiling entry function '_Z1kPf' for 'sm_80'\n"
+                 "ptxas info    : Used 8 registers, used 0 barriers\n")
+        cs.check_arch("80", [decl("kernel=k max_regs=8 max_smem=0"), header_decl],
+                      cs.parse_ptxas(ptxas), None, failures, notes)
+        self.assertEqual(failures, [])
+
+    def test_undeclared_kernel_message_suggests_its_name(self):
+        self.assertEqual(cs.kernel_identifier(
+            "void rl::ceilings::(anonymous namespace)::fma_chains<rl::X<int>>(float, int*)"),
+            "fma_chains")
+        self.assertEqual(cs.kernel_identifier("rl::demo::scale_f32_vec4(float const*, long)"),
+                         "scale_f32_vec4")
+
+
 class Rules(unittest.TestCase):
     ALL = ("kernel=register_pressure max_regs=32 max_smem=0 spills=4000 stack=2000",
            "kernel=reverse_in_shared max_regs=10 max_smem=4096",
@@ -266,8 +299,8 @@ class CompileStep(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             prefix = os.path.join(tmp, "k.sm_80")
             with contextlib.redirect_stderr(io.StringIO()):
-                rc = cs.main(["compile", "--prefix", prefix, "--", sys.executable, "-c",
-                              "import sys; sys.stderr.write('error: boom'); sys.exit(2)"])
+                rc = compile_cubin.main(["--prefix", prefix, "--", sys.executable, "-c",
+                                         "import sys; sys.stderr.write('error: boom'); sys.exit(2)"])
             self.assertEqual(rc, 1)
             self.assertFalse(os.path.exists(prefix + ".ptxas.txt"))
 
