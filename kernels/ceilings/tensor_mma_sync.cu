@@ -180,14 +180,18 @@ std::vector<std::uint32_t> pack_b_fragments() {
   return out;
 }
 
+}  // namespace
+
+// Kernels outside the anonymous namespace: their mangled names then carry
+// them as plain identifiers (the static checks match on those).
 // The tensor instructions exist from sm_80 on (fp8 from sm_89: QMMA on Ada;
 // Hopper has no fp8 mma.sync, see the header).
 // rl-static: kernel=mma_sync_loop max_regs=96 max_smem=0
-// rl-static: kernel=MmaTf32 min_arch=80 max_regs=96 max_smem=0 sass=HMMA
-// rl-static: kernel=MmaF16 min_arch=80 max_regs=96 max_smem=0 sass=HMMA
-// rl-static: kernel=MmaBf16 min_arch=80 max_regs=96 max_smem=0 sass=HMMA
-// rl-static: kernel=MmaS8 min_arch=80 max_regs=96 max_smem=0 sass=IMMA
-// rl-static: kernel=MmaE4m3 arch=89 max_regs=96 max_smem=0 sass=QMMA
+// rl-static: kernel=*MmaTf32E* min_arch=80 max_regs=96 max_smem=0 sass=HMMA
+// rl-static: kernel=*MmaF16E* min_arch=80 max_regs=96 max_smem=0 sass=HMMA
+// rl-static: kernel=*MmaBf16E* min_arch=80 max_regs=96 max_smem=0 sass=HMMA
+// rl-static: kernel=*MmaS8E* min_arch=80 max_regs=96 max_smem=0 sass=IMMA
+// rl-static: kernel=*MmaE4m3E* arch=89 max_regs=96 max_smem=0 sass=QMMA
 template <typename Mma>
 __global__ void mma_sync_loop(const std::uint32_t* __restrict__ a_frag,
                               const std::uint32_t* __restrict__ b_frag, int iters,
@@ -222,6 +226,8 @@ __global__ void mma_sync_loop(const std::uint32_t* __restrict__ a_frag,
     out[thread * 4 + static_cast<std::size_t>(i)] = sum;
   }
 }
+
+namespace {
 
 // |A B| <= 4 K per element; the folded sum kAccumulators * iters * 4 K must stay
 // below 2^24 to be exact in fp32.
