@@ -1,0 +1,34 @@
+// The HTML report: one self-contained file (inline CSS and SVG, no scripts,
+// nothing fetched): summary, ceilings (measured / datasheet / derived / % of
+// claim / clocks / throttling), the roofline chart, the kernel table, a
+// fusion section for naive -> optimised pairs, and the full context.
+#pragma once
+
+#include "rl/roofline/results.hpp"
+#include "rl/roofline/sku.hpp"
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace rl::roofline {
+
+struct ReportOptions {
+  // The datasheet row to compare against: from --sku, else matched from the
+  // device; nullptr = unknown device (shown as such, nothing guessed).
+  const Sku* sku = nullptr;
+  std::string sku_reason;  // how the row was chosen, or why none was
+};
+
+std::string render_report_html(const Results& results, const ReportOptions& options);
+
+// The datasheet row for a results file: `sku_override` (a key or name) when
+// given, else the row matched from the device.  Throws std::invalid_argument
+// for an unknown override.
+ReportOptions report_options_for(const Results& results, std::string_view sku_override = {});
+
+// What bench_roofline does at the end of a run: roofline.svg and report.html
+// beside results.json in `directory`, each written atomically.
+void write_chart_and_report(const std::filesystem::path& directory, const Results& results);
+
+}  // namespace rl::roofline
