@@ -10,7 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>  // before __noinline__: shared_ptr_base.h uses __attribute__((__noinline__))
 
 #ifndef __global__
 #define __global__
