@@ -1,5 +1,7 @@
 #include "rl/roofline/verdict.hpp"
 
+#include "rl/roofline/sku.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -106,6 +108,24 @@ std::vector<std::string> verdict_lines(const Results& results) {
   lines.reserve(results.ceilings.size());
   for (const auto& ceiling : results.ceilings) lines.push_back(verdict_line(ceiling));
   return lines;
+}
+
+std::string attach_vendor_claims(Results& results) {
+  const SkuMatch match = match_sku(results.context.device);
+  for (Ceiling& ceiling : results.ceilings) {
+    if (ceiling.name.starts_with("hbm.")) {
+      if (match.sku != nullptr && match.sku->memory_bytes_per_s > 0)
+        ceiling.datasheet = match.sku->memory_bytes_per_s;
+      continue;  // l2.* has no datasheet figure; no bandwidth is derived from the SM clock
+    }
+    const std::optional<ComputeUnit> unit = parse_compute_unit(ceiling.name);
+    if (!unit.has_value()) continue;
+    if (match.sku != nullptr) ceiling.datasheet = match.sku->datasheet[*unit];
+    if (ceiling.observed_sm_mhz.has_value() && *ceiling.observed_sm_mhz > 0)
+      ceiling.derived_peak = derived_peak_for_device(results.context.device, match.sku, *unit,
+                                                     *ceiling.observed_sm_mhz);
+  }
+  return match.reason;
 }
 
 }  // namespace rl::roofline

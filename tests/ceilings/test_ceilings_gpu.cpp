@@ -6,10 +6,12 @@
 #include "rl/check.hpp"
 #include "rl/cuda.hpp"
 #include "rl/registry.hpp"
+#include "rl/roofline/sku.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -59,6 +61,8 @@ std::map<std::string, double> measure_ceilings() {
   const int cc = device_cc();
   for (const KernelRecord& record : kernel_registry()) {
     if (record.ceiling.empty() || record.min_cc > cc) continue;
+    // Hopper has no fp8 mma.sync; the workload refuses it (tensor_mma_sync.cu).
+    if (record.name == "mma_sync_loop_fp8_e4m3" && cc / 10 == 9) continue;
     const Shape shape = record.shapes(SizePreset::small).front();
     auto workload = record.make_workload(shape, 1234);
     const Validation validation = workload->validate(nullptr);
@@ -86,14 +90,44 @@ TEST(CeilingsOnGpu, l2_read_is_faster_than_every_hbm_ceiling) {
   RL_REQUIRE_GPU();
   const auto rates = measure_ceilings();
   ASSERT_TRUE(rates.contains("l2.read"));
-  for (const auto& [ceiling, rate] : rates)
-    if (ceiling.starts_with("hbm.")) EXPECT_GT(rates.at("l2.read"), rate) << ceiling;
+  for (const auto& [ceiling, rate] : rates) {
+    if (ceiling.starts_with("hbm.")) {
+      EXPECT_GT(rates.at("l2.read"), rate) << ceiling;
+    }
+  }
 }
 
-TEST(CeilingsOnGpu, no_ceiling_exceeds_the_derived_peak_at_the_observed_clock) {
+// The issue asks for "<= 1.05 x derived peak at the observed clock"; the SM
+// clock is sampled by the harness (NVML), not here, so this test bounds by the
+// device's maximum SM clock instead: a looser bound (observed <= maximum) that
+// still catches a wrong FLOP count or a broken timer.
+TEST(CeilingsOnGpu, no_ceiling_exceeds_its_physical_peak_at_the_maximum_clock) {
   RL_REQUIRE_GPU();
-  GTEST_SKIP() << "needs the SKU table's derived peak and NVML clock sampling during the "
-                  "measurement (roofline SKU table and bench harness), not on this branch";
+  int device = 0, clock_khz = 0, sms = 0;
+  RL_CUDA_CHECK(cudaGetDevice(&device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  cudaDeviceProp prop{};
+  RL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+  roofline::DeviceInfo info;
+  info.name = prop.name;
+  info.sm_count = sms;
+  info.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
+  info.memory_bytes = static_cast<std::int64_t>(prop.totalGlobalMem);
+  const roofline::SkuMatch match = roofline::match_sku(info);
+
+  for (const auto& [ceiling, rate] : measure_ceilings()) {
+    if (ceiling.starts_with("hbm.")) {
+      if (match.sku != nullptr)
+        EXPECT_LE(rate, 1.05 * match.sku->memory_bytes_per_s) << ceiling << " vs datasheet";
+      continue;
+    }
+    const auto unit = roofline::parse_compute_unit(ceiling);
+    if (!unit.has_value()) continue;  // l2.read: no published or derivable figure
+    const auto peak = roofline::derived_peak_for_device(info, match.sku, *unit, clock_khz / 1e3);
+    if (!peak.has_value()) continue;
+    EXPECT_LE(rate, 1.05 * *peak) << ceiling << " at " << clock_khz / 1e3 << " MHz";
+  }
 }
 
 }  // namespace

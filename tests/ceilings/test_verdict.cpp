@@ -2,9 +2,12 @@
 // chosen to make the arithmetic checkable by hand; none is a measurement.
 #include "rl/roofline/verdict.hpp"
 
+#include "rl/roofline/sku.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 namespace rl::roofline {
@@ -124,6 +127,78 @@ TEST(CeilingVerdict, one_line_per_ceiling_in_results_order) {
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_EQ(lines[0].rfind("tc.bf16: ", 0), 0u);
   EXPECT_EQ(lines[1], "hbm.read: 1.00 TB/s (no datasheet figure for this device)");
+}
+
+}  // namespace
+}  // namespace rl::roofline
+
+namespace rl::roofline {
+namespace {
+
+// A device that is, by every matching rule, the table's H100 SXM row: the
+// figures compared below come from the table itself, not from this test.
+Results results_on_table_device(const Sku& sku) {
+  Results results;
+  results.context.device.name = std::string(sku.name);
+  results.context.device.sm_count = sku.sm_count;
+  results.context.device.compute_capability = std::string(sku.compute_capability);
+  results.context.device.memory_bytes =
+      static_cast<std::int64_t>(sku.memory_gib * 1024.0 * 1024.0 * 1024.0 * 0.98);
+  Ceiling tensor;
+  tensor.name = "tc.bf16";
+  tensor.unit = "FLOP/s";
+  tensor.value = 1;
+  tensor.observed_sm_mhz = 1500;
+  Ceiling memory;
+  memory.name = "hbm.copy";
+  memory.unit = "B/s";
+  memory.value = 1;
+  memory.observed_sm_mhz = 1500;
+  Ceiling l2 = memory;
+  l2.name = "l2.read";
+  results.ceilings = {tensor, memory, l2};
+  return results;
+}
+
+TEST(VendorClaims, matched_sku_supplies_datasheet_and_derived_peak_at_the_observed_clock) {
+  const Sku* sku = find_sku("h100-sxm");
+  ASSERT_NE(sku, nullptr);
+  Results results = results_on_table_device(*sku);
+  attach_vendor_claims(results);
+  const Ceiling& tensor = results.ceilings[0];
+  ASSERT_TRUE(tensor.datasheet.has_value());
+  EXPECT_EQ(*tensor.datasheet, *sku->datasheet[ComputeUnit::tc_bf16]);
+  ASSERT_TRUE(tensor.derived_peak.has_value());
+  EXPECT_EQ(*tensor.derived_peak,
+            *derived_peak_for_device(results.context.device, sku, ComputeUnit::tc_bf16, 1500));
+  const Ceiling& memory = results.ceilings[1];
+  ASSERT_TRUE(memory.datasheet.has_value());
+  EXPECT_EQ(*memory.datasheet, sku->memory_bytes_per_s);
+  EXPECT_FALSE(memory.derived_peak.has_value()) << "no bandwidth follows from the SM clock";
+  const Ceiling& l2 = results.ceilings[2];
+  EXPECT_FALSE(l2.datasheet.has_value());
+  EXPECT_FALSE(l2.derived_peak.has_value());
+}
+
+TEST(VendorClaims, unknown_device_gets_no_datasheet_figure) {
+  const Sku* sku = find_sku("h100-sxm");
+  ASSERT_NE(sku, nullptr);
+  Results results = results_on_table_device(*sku);
+  results.context.device.name = "Prototype accelerator without a datasheet";
+  const std::string reason = attach_vendor_claims(results);
+  EXPECT_FALSE(reason.empty());
+  for (const Ceiling& c : results.ceilings) EXPECT_FALSE(c.datasheet.has_value()) << c.name;
+  EXPECT_NE(verdict_line(results.ceilings[0]).find("no datasheet figure"), std::string::npos);
+}
+
+TEST(VendorClaims, no_derived_peak_without_an_observed_clock) {
+  const Sku* sku = find_sku("h100-sxm");
+  ASSERT_NE(sku, nullptr);
+  Results results = results_on_table_device(*sku);
+  results.ceilings[0].observed_sm_mhz.reset();
+  attach_vendor_claims(results);
+  EXPECT_TRUE(results.ceilings[0].datasheet.has_value());
+  EXPECT_FALSE(results.ceilings[0].derived_peak.has_value());
 }
 
 }  // namespace

@@ -34,4 +34,11 @@ std::string verdict_line(const Ceiling& ceiling);
 // One line per ceiling of the run, in the order of results.ceilings.
 std::vector<std::string> verdict_lines(const Results& results);
 
+// Fills every ceiling's `datasheet` (the matched SKU row: memory bandwidth for
+// hbm.*, the unit's dense peak for compute ceilings) and `derived_peak` (SMs x
+// per-SM rate x the ceiling's observed_sm_mhz; compute ceilings only, and only
+// when the clock was observed).  Figures that are unknown stay empty; an
+// unknown device matches no row (never a guess).  Returns match_sku's reason.
+std::string attach_vendor_claims(Results& results);
+
 }  // namespace rl::roofline
