@@ -27,6 +27,8 @@
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace rl::ceilings {
@@ -278,72 +280,35 @@ class HbmTriad final : public Workload {
   int blocks_;
 };
 
+// One record per stream ceiling: `arrays` float arrays of n moved (read or
+// written), `flops_per_element` as the kernel's arithmetic.
 template <typename W>
-std::unique_ptr<Workload> make_stream(const Shape& shape, std::uint64_t seed) {
-  return std::make_unique<W>(floats_of(shape), seed);
+KernelRecord stream_record(std::string name, std::string variant, std::string ceiling, int arrays,
+                           double flops_per_element) {
+  return KernelRecord{
+      .name = std::move(name),
+      .family = "ceilings",
+      .variant = std::move(variant),
+      .precision = "fp32",
+      .unit = roofline::ComputeUnit::fp32,
+      .baseline = "",
+      .ceiling = std::move(ceiling),
+      .gpu_only = false,
+      .min_cc = 0,
+      .shapes = stream_shapes,
+      .cost = [=](const Shape& s) { return stream_cost(s, arrays, flops_per_element); },
+      .make_workload = [](const Shape& shape, std::uint64_t seed) -> std::unique_ptr<Workload> {
+        return std::make_unique<W>(floats_of(shape), seed);
+      },
+  };
 }
 
 }  // namespace
 
 // flops: hbm.read counts its one add per element, triad its multiply-add (2).
-RL_REGISTER_KERNEL(KernelRecord{
-    .name = "hbm_read_vec16",
-    .family = "ceilings",
-    .variant = "read",
-    .precision = "fp32",
-    .unit = roofline::ComputeUnit::fp32,
-    .baseline = "",
-    .ceiling = "hbm.read",
-    .gpu_only = false,
-    .min_cc = 0,
-    .shapes = stream_shapes,
-    .cost = [](const Shape& s) { return stream_cost(s, 1, 1.0); },
-    .make_workload = make_stream<HbmRead>,
-});
-
-RL_REGISTER_KERNEL(KernelRecord{
-    .name = "hbm_write_vec16",
-    .family = "ceilings",
-    .variant = "write",
-    .precision = "fp32",
-    .unit = roofline::ComputeUnit::fp32,
-    .baseline = "",
-    .ceiling = "hbm.write",
-    .gpu_only = false,
-    .min_cc = 0,
-    .shapes = stream_shapes,
-    .cost = [](const Shape& s) { return stream_cost(s, 1, 0.0); },
-    .make_workload = make_stream<HbmWrite>,
-});
-
-RL_REGISTER_KERNEL(KernelRecord{
-    .name = "hbm_copy_vec16",
-    .family = "ceilings",
-    .variant = "copy",
-    .precision = "fp32",
-    .unit = roofline::ComputeUnit::fp32,
-    .baseline = "",
-    .ceiling = "hbm.copy",
-    .gpu_only = false,
-    .min_cc = 0,
-    .shapes = stream_shapes,
-    .cost = [](const Shape& s) { return stream_cost(s, 2, 0.0); },
-    .make_workload = make_stream<HbmCopy>,
-});
-
-RL_REGISTER_KERNEL(KernelRecord{
-    .name = "hbm_triad_vec16",
-    .family = "ceilings",
-    .variant = "triad",
-    .precision = "fp32",
-    .unit = roofline::ComputeUnit::fp32,
-    .baseline = "",
-    .ceiling = "hbm.triad",
-    .gpu_only = false,
-    .min_cc = 0,
-    .shapes = stream_shapes,
-    .cost = [](const Shape& s) { return stream_cost(s, 3, 2.0); },
-    .make_workload = make_stream<HbmTriad>,
-});
+RL_REGISTER_KERNEL(stream_record<HbmRead>("hbm_read_vec16", "read", "hbm.read", 1, 1.0));
+RL_REGISTER_KERNEL(stream_record<HbmWrite>("hbm_write_vec16", "write", "hbm.write", 1, 0.0));
+RL_REGISTER_KERNEL(stream_record<HbmCopy>("hbm_copy_vec16", "copy", "hbm.copy", 2, 0.0));
+RL_REGISTER_KERNEL(stream_record<HbmTriad>("hbm_triad_vec16", "triad", "hbm.triad", 3, 2.0));
 
 }  // namespace rl::ceilings

@@ -118,8 +118,9 @@ TEST(CeilingsOnGpu, no_ceiling_exceeds_its_physical_peak_at_the_maximum_clock) {
 
   for (const auto& [ceiling, rate] : measure_ceilings()) {
     if (ceiling.starts_with("hbm.")) {
-      if (match.sku != nullptr)
+      if (match.sku != nullptr) {
         EXPECT_LE(rate, 1.05 * match.sku->memory_bytes_per_s) << ceiling << " vs datasheet";
+      }
       continue;
     }
     const auto unit = roofline::parse_compute_unit(ceiling);
