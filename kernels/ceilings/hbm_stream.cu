@@ -53,21 +53,10 @@ __global__ void hbm_read_vec16(const float4* __restrict__ in, std::size_t n4,
   for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
     float4 v[kUnroll];
     for (int u = 0; u < kUnroll; ++u) v[u] = in[i + u * stride];
-    for (int u = 0; u < kUnroll; ++u) {
-      acc.x += v[u].x;
-      acc.y += v[u].y;
-      acc.z += v[u].z;
-      acc.w += v[u].w;
-    }
+    for (int u = 0; u < kUnroll; ++u) add_lanes(acc, v[u]);
   }
-  for (; i < n4; i += stride) {
-    const float4 v = in[i];
-    acc.x += v.x;
-    acc.y += v.y;
-    acc.z += v.z;
-    acc.w += v.w;
-  }
-  partial[std::size_t{blockIdx.x} * blockDim.x + threadIdx.x] = (acc.x + acc.y) + (acc.z + acc.w);
+  for (; i < n4; i += stride) add_lanes(acc, in[i]);
+  partial[std::size_t{blockIdx.x} * blockDim.x + threadIdx.x] = lane_sum(acc);
 }
 
 // hbm.write: fill with one vector value.

@@ -52,23 +52,12 @@ __global__ void l2_read_vec16_rotating(const float4* __restrict__ in, std::size_
     for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
       float4 v[kUnroll];
       for (int u = 0; u < kUnroll; ++u) v[u] = in[wrap(i + u * stride + offset, n4)];
-      for (int u = 0; u < kUnroll; ++u) {
-        acc.x += v[u].x;
-        acc.y += v[u].y;
-        acc.z += v[u].z;
-        acc.w += v[u].w;
-      }
+      for (int u = 0; u < kUnroll; ++u) add_lanes(acc, v[u]);
     }
-    for (; i < n4; i += stride) {
-      const float4 v = in[wrap(i + offset, n4)];
-      acc.x += v.x;
-      acc.y += v.y;
-      acc.z += v.z;
-      acc.w += v.w;
-    }
+    for (; i < n4; i += stride) add_lanes(acc, in[wrap(i + offset, n4)]);
     offset = wrap(offset + kRotate % n4, n4);
   }
-  partial[first] = (acc.x + acc.y) + (acc.z + acc.w);
+  partial[first] = lane_sum(acc);
 }
 
 namespace {

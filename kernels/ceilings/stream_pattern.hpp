@@ -1,5 +1,6 @@
-// The input data of the memory ceilings, filled on the device (a 1 GiB
-// upload would dominate the set-up time).
+// What the memory ceilings share: their input data, filled on the device (a
+// 1 GiB upload would dominate the set-up time), and the per-thread sum that
+// keeps their loads alive.
 #pragma once
 
 #include "rl/check.hpp"
@@ -24,6 +25,18 @@ __global__ void fill_stream_pattern(T* data, std::uint64_t n, std::uint64_t seed
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
     data[i] = static_cast<T>(stream_pattern(i, seed));
+}
+
+// acc += v lane by lane: four independent adds, no dependency between lanes.
+__device__ inline void add_lanes(float4& acc, const float4& v) {
+  acc.x += v.x;
+  acc.y += v.y;
+  acc.z += v.z;
+  acc.w += v.w;
+}
+
+__device__ inline float lane_sum(const float4& acc) {
+  return (acc.x + acc.y) + (acc.z + acc.w);
 }
 
 inline DeviceBuffer<float> patterned(std::size_t n, std::uint64_t seed) {
