@@ -35,6 +35,7 @@ else()
 endif()
 
 set(RL_STATIC_CHECKER ${PROJECT_SOURCE_DIR}/tests/static/check_static.py)
+set(RL_STATIC_COMPILER ${PROJECT_SOURCE_DIR}/tests/static/compile_cubin.py)
 
 # rl_static_architectures(<out>): CMAKE_CUDA_ARCHITECTURES as the SASS targets
 # the static build compiles for: "80-real" -> 80, virtual-only entries dropped,
@@ -93,14 +94,14 @@ function(rl_add_static_source)
     endif()
     add_custom_command(
       OUTPUT ${produced}
-      COMMAND Python3::Interpreter ${RL_STATIC_CHECKER} compile --prefix ${prefix}
+      COMMAND Python3::Interpreter ${RL_STATIC_COMPILER} --prefix ${prefix}
               --cuobjdump "${RL_CUOBJDUMP}" --
               ${CMAKE_CUDA_COMPILER} ${host_compiler} ${user_flags}
               -std=c++20 --expt-relaxed-constexpr -lineinfo -O3 -DNDEBUG
               "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
               "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>"
               -MD -MF ${prefix}.d -cubin -arch=sm_${arch} ${S_SOURCE}
-      DEPENDS ${S_SOURCE} ${RL_STATIC_CHECKER}
+      DEPENDS ${S_SOURCE} ${RL_STATIC_COMPILER}
       DEPFILE ${prefix}.d
       COMMENT "static: ${S_STEM} for sm_${arch}"
       COMMAND_EXPAND_LISTS VERBATIM)

@@ -60,8 +60,8 @@ malformed; 77 the resource checks passed but SASS expectations could not be
 checked because there is no SASS (cuobjdump missing) -- ctest reports it as
 skipped, never as passed.
 
-`compile` is the build step: it runs nvcc, writes the ptxas report only when
-the compile succeeds and dumps the SASS when a cuobjdump is given.
+The build step that produces these files is compile_cubin.py (kept apart so
+that editing the checker does not recompile every kernel).
 
 Standard library only (Python >= 3.8).
 """
@@ -73,7 +73,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 
 EXIT_SKIP = 77
 
@@ -472,35 +471,6 @@ def cmd_check(args):
     return 0
 
 
-def write_atomically(path, data):
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(data)
-    os.replace(tmp, path)
-
-
-def cmd_compile(args):
-    """nvcc -cubin with -Xptxas -v; report and SASS written only on success."""
-    cubin = args.prefix + ".cubin"
-    nvcc = subprocess.run(args.nvcc_command + ["-Xptxas", "-v", "-o", cubin],
-                          capture_output=True, text=True)
-    report = nvcc.stdout + nvcc.stderr
-    if nvcc.returncode != 0:
-        sys.stderr.write(report)
-        sys.stderr.write("static build: nvcc failed for %s\n" % args.prefix)
-        return 1
-    write_atomically(args.prefix + ".ptxas.txt", report)
-    if args.cuobjdump:
-        dump = subprocess.run([args.cuobjdump, "-sass", cubin], capture_output=True, text=True)
-        if dump.returncode != 0:
-            sys.stderr.write(dump.stdout + dump.stderr)
-            sys.stderr.write("static build: cuobjdump -sass failed for %s\n" % cubin)
-            return 1
-        write_atomically(args.prefix + ".sass", dump.stdout)
-    return 0
-
-
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -513,20 +483,9 @@ def main(argv):
     check.add_argument("--root", default=os.getcwd(),
                        help="project root: its headers listed in <stem>.sm_<arch>.d may "
                             "declare kernels too (default: the current directory)")
-    comp = sub.add_parser("compile", help="build step: nvcc -cubin, ptxas report, SASS")
-    comp.add_argument("--prefix", required=True, help="output path without extension")
-    comp.add_argument("--cuobjdump", default="", help="cuobjdump to dump SASS (empty: none)")
-    comp.add_argument("nvcc_command", nargs=argparse.REMAINDER,
-                      help="-- nvcc and its arguments (without -o)")
     args = parser.parse_args(argv)
     try:
-        if args.command == "check":
-            return cmd_check(args)
-        if args.nvcc_command[:1] == ["--"]:
-            args.nvcc_command = args.nvcc_command[1:]
-        if not args.nvcc_command:
-            raise InputError("compile: no nvcc command after --")
-        return cmd_compile(args)
+        return cmd_check(args)
     except (InputError, OSError) as err:
         print("check_static: %s" % err, file=sys.stderr)
         return 1

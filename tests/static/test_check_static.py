@@ -20,6 +20,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import check_static as cs  # noqa: E402
+import compile_cubin  # noqa: E402
 
 FIXTURE_DIR = None
 ARCHS = []
@@ -298,8 +299,8 @@ class CompileStep(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             prefix = os.path.join(tmp, "k.sm_80")
             with contextlib.redirect_stderr(io.StringIO()):
-                rc = cs.main(["compile", "--prefix", prefix, "--", sys.executable, "-c",
-                              "import sys; sys.stderr.write('error: boom'); sys.exit(2)"])
+                rc = compile_cubin.main(["--prefix", prefix, "--", sys.executable, "-c",
+                                         "import sys; sys.stderr.write('error: boom'); sys.exit(2)"])
             self.assertEqual(rc, 1)
             self.assertFalse(os.path.exists(prefix + ".ptxas.txt"))
 

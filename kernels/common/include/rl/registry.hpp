@@ -43,6 +43,9 @@ class Workload {
   virtual void run(cudaStream_t stream) = 0;
   // Poison the outputs, run once, synchronise, compare with the reference.
   virtual Validation validate(cudaStream_t stream) = 0;
+  // How this instance does its work when that is only known at run time (a
+  // library's chosen algorithm): the harness puts it in results (method).
+  virtual std::string notes() const { return {}; }
 };
 
 struct KernelRecord {

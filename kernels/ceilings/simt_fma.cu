@@ -1,0 +1,206 @@
+// SIMT compute ceilings: fp32.fma (FFMA), fp64.fma (DFMA), fp16.hfma2 and
+// bf16.hfma2 (HFMA2, HFMA2.BF16: two FMAs per instruction).
+//
+// The idea: each thread runs Chain::kChains independent FMA chains
+// x <- x * a + b, unrolled, so a scheduler always has an independent FMA to
+// issue (chains x warps per scheduler >> FMA latency), and the loop overhead
+// is a few instructions per kChains x 4 FMAs.  a and b are kernel arguments
+// (a = 1, b = 1), so the compiler cannot fold the chain; each thread folds its
+// chains into one output per lane, so it cannot drop them either.
+//
+// The check is exact: with a = 1 and b = 1 a chain started at x0 ends at
+// x0 + iters, and every intermediate value is an integer the type represents
+// exactly (|x| <= 2048 for fp16, <= 256 for bf16, so their chains start at
+// -2048 and -256 and their iteration counts stay below 4096 and 512).  A
+// missing or extra FMA changes the output.  The bf16 and fp16 shapes launch
+// several full waves to make up for their short chains.
+//
+// FLOPs: 2 per FMA, 4 per HFMA2.  Bytes: the per-thread outputs only.
+#include "ceilings/support.hpp"
+#include "rl/cuda.hpp"
+#include "rl/device_buffer.hpp"
+#include "rl/registry.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rl::ceilings {
+namespace {
+
+constexpr int kFmaBlock = 256;
+
+struct Fp32Chain {
+  using Value = float;
+  using Out = float;
+  static constexpr int kChains = 16;
+  static constexpr int kLanes = 1;
+  static constexpr float kStart = 0.f;
+  static constexpr std::int64_t kMaxIters = std::int64_t{1} << 19;  // sums stay < 2^24
+  __host__ __device__ static Value make(float lo, float) { return lo; }
+  __device__ static Value fma(Value x, Value a, Value b) { return fmaf(x, a, b); }
+  __device__ static Out lane(Value x, int) { return x; }
+};
+
+struct Fp64Chain {
+  using Value = double;
+  using Out = double;
+  static constexpr int kChains = 8;  // two registers per value
+  static constexpr int kLanes = 1;
+  static constexpr float kStart = 0.f;
+  static constexpr std::int64_t kMaxIters = std::int64_t{1} << 19;
+  __host__ __device__ static Value make(float lo, float) { return lo; }
+  __device__ static Value fma(Value x, Value a, Value b) { return ::fma(x, a, b); }
+  __device__ static Out lane(Value x, int) { return x; }
+};
+
+struct Fp16Chain {
+  using Value = __half2;
+  using Out = float;
+  static constexpr int kChains = 16;
+  static constexpr int kLanes = 2;
+  static constexpr float kStart = -2048.f;  // integers are exact in [-2048, 2048]
+  static constexpr std::int64_t kMaxIters = 4096 - 8;
+  __host__ __device__ static Value make(float lo, float hi) { return __floats2half2_rn(lo, hi); }
+  __device__ static Value fma(Value x, Value a, Value b) { return __hfma2(x, a, b); }
+  __device__ static Out lane(Value x, int l) { return l == 0 ? __low2float(x) : __high2float(x); }
+};
+
+struct Bf16Chain {
+  using Value = __nv_bfloat162;
+  using Out = float;
+  static constexpr int kChains = 16;
+  static constexpr int kLanes = 2;
+  static constexpr float kStart = -256.f;  // integers are exact in [-256, 256]
+  static constexpr std::int64_t kMaxIters = 512 - 8;
+  __host__ __device__ static Value make(float lo, float hi) {
+    return __floats2bfloat162_rn(lo, hi);
+  }
+  __device__ static Value fma(Value x, Value a, Value b) { return __hfma2(x, a, b); }
+  __device__ static Out lane(Value x, int l) { return l == 0 ? __low2float(x) : __high2float(x); }
+};
+
+// Chain j of thread `thread`, lane `lane` starts at kStart + (0..7): different
+// starts per chain and lane, so an output that mixes up chains or lanes fails.
+template <typename Chain>
+__host__ __device__ inline float chain_start(std::uint32_t thread, int j, int lane) {
+  return Chain::kStart + static_cast<float>((thread + 3u * static_cast<std::uint32_t>(j) +
+                                             5u * static_cast<std::uint32_t>(lane)) %
+                                            8u);
+}
+
+// Each instance's hot loop is its FMA opcode; bf16 arithmetic is native from
+// sm_80 on (sm_75 computes it in fp32).
+// rl-static: kernel=Fp32Chain max_regs=64 max_smem=0 sass_dominant=FFMA
+// rl-static: kernel=Fp64Chain max_regs=64 max_smem=0 sass_dominant=DFMA
+// rl-static: kernel=Fp16Chain max_regs=64 max_smem=0 sass_dominant=HFMA2
+// rl-static: kernel=Bf16Chain max_regs=64 max_smem=0
+// rl-static: kernel=Bf16Chain min_arch=80 max_regs=64 max_smem=0 sass_dominant=HFMA2
+template <typename Chain>
+__global__ void fma_chains(float a, float b, int iters, typename Chain::Out* __restrict__ out) {
+  using Value = typename Chain::Value;
+  const std::uint32_t thread = blockIdx.x * blockDim.x + threadIdx.x;
+  const Value va = Chain::make(a, a);
+  const Value vb = Chain::make(b, b);
+  Value x[Chain::kChains];
+  for (int j = 0; j < Chain::kChains; ++j)
+    x[j] = Chain::make(chain_start<Chain>(thread, j, 0), chain_start<Chain>(thread, j, 1));
+  // Four steps per trip: 4 x kChains FMAs per loop branch.  (Constant-count
+  // loops are unrolled fully by nvcc, which keeps x[] in registers; the static
+  // check's no-local-memory rule guards that.)
+  int it = 0;
+  for (; it + 4 <= iters; it += 4)
+    for (int step = 0; step < 4; ++step)
+      for (int j = 0; j < Chain::kChains; ++j) x[j] = Chain::fma(x[j], va, vb);
+  for (; it < iters; ++it)
+    for (int j = 0; j < Chain::kChains; ++j) x[j] = Chain::fma(x[j], va, vb);
+  for (int l = 0; l < Chain::kLanes; ++l) {
+    typename Chain::Out sum = 0;
+    for (int j = 0; j < Chain::kChains; ++j) sum += Chain::lane(x[j], l);
+    out[std::size_t{thread} * Chain::kLanes + static_cast<std::size_t>(l)] = sum;
+  }
+}
+
+template <typename Chain>
+std::vector<Shape> fma_shapes(SizePreset preset, std::int64_t large_iters, std::int64_t waves) {
+  return loop_shapes(preset, one_wave_blocks(fma_chains<Chain>, kFmaBlock, 1024) * waves, kFmaBlock,
+                     large_iters);
+}
+
+template <typename Chain>
+roofline::Cost fma_cost(const Shape& shape, roofline::ComputeUnit unit) {
+  const LoopShape s = parse_loop_shape(shape, Chain::kMaxIters);
+  const double threads = static_cast<double>(s.blocks) * static_cast<double>(s.threads);
+  const double fmas = threads * Chain::kChains * Chain::kLanes * static_cast<double>(s.iters);
+  const double bytes = threads * Chain::kLanes * sizeof(typename Chain::Out);
+  return {2.0 * fmas, bytes, bytes, unit};
+}
+
+template <typename Chain>
+class FmaChains final : public Workload {
+ public:
+  explicit FmaChains(const LoopShape& shape)
+      : shape_(shape),
+        out_(static_cast<std::size_t>(shape.blocks * shape.threads) * Chain::kLanes) {}
+
+  void run(cudaStream_t stream) override {
+    rl::launch(fma_chains<Chain>, dim3(static_cast<unsigned>(shape_.blocks)),
+               dim3(static_cast<unsigned>(shape_.threads)), 0, stream, 1.0f, 1.0f,
+               static_cast<int>(shape_.iters), out_.get());
+  }
+
+  Validation validate(cudaStream_t stream) override {
+    return run_and_compare_exact(*this, out_, stream, [&](std::size_t i) {
+      const auto thread = static_cast<std::uint32_t>(i / Chain::kLanes);
+      const int lane = static_cast<int>(i % Chain::kLanes);
+      double sum = 0;
+      for (int j = 0; j < Chain::kChains; ++j)
+        sum += chain_start<Chain>(thread, j, lane) + static_cast<double>(shape_.iters);
+      return sum;
+    });
+  }
+
+ private:
+  LoopShape shape_;
+  DeviceBuffer<typename Chain::Out> out_;
+};
+
+template <typename Chain>
+KernelRecord fma_record(std::string name, std::string precision, roofline::ComputeUnit unit,
+                        std::string ceiling, int min_cc, std::int64_t large_iters,
+                        std::int64_t waves) {
+  return KernelRecord{
+      .name = std::move(name),
+      .family = "ceilings",
+      .variant = "fma_chains",
+      .precision = precision,
+      .unit = unit,
+      .baseline = "",
+      .ceiling = std::move(ceiling),
+      .gpu_only = false,
+      .min_cc = min_cc,
+      .shapes = [=](SizePreset preset) { return fma_shapes<Chain>(preset, large_iters, waves); },
+      .cost = [=](const Shape& shape) { return fma_cost<Chain>(shape, unit); },
+      .make_workload = [=](const Shape& shape, std::uint64_t) -> std::unique_ptr<Workload> {
+        return std::make_unique<FmaChains<Chain>>(parse_loop_shape(shape, Chain::kMaxIters));
+      },
+  };
+}
+
+}  // namespace
+
+// Launch lengths aim at about a millisecond on a large GPU at the large preset.
+RL_REGISTER_KERNEL(fma_record<Fp32Chain>("fma_chains_fp32", "fp32", roofline::ComputeUnit::fp32,
+                                         "fp32.fma", 0, 8192, 1));
+RL_REGISTER_KERNEL(fma_record<Fp64Chain>("fma_chains_fp64", "fp64", roofline::ComputeUnit::fp64,
+                                         "fp64.fma", 0, 4096, 1));
+RL_REGISTER_KERNEL(fma_record<Fp16Chain>("hfma2_chains_fp16", "fp16", roofline::ComputeUnit::fp16,
+                                         "fp16.hfma2", 0, 4088, 2));
+RL_REGISTER_KERNEL(fma_record<Bf16Chain>("hfma2_chains_bf16", "bf16", roofline::ComputeUnit::bf16,
+                                         "bf16.hfma2", 80, 504, 16));
+
+}  // namespace rl::ceilings

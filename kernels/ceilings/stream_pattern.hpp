@@ -1,0 +1,51 @@
+// What the memory ceilings share: their input data, filled on the device (a
+// 1 GiB upload would dominate the set-up time), and the per-thread sum that
+// keeps their loads alive.
+#pragma once
+
+#include "rl/check.hpp"
+#include "rl/cuda.hpp"
+#include "rl/device_buffer.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace rl::ceilings {
+
+// Input element i of the memory ceilings: small positive integers (1..15),
+// so every sum those kernels form stays exact in fp32 and the expected values
+// are exact.
+__host__ __device__ inline float stream_pattern(std::uint64_t i, std::uint64_t seed) {
+  return static_cast<float>((i + seed) % 15u + 1u);
+}
+
+// A template only so that several kernel files can include it (vague linkage).
+template <typename T>
+__global__ void fill_stream_pattern(T* data, std::uint64_t n, std::uint64_t seed) {
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < n; i += stride)
+    data[i] = static_cast<T>(stream_pattern(i, seed));
+}
+
+// acc += v lane by lane: four independent adds, no dependency between lanes.
+__device__ inline void add_lanes(float4& acc, const float4& v) {
+  acc.x += v.x;
+  acc.y += v.y;
+  acc.z += v.z;
+  acc.w += v.w;
+}
+
+__device__ inline float lane_sum(const float4& acc) {
+  return (acc.x + acc.y) + (acc.z + acc.w);
+}
+
+inline DeviceBuffer<float> patterned(std::size_t n, std::uint64_t seed) {
+  DeviceBuffer<float> buffer(n);
+  rl::launch(fill_stream_pattern<float>, dim3(1024), dim3(256), 0, nullptr, buffer.get(),
+             std::uint64_t{n}, seed);
+  RL_CUDA_CHECK(cudaGetLastError());
+  RL_CUDA_CHECK(cudaDeviceSynchronize());
+  return buffer;
+}
+
+}  // namespace rl::ceilings

@@ -1,0 +1,152 @@
+// What every ceiling kernel of this family shares: a grid that fills the
+// device exactly once (the kernels are grid-stride loops, so the grid does not
+// depend on the problem size), and a comparison of large outputs against a
+// reference computed chunk by chunk (a 1 GiB output would need 2 GiB of
+// float64 reference at once).
+#pragma once
+
+#include "rl/check.hpp"
+#include "rl/cuda.hpp"
+#include "rl/device_buffer.hpp"
+#include "rl/registry.hpp"
+#include "rl/validate.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace rl::ceilings {
+
+// Blocks of `kernel` resident per SM at this block size.  The emulator has no
+// occupancy calculator (its "SM" is a worker thread): there the device's
+// threads-per-SM and blocks-per-SM limits give the answer.
+template <typename... Params>
+int resident_blocks_per_sm([[maybe_unused]] void (*kernel)(Params...), int block_threads,
+                           [[maybe_unused]] int device) {
+#if defined(RL_EMULATE)
+  int threads = 0;
+  int blocks = 0;
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&blocks, cudaDevAttrMaxBlocksPerMultiprocessor, device));
+  return std::min(blocks, threads / block_threads);
+#else
+  int per_sm = 0;
+  RL_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, block_threads, 0));
+  return per_sm;
+#endif
+}
+
+struct DeviceFill {
+  int sm_count = 0;
+  int blocks_per_sm = 0;
+  int blocks() const { return sm_count * blocks_per_sm; }
+};
+
+// SM count x resident blocks per SM for this kernel at this block size: one
+// full wave, every SM busy, no tail of partly filled waves.
+template <typename... Params>
+DeviceFill device_fill(void (*kernel)(Params...), int block_threads) {
+  int device = 0;
+  RL_CUDA_CHECK(cudaGetDevice(&device));
+  DeviceFill fill;
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&fill.sm_count, cudaDevAttrMultiProcessorCount, device));
+  fill.blocks_per_sm = resident_blocks_per_sm(kernel, block_threads, device);
+  // A kernel that cannot be resident at all would fail at launch; one block
+  // per SM keeps the grid valid so that the launch reports the real error.
+  fill.blocks_per_sm = std::max(fill.blocks_per_sm, 1);
+  return fill;
+}
+
+// At most `max_blocks` (no block without work), at least one.
+template <typename... Params>
+int resident_blocks(void (*kernel)(Params...), int block_threads, std::int64_t max_blocks) {
+  const std::int64_t full = device_fill(kernel, block_threads).blocks();
+  return static_cast<int>(std::clamp<std::int64_t>(max_blocks, 1, full));
+}
+
+// The ceiling kernels' outputs are sums of small integers, exact in their
+// output type, so any difference from the reference is a missing or extra
+// operation: the comparison demands equality (up to printing noise), not the
+// precision's usual tolerance, which a whole missing FMA chain could pass.
+inline constexpr Tolerance kExactIntegers{1e-9, 1e-9};
+
+// One resident wave of `kernel` for launch-shape declarations (shapes(), which
+// must not throw when the registry is listed on a machine without a device):
+// `fallback` blocks when no device answers.
+template <typename... Params>
+std::int64_t one_wave_blocks(void (*kernel)(Params...), int block_threads, std::int64_t fallback) {
+  try {
+    return device_fill(kernel, block_threads).blocks();
+  } catch (const CudaError&) {
+    cudaGetLastError();  // not sticky: leave no error behind for the caller
+    return fallback;
+  }
+}
+
+// Launch shape of the compute-ceiling loops: the cost model needs the thread
+// count, so it is part of the shape (one or more full resident waves, found
+// when the shapes are listed).
+struct LoopShape {
+  std::int64_t blocks = 0, threads = 0, iters = 0;
+};
+
+inline LoopShape parse_loop_shape(const Shape& shape, std::int64_t max_iters) {
+  const LoopShape s{shape.at("blocks"), shape.at("threads"), shape.at("iters")};
+  if (s.blocks <= 0 || s.blocks > (std::int64_t{1} << 24) || s.threads <= 0 || s.threads > 1024 ||
+      s.threads % 32 != 0 || s.iters <= 0 || s.iters > max_iters)
+    throw std::invalid_argument(
+        "compute ceiling: need 0 < blocks <= 2^24, threads a multiple of 32 <= 1024, 0 < iters "
+        "<= " +
+        std::to_string(max_iters) + "; got " + shape.to_string());
+  return s;
+}
+
+// The large preset runs `large_iters`; medium half, small a quarter.
+inline std::vector<Shape> loop_shapes(SizePreset preset, std::int64_t blocks, int threads,
+                                      std::int64_t large_iters) {
+  const std::int64_t divisor =
+      preset == SizePreset::small ? 4 : (preset == SizePreset::medium ? 2 : 1);
+  return {Shape{{{"blocks", blocks}, {"threads", threads}, {"iters", large_iters / divisor}}}};
+}
+
+// Compares `got` with reference(i) in chunks; the Validation accumulates over
+// chunks (compare_to_reference's last parameter), so the first failure wins.
+template <typename Reference>
+Validation compare_in_chunks(std::span<const float> got, Reference reference, Tolerance tol) {
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  Validation result;
+  std::vector<double> ref;
+  for (std::size_t begin = 0; begin < got.size(); begin += kChunk) {
+    const std::size_t count = std::min(kChunk, got.size() - begin);
+    ref.resize(count);
+    for (std::size_t i = 0; i < count; ++i) ref[i] = reference(begin + i);
+    const bool failed_before = !result.passed && !result.detail.empty();
+    result = compare_to_reference(got.subspan(begin, count), ref, tol, result);
+    if (!failed_before && !result.passed && begin > 0)
+      result.detail = "(chunk at " + std::to_string(begin) + ") " + result.detail;
+  }
+  if (got.empty()) result.detail = "empty output";
+  return result;
+}
+
+// The validate() of every ceiling workload: poison the output, run once,
+// compare every element with reference(i) exactly.  Outputs of other types
+// (double, int32) are small integers, so converting them to float is exact.
+template <typename T, typename Reference>
+Validation run_and_compare_exact(Workload& workload, DeviceBuffer<T>& out, cudaStream_t stream,
+                                 Reference reference) {
+  out.poison(stream);
+  workload.run(stream);
+  RL_CUDA_CHECK(cudaGetLastError());
+  RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  const std::vector<T> raw = out.download();
+  std::vector<float> got(raw.size());
+  for (std::size_t i = 0; i < raw.size(); ++i) got[i] = static_cast<float>(raw[i]);
+  return compare_in_chunks(got, reference, kExactIntegers);
+}
+
+}  // namespace rl::ceilings
