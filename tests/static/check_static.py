@@ -337,7 +337,8 @@ def check_arch(arch, decls, resources, sass, failures, notes):
         if not covering:
             failures.append("%s: undeclared kernel (mangled %s); add a line "
                             "'// rl-static: kernel=%s max_regs=N max_smem=N' next to it "
-                            "(tests/static/README.md)" % (label, name, kernel_identifier(pretty[name])))
+                            "(tests/static/README.md)"
+                            % (label, name, kernel_identifier(pretty[name])))
             continue
         stated = lambda key: [(d, d.fields[key]) for d in covering if key in d.fields]
         for key, what in (("max_regs", "register"), ("max_smem", "shared memory")):

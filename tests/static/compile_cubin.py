@@ -2,7 +2,8 @@
 """Build step of the static checks (cmake/RlStatic.cmake): one kernel source,
 one architecture.
 
-    compile_cubin.py --prefix OUT/<stem>.sm_<arch> [--cuobjdump PATH] -- nvcc ARGS... -cubin -arch=sm_<arch> SRC
+    compile_cubin.py --prefix OUT/<stem>.sm_<arch> [--cuobjdump PATH] \\
+        -- nvcc ARGS... -cubin -arch=sm_<arch> SRC
 
 runs nvcc with `-Xptxas -v -o <prefix>.cubin` appended and writes
   <prefix>.ptxas.txt  nvcc's output (the ptxas resource report)

@@ -209,7 +209,8 @@ class HeaderDeclarations(unittest.TestCase):
                         "    %s/kernels/x/common.hpp %s/build/default/gen.hpp\n"
                         % (root, root, root, root))
             headers = cs.project_headers([dep, os.path.join(root, "missing.d")], root)
-            self.assertEqual(headers, [os.path.realpath(os.path.join(root, "kernels/x/common.hpp"))])
+            wanted = os.path.realpath(os.path.join(root, "kernels/x/common.hpp"))
+            self.assertEqual(headers, [wanted])
 
     def test_header_declaration_need_not_match_in_every_includer(self):
         header_decl = cs.parse_declaration("kernel=fill_pattern max_regs=16 max_smem=0",
@@ -314,8 +315,9 @@ class CompileStep(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             prefix = os.path.join(tmp, "k.sm_80")
             with contextlib.redirect_stderr(io.StringIO()):
+                failing_nvcc = "import sys; sys.stderr.write('error: boom'); sys.exit(2)"
                 rc = compile_cubin.main(["--prefix", prefix, "--", sys.executable, "-c",
-                                         "import sys; sys.stderr.write('error: boom'); sys.exit(2)"])
+                                         failing_nvcc])
             self.assertEqual(rc, 1)
             self.assertFalse(os.path.exists(prefix + ".ptxas.txt"))
 
