@@ -27,7 +27,10 @@ find_program(RL_CUOBJDUMP cuobjdump HINTS ${rl_static_venv_bins} ${CUDAToolkit_B
              DOC "cuobjdump used to dump SASS for the static checks")
 find_program(RL_NVDISASM nvdisasm HINTS ${rl_static_venv_bins} ${CUDAToolkit_BIN_DIR}
              DOC "nvdisasm (control-flow and register-liveness listings of a cubin)")
+# -DRL_CUOBJDUMP=OFF builds no SASS listings (the SASS checks then report SKIPPED).
+set(RL_STATIC_CUOBJDUMP "")
 if(RL_CUOBJDUMP)
+  set(RL_STATIC_CUOBJDUMP ${RL_CUOBJDUMP})
   message(STATUS "bench_roofline: static checks read SASS with ${RL_CUOBJDUMP}")
 else()
   message(STATUS "bench_roofline: cuobjdump not found; the static SASS checks will be SKIPPED "
@@ -89,13 +92,13 @@ function(rl_add_static_source)
   foreach(arch IN LISTS S_ARCHS)
     set(prefix ${S_OUT_DIR}/${S_STEM}.sm_${arch})
     set(produced ${prefix}.cubin ${prefix}.ptxas.txt)
-    if(RL_CUOBJDUMP)
+    if(RL_STATIC_CUOBJDUMP)
       list(APPEND produced ${prefix}.sass)
     endif()
     add_custom_command(
       OUTPUT ${produced}
       COMMAND Python3::Interpreter ${RL_STATIC_COMPILER} --prefix ${prefix}
-              --cuobjdump "${RL_CUOBJDUMP}" --
+              "--cuobjdump=${RL_STATIC_CUOBJDUMP}" --
               ${CMAKE_CUDA_COMPILER} ${host_compiler} ${user_flags}
               -std=c++20 --expt-relaxed-constexpr -lineinfo -O3 -DNDEBUG
               "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"

@@ -2,13 +2,15 @@
 """Build step of the static checks (cmake/RlStatic.cmake): one kernel source,
 one architecture.
 
-    compile_cubin.py --prefix OUT/<stem>.sm_<arch> [--cuobjdump PATH] -- nvcc ARGS... -cubin -arch=sm_<arch> SRC
+    compile_cubin.py --prefix OUT/<stem>.sm_<arch> [--cuobjdump PATH] \\
+        -- nvcc ARGS... -cubin -arch=sm_<arch> SRC
 
 runs nvcc with `-Xptxas -v -o <prefix>.cubin` appended and writes
   <prefix>.ptxas.txt  nvcc's output (the ptxas resource report)
   <prefix>.sass       `cuobjdump -sass` of the cubin, when --cuobjdump is given
 each atomically and only when its step succeeded, so a failed compile leaves
-no report behind for make to call up to date.  Standard library only.
+no report behind for make to call up to date; without --cuobjdump an old
+listing is removed rather than left to describe old code.  Standard library only.
 """
 
 import argparse
@@ -56,6 +58,9 @@ def main(argv):
             print("compile_cubin: cuobjdump -sass failed for %s" % cubin, file=sys.stderr)
             return 1
         write_atomically(args.prefix + ".sass", dump.stdout)
+    elif os.path.exists(args.prefix + ".sass"):
+        # A listing from an earlier configuration would describe old code.
+        os.remove(args.prefix + ".sass")
     return 0
 
 
