@@ -80,7 +80,16 @@ struct Bf16Chain {
   __host__ __device__ static Value make(float lo, float hi) {
     return __floats2bfloat162_rn(lo, hi);
   }
-  __device__ static Value fma(Value x, Value a, Value b) { return __hfma2(x, a, b); }
+  __device__ static Value fma(Value x, Value a, Value b) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    // sm_75 has no bf16 FMA instruction (cuda_bf16.h offers no __hfma2 there):
+    // compute in fp32 and round once, the value a native HFMA2.BF16 gives.
+    const float2 xf = __bfloat1622float2(x), af = __bfloat1622float2(a), bf = __bfloat1622float2(b);
+    return __floats2bfloat162_rn(fmaf(xf.x, af.x, bf.x), fmaf(xf.y, af.y, bf.y));
+#else
+    return __hfma2(x, a, b);
+#endif
+  }
   __device__ static Out lane(Value x, int l) { return l == 0 ? __low2float(x) : __high2float(x); }
 };
 
