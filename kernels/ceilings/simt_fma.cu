@@ -83,7 +83,7 @@ struct Bf16Chain {
   __device__ static Value fma(Value x, Value a, Value b) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
     // sm_75 has no bf16 FMA instruction (cuda_bf16.h offers no __hfma2 there):
-    // compute in fp32 and round once, the value a native HFMA2.BF16 gives.
+    // compute in fp32 and round to bf16 (exact for this loop's small integers).
     const float2 xf = __bfloat1622float2(x), af = __bfloat1622float2(a), bf = __bfloat1622float2(b);
     return __floats2bfloat162_rn(fmaf(xf.x, af.x, bf.x), fmaf(xf.y, af.y, bf.y));
 #else
