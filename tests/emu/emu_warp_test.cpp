@@ -3,6 +3,7 @@
 // partial masks and exited lanes, votes, __activemask, reductions.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstring>
 #include <vector>
 
@@ -110,6 +111,22 @@ __global__ void warp_sum_tree(const float* in, float* out) {
   float v = in[blockIdx.x * blockDim.x + threadIdx.x];
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
   out[blockIdx.x * blockDim.x + threadIdx.x] = v;
+}
+
+std::atomic<int> slot_cleanups{0};
+
+__global__ void use_thread_slots(int* seen_empty) {
+  rl::emu::ThreadSlot& slot = rl::emu::thread_slot();
+  seen_empty[blockIdx.x * blockDim.x + threadIdx.x] =
+      slot.ptr == nullptr && slot.cleanup == nullptr;
+  slot.ptr = new int(static_cast<int>(threadIdx.x));
+  slot.cleanup = [](void* p) {
+    delete static_cast<int*>(p);
+    slot_cleanups.fetch_add(1);
+  };
+  __syncthreads();  // the slot follows its thread across switches
+  if (*static_cast<int*>(rl::emu::thread_slot().ptr) != static_cast<int>(threadIdx.x))
+    seen_empty[blockIdx.x * blockDim.x + threadIdx.x] = -1;
 }
 
 }  // namespace emu_warp
@@ -287,4 +304,13 @@ TEST(EmuWarp, AllgatherGivesEveryLaneEveryLanesDataAndZeroFillsExited) {
     EXPECT_EQ(out[lane].mask, 0x3fffffffu);
     for (int j = 0; j < 32; ++j) EXPECT_EQ(out[lane].data[j], j < 30 ? j * 11 + 1 : 0);
   }
+}
+
+TEST(EmuWarp, ThreadSlotStartsEmptyFollowsItsThreadAndIsCleanedUpAtExit) {
+  std::vector<int> seen_empty(4 * 64, 0);
+  slot_cleanups = 0;
+  rl::launch(use_thread_slots, dim3(4), dim3(64), 0, nullptr, seen_empty.data());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  for (int v : seen_empty) EXPECT_EQ(v, 1);
+  EXPECT_EQ(slot_cleanups.load(), 4 * 64);
 }

@@ -5,7 +5,16 @@
 // Each CUDA thread is a fiber; a host worker runs one block at a time, its
 // threads in the order the schedule gives, each until it blocks (barrier,
 // warp collective, __nanosleep) or exits.  Blocks are spread over
-// RL_EMU_THREADS host threads (default 1).
+// RL_EMU_THREADS host threads (default 1; the calling thread is one of them).
+// Fiber stacks are RL_EMU_STACK_KB KiB (default 64, 256 under ASan), pooled
+// per host thread.  A malformed value of any of these variables ends the
+// process with one line on stderr and exit code 2.
+//
+// Limits: blocks of one grid never wait for each other (no grid-wide sync, no
+// spinning on another block's flag); a spin-wait on another thread of the
+// same block must call __nanosleep, which yields.  A deadlock (live threads
+// that all wait for something that cannot happen) fails the launch with
+// cudaErrorLaunchFailure and one line on stderr naming kernel and block.
 //
 // Schedules (RL_EMU_SCHEDULE=forward|reverse|random[:seed], default forward)
 // choose the order in which runnable threads run between synchronisation

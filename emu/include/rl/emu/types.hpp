@@ -23,8 +23,8 @@
 #ifndef __forceinline__
 #define __forceinline__ inline __attribute__((always_inline))
 #endif
-// No __noinline__: libstdc++ spells its own attribute __attribute__((__noinline__)),
-// which such a macro would break.
+// __noinline__ is deliberately not defined: libstdc++ spells
+// __attribute__((__noinline__)) and a macro would break it.
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
 #endif

@@ -33,7 +33,8 @@ inline unsigned lane_id() {
 // ldmatrix, wmma): every non-exited lane of the calling thread's warp calls it
 // with `bytes` bytes of its own data; on return all[L*bytes .. L*bytes+bytes)
 // holds lane L's data for every lane L of the warp (zero-filled for
-// exited/absent lanes).  Returns the mask of lanes that took part.
+// exited/absent lanes).  Returns the mask of lanes that took part.  Every
+// lane passes the same `bytes` (the .aligned rule: one instruction per warp).
 unsigned warp_allgather(const void* mine, void* all, std::size_t bytes);
 
 // Per-CUDA-thread storage for emulation state that belongs to one thread
