@@ -126,6 +126,10 @@ inline std::vector<Shape> shapes(SizePreset preset, std::size_t element_bytes,
 
 // ---------------------------------------------------------------- reductions
 
+// Device code only: the host compiler sees this header too, from the tests
+// of the CUDA backend.
+#if defined(__CUDACC__) || defined(RL_EMULATE)
+
 __device__ __forceinline__ float warp_sum(float v) {
   for (int offset = 16; offset > 0; offset >>= 1) v += __shfl_xor_sync(0xffffffffu, v, offset);
   return v;
@@ -147,6 +151,8 @@ __device__ __forceinline__ float block_sum(float v, float* scratch) {
   __syncthreads();
   return v;
 }
+
+#endif  // __CUDACC__ || RL_EMULATE
 
 // ---------------------------------------------------------------- workload
 
@@ -173,10 +179,9 @@ struct Reference {
 // float64 reference on the exact (storage-rounded) inputs the kernel reads.
 inline Reference reference(std::span<const double> x, std::span<const double> weight,
                            std::span<const double> bias, int rows, int C) {
-  Reference ref;
-  ref.y.resize(x.size());
-  ref.mean.resize(static_cast<std::size_t>(rows));
-  ref.rstd.resize(static_cast<std::size_t>(rows));
+  Reference ref{.y = std::vector<double>(x.size()),
+                .mean = std::vector<double>(static_cast<std::size_t>(rows)),
+                .rstd = std::vector<double>(static_cast<std::size_t>(rows))};
   for (int r = 0; r < rows; ++r) {
     const double* xr = x.data() + static_cast<std::size_t>(r) * static_cast<std::size_t>(C);
     double sum = 0;

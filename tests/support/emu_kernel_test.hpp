@@ -1,0 +1,87 @@
+// Kernel tests that build twice from one source: against the emulator (label
+// emu) and against the CUDA backend (label gpu, skipped without a device).
+//
+//   RL_KERNEL_TEST_SETUP();   first line of every such test: nothing under the
+//                             emulator, RL_REQUIRE_GPU() on the CUDA backend.
+//   expect_passes_under_two_schedules(workload);
+//                             validate() under two thread schedules (emulator)
+//                             or twice (GPU); both must pass and the outputs
+//                             must be bit-identical.  A missing barrier or a
+//                             read of another thread's unwritten data shows up
+//                             as a difference between schedules.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gpu.hpp"
+#include "rl/inspectable_workload.hpp"
+
+#if defined(RL_EMULATE)
+#define RL_KERNEL_TEST_SETUP() \
+  do {                         \
+  } while (0)
+#else
+#define RL_KERNEL_TEST_SETUP() RL_REQUIRE_GPU()
+#endif
+
+namespace rl::test {
+
+// The orders in which the emulator runs a block's threads between barriers.
+inline constexpr const char* kScheduleA = "forward";
+inline constexpr const char* kScheduleB = "reverse";
+
+// Sets the emulator's schedule for the launches that follow (no effect on a
+// GPU).
+inline void set_schedule(const char* schedule) {
+#if defined(RL_EMULATE)
+  ::setenv("RL_EMU_SCHEDULE", schedule, 1);
+#else
+  (void)schedule;
+#endif
+}
+
+struct ScheduledRun {
+  Validation validation;
+  std::vector<float> outputs;
+};
+
+inline ScheduledRun validate_under(InspectableWorkload& workload, const char* schedule) {
+  set_schedule(schedule);
+  ScheduledRun run;
+  run.validation = workload.validate(nullptr);
+  run.outputs = workload.download_outputs();
+  return run;
+}
+
+// Index of the first element whose bits differ, or -1.
+inline long first_bit_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return static_cast<long>(i);
+  return -1;
+}
+
+inline void expect_passes_under_two_schedules(InspectableWorkload& workload) {
+  const ScheduledRun a = validate_under(workload, kScheduleA);
+  const ScheduledRun b = validate_under(workload, kScheduleB);
+  set_schedule(kScheduleA);
+  EXPECT_TRUE(a.validation.passed) << "schedule " << kScheduleA << ": " << a.validation.detail
+                                   << " (max rel err " << a.validation.max_rel_err << ")";
+  EXPECT_TRUE(b.validation.passed) << "schedule " << kScheduleB << ": " << b.validation.detail
+                                   << " (max rel err " << b.validation.max_rel_err << ")";
+  const long diff = first_bit_difference(a.outputs, b.outputs);
+  EXPECT_EQ(diff, -1) << "outputs differ between schedules at element " << diff
+                      << (diff >= 0 && static_cast<std::size_t>(diff) < a.outputs.size() &&
+                                  a.outputs.size() == b.outputs.size()
+                              ? ": " + std::to_string(a.outputs[static_cast<std::size_t>(diff)]) +
+                                    " vs " +
+                                    std::to_string(b.outputs[static_cast<std::size_t>(diff)])
+                              : std::string(" (sizes differ)"));
+}
+
+}  // namespace rl::test
