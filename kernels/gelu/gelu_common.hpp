@@ -211,6 +211,9 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .precision = precision_name<T>(),
       .unit = roofline::ComputeUnit::fp32,
       .baseline = std::move(spec.baseline),
+      .ceiling = "",
+      .gpu_only = false,
+      .min_cc = 0,
       .shapes = [](SizePreset preset) { return shapes(preset, sizeof(T)); },
       .cost = [form](const Shape& shape) { return cost(form, shape, sizeof(T)); },
       .make_workload =

@@ -328,6 +328,9 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .precision = precision_name<T>(),
       .unit = roofline::ComputeUnit::fp32,
       .baseline = std::move(spec.baseline),
+      .ceiling = "",
+      .gpu_only = false,
+      .min_cc = 0,
       .shapes = [min_C =
                      spec.min_C](SizePreset preset) { return shapes(preset, sizeof(T), min_C); },
       .cost =

@@ -13,7 +13,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -31,27 +30,33 @@
 
 namespace rl::test {
 
-// The orders in which the emulator runs a block's threads between barriers.
-inline constexpr const char* kScheduleA = "forward";
-inline constexpr const char* kScheduleB = "reverse";
-
-// Sets the emulator's schedule for the launches that follow (no effect on a
-// GPU).
-inline void set_schedule(const char* schedule) {
 #if defined(RL_EMULATE)
-  ::setenv("RL_EMU_SCHEDULE", schedule, 1);
+// The two orders in which the emulator runs a block's threads between
+// synchronisation points.
+inline const rl::emu::Schedule kScheduleA{rl::emu::ScheduleOrder::forward, 0};
+inline const rl::emu::Schedule kScheduleB{rl::emu::ScheduleOrder::reverse, 0};
 #else
-  (void)schedule;
-#endif
+// On a GPU the hardware schedules; the two runs check determinism.
+struct NoSchedule {};
+inline const NoSchedule kScheduleA{};
+inline const NoSchedule kScheduleB{};
+inline std::string to_string(const NoSchedule&) {
+  return "gpu";
 }
+#endif
 
 struct ScheduledRun {
   Validation validation;
   std::vector<float> outputs;
 };
 
-inline ScheduledRun validate_under(InspectableWorkload& workload, const char* schedule) {
-  set_schedule(schedule);
+template <typename Schedule>
+ScheduledRun validate_under(InspectableWorkload& workload, const Schedule& schedule) {
+#if defined(RL_EMULATE)
+  const rl::emu::ScopedSchedule scoped(schedule);
+#else
+  (void)schedule;
+#endif
   ScheduledRun run;
   run.validation = workload.validate(nullptr);
   run.outputs = workload.download_outputs();
@@ -69,11 +74,13 @@ inline long first_bit_difference(const std::vector<float>& a, const std::vector<
 inline void expect_passes_under_two_schedules(InspectableWorkload& workload) {
   const ScheduledRun a = validate_under(workload, kScheduleA);
   const ScheduledRun b = validate_under(workload, kScheduleB);
-  set_schedule(kScheduleA);
-  EXPECT_TRUE(a.validation.passed) << "schedule " << kScheduleA << ": " << a.validation.detail
-                                   << " (max rel err " << a.validation.max_rel_err << ")";
-  EXPECT_TRUE(b.validation.passed) << "schedule " << kScheduleB << ": " << b.validation.detail
-                                   << " (max rel err " << b.validation.max_rel_err << ")";
+  using std::to_string;
+  EXPECT_TRUE(a.validation.passed)
+      << "schedule " << to_string(kScheduleA) << ": " << a.validation.detail << " (max rel err "
+      << a.validation.max_rel_err << ")";
+  EXPECT_TRUE(b.validation.passed)
+      << "schedule " << to_string(kScheduleB) << ": " << b.validation.detail << " (max rel err "
+      << b.validation.max_rel_err << ")";
   const long diff = first_bit_difference(a.outputs, b.outputs);
   EXPECT_EQ(diff, -1) << "outputs differ between schedules at element " << diff
                       << (diff >= 0 && static_cast<std::size_t>(diff) < a.outputs.size() &&

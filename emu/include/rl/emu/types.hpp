@@ -10,6 +10,9 @@
 
 #include <cstddef>
 #include <cstdint>
+// libstdc++ spells __attribute__((__noinline__)) in shared_ptr_base.h, which
+// the __noinline__ macro below would break: parse it first.
+#include <memory>
 
 #ifndef __global__
 #define __global__
