@@ -5,7 +5,7 @@
 // approximation GPT-2 uses, and the exact erf form):
 //   gelu_scalar.cu    one element per thread, grid-stride loop (the baseline)
 //   gelu_vec128.cu    128-bit loads/stores: 4 floats, or 8 bf16 with fp32 math
-//   gelu_fastmath.cu  vec128 + the hardware tanh.approx.f32 (tanh form only)
+//   (gelu_vec128.cu)  + the hardware tanh.approx.f32 (tanh form only)
 //
 // GELU is a pure stream: each element is read once and written once, so no
 // rung can change its arithmetic intensity except by shrinking the element
@@ -124,6 +124,22 @@ using ToleranceFn = Tolerance (*)(std::span<const double> inputs, std::string_vi
 
 inline Tolerance default_tolerance(std::span<const double>, std::string_view precision) {
   return tolerance_for(precision);
+}
+
+// Fast-math tolerance.  tanh.approx.f32 has a maximum relative error of
+// 2^-10.987 (PTX ISA, tanh; see rl::ptx::tanh_approx).  With t = tanh(u) off
+// by at most r|t| <= r, y = 0.5 x (1 + t) is off by at most 0.5 |x| r: for
+// x >= 0 (y >= 0.5 x) that is within r |y|, for x < 0 within 0.5 max|x| r
+// absolute.  Added to the storage precision's own tolerance.
+inline constexpr double kTanhApproxMaxRelError = 4.927009930882233e-4;  // 2^-10.987
+
+inline Tolerance tanh_fastmath_tolerance(std::span<const double> inputs,
+                                         std::string_view precision) {
+  double max_negative = 0;
+  for (const double x : inputs) max_negative = std::max(max_negative, -x);
+  const Tolerance base = tolerance_for(precision);
+  return {base.rtol + kTanhApproxMaxRelError,
+          base.atol + 0.5 * max_negative * kTanhApproxMaxRelError};
 }
 
 // GELU inputs spread over the curve's interesting range: the negative tail

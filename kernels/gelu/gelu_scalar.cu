@@ -13,7 +13,7 @@ namespace {
 
 // Cost model: rl::gelu::cost (each element read once, written once).
 
-// rl-static: no-local-memory max-registers=32
+// rl-static: kernel=gelu_scalar max_regs=32 max_smem=0
 template <typename T, Form F>
 __global__ void gelu_scalar(T* __restrict__ y, const T* __restrict__ x, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;

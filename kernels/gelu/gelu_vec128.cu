@@ -19,59 +19,92 @@
 // approximation costs in accuracy (a documented bound) for what it saves in
 // instructions.
 #include "gelu/gelu_common.hpp"
+#include "rl/ptx.hpp"
 
 namespace rl::gelu {
 namespace {
 
 // Cost model: rl::gelu::cost (each element read once, written once).
 
-// rl-static: ldg128 stg128 no-local-memory max-registers=40
-template <typename T, Form F>
+// The element-wise math each rung applies (fp32 in, fp32 out).
+template <Form F>
+struct ExactGelu {
+  __device__ __forceinline__ float operator()(float x) const { return gelu_f32<F>(x); }
+};
+
+// Rung 4: the same formula with the hardware tanh (documented error bound:
+// tanh_fastmath_tolerance in gelu_common.hpp).
+struct FastTanhGelu {
+  __device__ __forceinline__ float operator()(float x) const {
+    const float inner = kSqrt2OverPi * (x + kCubicCoeff * x * x * x);
+    return 0.5f * x * (1.0f + ptx::tanh_approx(inner));
+  }
+};
+
+// rl-static: kernel=gelu_vec128 max_regs=40 max_smem=0 sass=LDG.E.128,STG.E.128
+template <typename T, typename Math>
 __global__ void gelu_vec128(T* __restrict__ y, const T* __restrict__ x, std::int64_t n) {
   constexpr int kVec = Packed128<T>::size;
+  const Math gelu{};
   const std::int64_t n_vec = n / kVec;
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
   for (std::int64_t i = first; i < n_vec; i += stride) {
     Packed128<T> v = load128(x + i * kVec);
-    for (int j = 0; j < kVec; ++j) v[j] = from_f32<T>(gelu_f32<F>(to_f32(v[j])));
+    for (int j = 0; j < kVec; ++j) v[j] = from_f32<T>(gelu(to_f32(v[j])));
     store128(y + i * kVec, v);
   }
   // The last n % kVec elements, one per thread of the first threads.
   const std::int64_t tail = n_vec * kVec + first;
-  if (tail < n) y[tail] = from_f32<T>(gelu_f32<F>(to_f32(x[tail])));
+  if (tail < n) y[tail] = from_f32<T>(gelu(to_f32(x[tail])));
 }
 
-template <typename T, Form F>
+template <typename T, typename Math>
 void launch_gelu_vec128(const Args<T>& a, cudaStream_t stream) {
   constexpr int kThreads = 256;
-  rl::launch(gelu_vec128<T, F>, grid_stride_grid(a.n / Packed128<T>::size, kThreads),
+  rl::launch(gelu_vec128<T, Math>, grid_stride_grid(a.n / Packed128<T>::size, kThreads),
              dim3(kThreads), 0, stream, a.y, a.x, a.n);
 }
 
 }  // namespace
 
-RL_REGISTER_KERNEL(make_record<float>({.name = "gelu_tanh_f32_vec4",
-                                       .variant = "vec4",
+RL_REGISTER_KERNEL(
+    make_record<float>({.name = "gelu_tanh_f32_vec4",
+                        .variant = "vec4",
+                        .form = Form::tanh,
+                        .baseline = "gelu_tanh_f32_scalar",
+                        .launcher = &launch_gelu_vec128<float, ExactGelu<Form::tanh>>}));
+RL_REGISTER_KERNEL(
+    make_record<float>({.name = "gelu_erf_f32_vec4",
+                        .variant = "vec4",
+                        .form = Form::erf,
+                        .baseline = "gelu_erf_f32_scalar",
+                        .launcher = &launch_gelu_vec128<float, ExactGelu<Form::erf>>}));
+RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
+    {.name = "gelu_tanh_bf16_vec8",
+     .variant = "vec8",
+     .form = Form::tanh,
+     .baseline = "gelu_tanh_bf16_scalar",
+     .launcher = &launch_gelu_vec128<__nv_bfloat16, ExactGelu<Form::tanh>>}));
+RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
+    {.name = "gelu_erf_bf16_vec8",
+     .variant = "vec8",
+     .form = Form::erf,
+     .baseline = "gelu_erf_bf16_scalar",
+     .launcher = &launch_gelu_vec128<__nv_bfloat16, ExactGelu<Form::erf>>}));
+
+RL_REGISTER_KERNEL(make_record<float>({.name = "gelu_tanh_f32_vec4_fastmath",
+                                       .variant = "vec4_fastmath",
                                        .form = Form::tanh,
                                        .baseline = "gelu_tanh_f32_scalar",
-                                       .launcher = &launch_gelu_vec128<float, Form::tanh>}));
-RL_REGISTER_KERNEL(make_record<float>({.name = "gelu_erf_f32_vec4",
-                                       .variant = "vec4",
-                                       .form = Form::erf,
-                                       .baseline = "gelu_erf_f32_scalar",
-                                       .launcher = &launch_gelu_vec128<float, Form::erf>}));
+                                       .launcher = &launch_gelu_vec128<float, FastTanhGelu>,
+                                       .tolerance = &tanh_fastmath_tolerance}));
 RL_REGISTER_KERNEL(
-    make_record<__nv_bfloat16>({.name = "gelu_tanh_bf16_vec8",
-                                .variant = "vec8",
+    make_record<__nv_bfloat16>({.name = "gelu_tanh_bf16_vec8_fastmath",
+                                .variant = "vec8_fastmath",
                                 .form = Form::tanh,
                                 .baseline = "gelu_tanh_bf16_scalar",
-                                .launcher = &launch_gelu_vec128<__nv_bfloat16, Form::tanh>}));
-RL_REGISTER_KERNEL(
-    make_record<__nv_bfloat16>({.name = "gelu_erf_bf16_vec8",
-                                .variant = "vec8",
-                                .form = Form::erf,
-                                .baseline = "gelu_erf_bf16_scalar",
-                                .launcher = &launch_gelu_vec128<__nv_bfloat16, Form::erf>}));
+                                .launcher = &launch_gelu_vec128<__nv_bfloat16, FastTanhGelu>,
+                                .tolerance = &tanh_fastmath_tolerance}));
 
 }  // namespace rl::gelu

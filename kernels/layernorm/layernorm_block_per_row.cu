@@ -20,7 +20,7 @@ double bytes_model_block_per_row(const Dims& d) {
   return x_read_bytes(d, 3, kThreads) + bytes_except_x(d);
 }
 
-// rl-static: no-local-memory max-registers=40
+// rl-static: kernel=layernorm_block_per_row max_regs=40 max_smem=128
 template <typename T>
 __global__ void __launch_bounds__(kThreads)
     layernorm_block_per_row(T* __restrict__ y, float* __restrict__ mean, float* __restrict__ rstd,

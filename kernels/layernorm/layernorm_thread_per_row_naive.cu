@@ -20,7 +20,7 @@ double bytes_model_thread_per_row(const Dims& d) {
   return x_read_bytes(d, 3, 1.0) + bytes_except_x(d);
 }
 
-// rl-static: no-local-memory max-registers=40
+// rl-static: kernel=layernorm_thread_per_row_naive max_regs=40 max_smem=0
 template <typename T>
 __global__ void layernorm_thread_per_row_naive(T* __restrict__ y, float* __restrict__ mean,
                                                float* __restrict__ rstd, const T* __restrict__ x,

@@ -21,7 +21,7 @@ double bytes_model_unfused(const Dims& d) {
 
 constexpr int kWarpsPerBlock = 8;
 
-// rl-static: no-local-memory max-registers=32
+// rl-static: kernel=layernorm_unfused_mean max_regs=32 max_smem=0
 template <typename T>
 __global__ void layernorm_unfused_mean(float* __restrict__ mean, const T* __restrict__ x, int rows,
                                        int C) {
@@ -36,7 +36,7 @@ __global__ void layernorm_unfused_mean(float* __restrict__ mean, const T* __rest
   if (lane == 0) mean[row] = sum / static_cast<float>(C);
 }
 
-// rl-static: no-local-memory max-registers=32
+// rl-static: kernel=layernorm_unfused_rstd max_regs=32 max_smem=0
 template <typename T>
 __global__ void layernorm_unfused_rstd(float* __restrict__ rstd, const float* __restrict__ mean,
                                        const T* __restrict__ x, int rows, int C) {
@@ -55,7 +55,7 @@ __global__ void layernorm_unfused_rstd(float* __restrict__ rstd, const float* __
   if (lane == 0) rstd[row] = rsqrtf(var / static_cast<float>(C) + kEps);
 }
 
-// rl-static: no-local-memory max-registers=32
+// rl-static: kernel=layernorm_unfused_normalise max_regs=32 max_smem=0
 template <typename T>
 __global__ void layernorm_unfused_normalise(T* __restrict__ y, const float* __restrict__ mean,
                                             const float* __restrict__ rstd, const T* __restrict__ x,

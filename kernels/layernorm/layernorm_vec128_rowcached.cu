@@ -37,7 +37,8 @@ __device__ __forceinline__ Packed128<T> load_chunk(const T* row, int e, int C, b
   return v;
 }
 
-// rl-static: ldg128 stg128 no-local-memory max-registers=64
+// rl-static: kernel=layernorm_vec128_rowcached max_regs=64 max_smem=128
+// rl-static: kernel=layernorm_vec128_rowcached sass=LDG.E.128,STG.E.128
 template <typename T, int kChunks>
 __global__ void __launch_bounds__(kMaxThreads)
     layernorm_vec128_rowcached(T* __restrict__ y, float* __restrict__ mean,

@@ -23,7 +23,7 @@ double bytes_model_warp_per_row(const Dims& d) {
   return x_read_bytes(d, 3, 32.0) + bytes_except_x(d);
 }
 
-// rl-static: no-local-memory max-registers=40
+// rl-static: kernel=layernorm_warp_per_row_twopass max_regs=40 max_smem=0
 template <typename T>
 __global__ void layernorm_warp_per_row_twopass(T* __restrict__ y, float* __restrict__ mean,
                                                float* __restrict__ rstd, const T* __restrict__ x,

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -15,8 +17,10 @@
 namespace {
 
 const std::vector<std::string> kGeluLadder = {
-    "gelu_tanh_f32_scalar", "gelu_erf_f32_scalar", "gelu_tanh_bf16_scalar", "gelu_erf_bf16_scalar",
-    "gelu_tanh_f32_vec4",   "gelu_erf_f32_vec4",   "gelu_tanh_bf16_vec8",   "gelu_erf_bf16_vec8",
+    "gelu_tanh_f32_scalar",         "gelu_erf_f32_scalar", "gelu_tanh_bf16_scalar",
+    "gelu_erf_bf16_scalar",         "gelu_tanh_f32_vec4",  "gelu_erf_f32_vec4",
+    "gelu_tanh_bf16_vec8",          "gelu_erf_bf16_vec8",  "gelu_tanh_f32_vec4_fastmath",
+    "gelu_tanh_bf16_vec8_fastmath",
 };
 
 std::unique_ptr<rl::InspectableWorkload> make_workload(const std::string& name, std::int64_t n,
@@ -79,6 +83,33 @@ TEST_P(GeluVariant, UnwrittenLastElementFailsValidation) {
 INSTANTIATE_TEST_SUITE_P(Ladder, GeluVariant, ::testing::ValuesIn(kGeluLadder),
                          [](const auto& p) { return p.param; });
 
+// The fast-math bound must hold for a tanh that is off by the full 2^-10.987
+// and reject one off by twice that (the emulator's tanh_approx is exact, so
+// this host test is what shows the tolerance is not vacuous).
+TEST(GeluFastMathTolerance, AdmitsTheDocumentedTanhErrorAndNoMore) {
+  const std::vector<double> x = [] {
+    rl::SeededRng rng(21);
+    std::vector<double> v(4097);
+    for (auto& e : v) e = static_cast<float>(rng.normal(0.0, 2.0));
+    return v;
+  }();
+  std::vector<double> reference(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    reference[i] = rl::gelu::reference(rl::gelu::Form::tanh, x[i]);
+  auto with_tanh_error = [&](double relative) {
+    std::vector<float> y(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double t =
+          std::tanh(std::sqrt(2.0 / std::numbers::pi) * (x[i] + 0.044715 * x[i] * x[i] * x[i]));
+      // Push tanh away from the truth in the direction that hurts most.
+      y[i] = static_cast<float>(0.5 * x[i] * (1.0 + t * (1.0 - relative)));
+    }
+    return rl::compare_to_reference(y, reference, rl::gelu::tanh_fastmath_tolerance(x, "fp32"));
+  };
+  EXPECT_TRUE(with_tanh_error(rl::gelu::kTanhApproxMaxRelError).passed);
+  EXPECT_FALSE(with_tanh_error(2 * rl::gelu::kTanhApproxMaxRelError).passed);
+}
+
 TEST(GeluRegistry, RegistersExactlyTheLadder) {
   std::vector<std::string> registered;
   for (const auto& record : rl::kernel_registry())
@@ -96,6 +127,9 @@ TEST(GeluRegistry, OptimisedRungsPointAtTheirScalarSibling) {
     const rl::KernelRecord* baseline = rl::find_kernel(record.baseline);
     ASSERT_NE(baseline, nullptr) << "baseline '" << record.baseline << "' not registered";
     EXPECT_EQ(baseline->variant, "scalar");
+    EXPECT_EQ(baseline->cost(rl::Shape{{{"n", 1000}}}).flops,
+              record.cost(rl::Shape{{{"n", 1000}}}).flops)
+        << "a rung and its baseline compute the same form";
     EXPECT_EQ(baseline->precision, record.precision);
   }
 }
