@@ -9,11 +9,10 @@
 #include "gelu/gelu_common.hpp"
 
 namespace rl::gelu {
-namespace {
 
 // Cost model: rl::gelu::cost (each element read once, written once).
 
-// rl-static: kernel=gelu_scalar max_regs=32 max_smem=0
+// rl-static: kernel=gelu_scalar max_regs=40 max_smem=0
 template <typename T, Form F>
 __global__ void gelu_scalar(T* __restrict__ y, const T* __restrict__ x, std::int64_t n) {
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
@@ -28,8 +27,6 @@ void launch_gelu_scalar(const Args<T>& a, cudaStream_t stream) {
   rl::launch(gelu_scalar<T, F>, grid_stride_grid(a.n, kThreads), dim3(kThreads), 0, stream, a.y,
              a.x, a.n);
 }
-
-}  // namespace
 
 RL_REGISTER_KERNEL(make_record<float>({.name = "gelu_tanh_f32_scalar",
                                        .variant = "scalar",

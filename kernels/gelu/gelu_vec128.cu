@@ -22,7 +22,6 @@
 #include "rl/ptx.hpp"
 
 namespace rl::gelu {
-namespace {
 
 // Cost model: rl::gelu::cost (each element read once, written once).
 
@@ -41,7 +40,7 @@ struct FastTanhGelu {
   }
 };
 
-// rl-static: kernel=gelu_vec128 max_regs=40 max_smem=0 sass=LDG.E.128,STG.E.128
+// rl-static: kernel=gelu_vec128 max_regs=48 max_smem=0 sass=LDG.E.128,STG.E.128
 template <typename T, typename Math>
 __global__ void gelu_vec128(T* __restrict__ y, const T* __restrict__ x, std::int64_t n) {
   constexpr int kVec = Packed128<T>::size;
@@ -65,8 +64,6 @@ void launch_gelu_vec128(const Args<T>& a, cudaStream_t stream) {
   rl::launch(gelu_vec128<T, Math>, grid_stride_grid(a.n / Packed128<T>::size, kThreads),
              dim3(kThreads), 0, stream, a.y, a.x, a.n);
 }
-
-}  // namespace
 
 RL_REGISTER_KERNEL(
     make_record<float>({.name = "gelu_tanh_f32_vec4",

@@ -12,7 +12,6 @@
 #include "layernorm/layernorm_common.hpp"
 
 namespace rl::layernorm {
-namespace {
 
 // Cost model: x read three times (one thread per row: rows in flight x row
 // bytes exceed L2 at every C of the large preset).
@@ -20,7 +19,7 @@ double bytes_model_thread_per_row(const Dims& d) {
   return x_read_bytes(d, 3, 1.0) + bytes_except_x(d);
 }
 
-// rl-static: kernel=layernorm_thread_per_row_naive max_regs=40 max_smem=0
+// rl-static: kernel=layernorm_thread_per_row_naive max_regs=48 max_smem=0
 template <typename T>
 __global__ void layernorm_thread_per_row_naive(T* __restrict__ y, float* __restrict__ mean,
                                                float* __restrict__ rstd, const T* __restrict__ x,
@@ -54,8 +53,6 @@ void launch_layernorm_thread_per_row_naive(const Args<T>& a, cudaStream_t stream
   rl::launch(layernorm_thread_per_row_naive<T>, dim3((a.rows + kThreads - 1) / kThreads),
              dim3(kThreads), 0, stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.rows, a.C);
 }
-
-}  // namespace
 
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_thread_per_row_naive_f32",
                                        .variant = "thread_per_row_naive",

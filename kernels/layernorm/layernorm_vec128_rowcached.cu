@@ -19,7 +19,6 @@
 #include <stdexcept>
 
 namespace rl::layernorm {
-namespace {
 
 constexpr int kMaxThreads = 1024;
 
@@ -112,8 +111,6 @@ void launch_layernorm_vec128_rowcached(const Args<T>& a, cudaStream_t stream) {
     throw std::invalid_argument("layernorm_vec128_rowcached: C = " + std::to_string(a.C) +
                                 " does not fit in registers of 1024 threads");
 }
-
-}  // namespace
 
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_rowcached_f32",
                                        .variant = "vec128_rowcached",

@@ -12,7 +12,6 @@
 #include "layernorm/layernorm_common.hpp"
 
 namespace rl::layernorm {
-namespace {
 
 constexpr int kWarpsPerBlock = 8;
 
@@ -23,7 +22,7 @@ double bytes_model_warp_per_row(const Dims& d) {
   return x_read_bytes(d, 3, 32.0) + bytes_except_x(d);
 }
 
-// rl-static: kernel=layernorm_warp_per_row_twopass max_regs=40 max_smem=0
+// rl-static: kernel=layernorm_warp_per_row_twopass max_regs=48 max_smem=0
 template <typename T>
 __global__ void layernorm_warp_per_row_twopass(T* __restrict__ y, float* __restrict__ mean,
                                                float* __restrict__ rstd, const T* __restrict__ x,
@@ -61,8 +60,6 @@ void launch_layernorm_warp_per_row_twopass(const Args<T>& a, cudaStream_t stream
              dim3((a.rows + kWarpsPerBlock - 1) / kWarpsPerBlock), dim3(32 * kWarpsPerBlock), 0,
              stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.rows, a.C);
 }
-
-}  // namespace
 
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_warp_per_row_twopass_f32",
                                        .variant = "warp_per_row_twopass",
