@@ -168,8 +168,10 @@ struct Args {
   int C;
 };
 
+// Launches a rung on `stream`: a kernel launcher, or a stateful library call
+// (the cuDNN baseline keeps its execution plan).
 template <typename T>
-using Launcher = void (*)(const Args<T>&, cudaStream_t);
+using Launcher = std::function<void(const Args<T>&, cudaStream_t)>;
 
 struct Reference {
   std::vector<double> y, mean, rstd;
@@ -222,7 +224,7 @@ class LayerNormWorkload final : public InspectableWorkload {
   std::function<void(const Args<T>&, cudaStream_t)> launch;
 
   LayerNormWorkload(Launcher<T> launcher, int rows, int C, std::uint64_t seed)
-      : launch(launcher),
+      : launch(std::move(launcher)),
         rows_(rows),
         C_(C),
         x_(count()),
@@ -317,6 +319,7 @@ struct RecordSpec {
   Launcher<T> launcher;
   std::function<double(const Dims&)> bytes_model;
   std::int64_t min_C = 0;  // shapes narrower than this are not this rung's job
+  bool gpu_only = false;   // a library baseline the emulator cannot run
 };
 
 template <typename T>
@@ -329,7 +332,7 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .unit = roofline::ComputeUnit::fp32,
       .baseline = std::move(spec.baseline),
       .ceiling = "",
-      .gpu_only = false,
+      .gpu_only = spec.gpu_only,
       .min_cc = 0,
       .shapes = [min_C =
                      spec.min_C](SizePreset preset) { return shapes(preset, sizeof(T), min_C); },

@@ -106,6 +106,29 @@ TEST_P(LayerNormVariant, UnwrittenLastRowFailsValidation) {
 INSTANTIATE_TEST_SUITE_P(Ladder, LayerNormVariant, ::testing::ValuesIn(kLayerNormLadder),
                          [](const auto& p) { return p.param; });
 
+#if !defined(RL_EMULATE) && defined(RL_HAVE_CUDNN)
+// The cuDNN baseline (GPU only): the same reference and tolerances, at the
+// widths of the large preset that fit a quick test.
+class LayerNormCudnn : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LayerNormCudnn, MatchesFloat64Reference) {
+  RL_KERNEL_TEST_SETUP();
+  const rl::KernelRecord* record = rl::find_kernel(GetParam());
+  ASSERT_NE(record, nullptr);
+  EXPECT_TRUE(record->gpu_only);
+  for (const int C : {768, 1024, 4096}) {
+    SCOPED_TRACE("C = " + std::to_string(C));
+    auto workload = make_workload(GetParam(), kRows, C, 3000 + static_cast<std::uint64_t>(C));
+    ASSERT_NE(workload, nullptr);
+    rl::test::expect_passes_under_two_schedules(*workload);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Library, LayerNormCudnn,
+                         ::testing::Values("layernorm_cudnn_f32", "layernorm_cudnn_bf16"),
+                         [](const auto& p) { return std::string(p.param); });
+#endif
+
 TEST(LayerNormRowCached, RejectsRowsTooWideForItsRegisters) {
   RL_KERNEL_TEST_SETUP();
   auto workload = make_workload("layernorm_vec128_rowcached_f32", 1, 16385, 14);
