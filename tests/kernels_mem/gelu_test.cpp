@@ -25,11 +25,7 @@ const std::vector<std::string> kGeluLadder = {
 
 std::unique_ptr<rl::InspectableWorkload> make_workload(const std::string& name, std::int64_t n,
                                                        std::uint64_t seed) {
-  const rl::KernelRecord* record = rl::find_kernel(name);
-  if (record == nullptr) return nullptr;
-  std::unique_ptr<rl::Workload> w = record->make_workload(rl::Shape{{{"n", n}}}, seed);
-  return std::unique_ptr<rl::InspectableWorkload>(
-      dynamic_cast<rl::InspectableWorkload*>(w.release()));
+  return rl::test::make_inspectable_workload(name, rl::Shape{{{"n", n}}}, seed);
 }
 
 // Makes the workload launch its kernel on all elements but the last.

@@ -36,12 +36,7 @@ constexpr int kRows = 37;
 
 std::unique_ptr<rl::InspectableWorkload> make_workload(const std::string& name, int rows, int C,
                                                        std::uint64_t seed) {
-  const rl::KernelRecord* record = rl::find_kernel(name);
-  if (record == nullptr) return nullptr;
-  std::unique_ptr<rl::Workload> w =
-      record->make_workload(rl::Shape{{{"rows", rows}, {"C", C}}}, seed);
-  return std::unique_ptr<rl::InspectableWorkload>(
-      dynamic_cast<rl::InspectableWorkload*>(w.release()));
+  return rl::test::make_inspectable_workload(name, rl::Shape{{{"rows", rows}, {"C", C}}}, seed);
 }
 
 template <typename T>

@@ -13,7 +13,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,20 @@ inline std::string to_string(const NoSchedule&) {
   return "gpu";
 }
 #endif
+
+// The workload of the registered kernel `name` for `shape`, or nullptr when
+// no such kernel is registered or its workload is not inspectable.
+inline std::unique_ptr<InspectableWorkload> make_inspectable_workload(const std::string& name,
+                                                                      const Shape& shape,
+                                                                      std::uint64_t seed) {
+  const KernelRecord* record = find_kernel(name);
+  if (record == nullptr) return nullptr;
+  std::unique_ptr<Workload> w = record->make_workload(shape, seed);
+  auto* inspectable = dynamic_cast<InspectableWorkload*>(w.get());
+  if (inspectable == nullptr) return nullptr;
+  w.release();
+  return std::unique_ptr<InspectableWorkload>(inspectable);
+}
 
 struct ScheduledRun {
   Validation validation;
