@@ -34,6 +34,7 @@ cudaError_t allocate(void** ptr, std::size_t size) {
   if (ptr == nullptr) return cudaErrorInvalidValue;
   *ptr = nullptr;
   if (size == 0) return cudaSuccess;
+  if (size > physical_memory()) return cudaErrorMemoryAllocation;  // more than the "device" has
   void* p = ::operator new(size, kAllocAlignment, std::nothrow);
   if (p == nullptr) return cudaErrorMemoryAllocation;
   std::lock_guard lock(g_alloc_mutex);

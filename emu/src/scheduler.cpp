@@ -13,6 +13,7 @@
 // Fiber stacks are allocated once per worker (mmap with a guard page) and
 // reused by every block the worker runs.
 #include <dlfcn.h>
+#include <elf.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -27,6 +28,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -159,7 +162,10 @@ class StackPool {
   }
 
  private:
-  static std::size_t guard_bytes() { return static_cast<std::size_t>(sysconf(_SC_PAGESIZE)); }
+  static std::size_t guard_bytes() {
+    static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    return page;
+  }
   std::vector<void*> bases_;
 };
 
@@ -190,13 +196,14 @@ struct Thread {
   Block* block = nullptr;
   uint3 index{};
   unsigned rank = 0;
-  State state = State::runnable;
+  State* state = nullptr;  // in the worker's dense array, scanned every pass
   // warp collective in progress
   unsigned mask = 0;
   CollectiveFn fn = nullptr;
   void* post = nullptr;
   unsigned participants = 0;
   StackBounds stack;
+  const char* hot = nullptr;  // where this thread's stack was last in use
   ThreadSlot slot;
 };
 
@@ -205,6 +212,7 @@ struct Job;
 struct Block {
   const Job* job = nullptr;
   Thread* threads = nullptr;
+  State* states = nullptr;
   unsigned count = 0;
   unsigned live = 0;
   uint3 index{};
@@ -223,6 +231,7 @@ struct AbortBlock {};
 struct Worker {
   StackPool stacks;
   std::vector<Thread> threads;
+  std::vector<State> states;      // threads[i]'s state is states[i], dense for the scans
   std::vector<unsigned> order;    // this pass's schedule
   unsigned position = 0;          // next index into `order`
   ctx::fiber scheduler;           // the worker's own continuation while a fiber runs
@@ -267,16 +276,75 @@ struct Job {
   }
 };
 
+std::string demangle(const char* symbol) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(symbol, nullptr, nullptr, &status), std::free);
+  return status == 0 ? demangled.get() : symbol;
+}
+
+// Finds a function in the ELF .symtab of the object containing it: kernels
+// with internal linkage (static, anonymous namespace) are there, but not in
+// the dynamic symbol table that dladdr() reads.  Only used to word an error.
+std::string static_symbol_name(const void* function) {
+  Dl_info info{};
+  if (dladdr(function, &info) == 0) return {};
+  std::ifstream file(
+      info.dli_fname != nullptr && *info.dli_fname != '\0' ? info.dli_fname : "/proc/self/exe",
+      std::ios::binary);
+  const std::vector<char> image((std::istreambuf_iterator<char>(file)),
+                                std::istreambuf_iterator<char>());
+  Elf64_Ehdr header;
+  if (image.size() < sizeof header) return {};
+  std::memcpy(&header, image.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+    return {};
+  const auto address = reinterpret_cast<std::uintptr_t>(function);
+  const std::uintptr_t wanted = header.e_type == ET_EXEC
+                                    ? address
+                                    : address - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+  const auto section = [&](std::size_t i) {
+    Elf64_Shdr sh{};
+    const std::size_t at = header.e_shoff + i * sizeof(Elf64_Shdr);
+    if (at + sizeof sh <= image.size()) std::memcpy(&sh, image.data() + at, sizeof sh);
+    return sh;
+  };
+  for (std::size_t i = 0; i < header.e_shnum; ++i) {
+    const Elf64_Shdr symtab = section(i);
+    if (symtab.sh_type != SHT_SYMTAB || symtab.sh_link >= header.e_shnum) continue;
+    const Elf64_Shdr strtab = section(symtab.sh_link);
+    for (std::size_t off = 0; off + sizeof(Elf64_Sym) <= symtab.sh_size; off += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym;
+      if (symtab.sh_offset + off + sizeof sym > image.size()) break;
+      std::memcpy(&sym, image.data() + symtab.sh_offset + off, sizeof sym);
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value != wanted) continue;
+      if (strtab.sh_offset + sym.st_name >= image.size()) continue;
+      const char* name = image.data() + strtab.sh_offset + sym.st_name;
+      if (std::memchr(name, '\0', image.size() - strtab.sh_offset - sym.st_name) == nullptr)
+        continue;
+      return demangle(name);
+    }
+  }
+  return {};
+}
+
 std::string kernel_name(const LaunchSpec& spec) {
   Dl_info info{};
-  if (dladdr(spec.kernel, &info) != 0 && info.dli_sname != nullptr) {
-    int status = 0;
-    std::unique_ptr<char, void (*)(void*)> demangled(
-        abi::__cxa_demangle(info.dli_sname, nullptr, nullptr, &status), std::free);
-    return status == 0 ? demangled.get() : info.dli_sname;
+  if (dladdr(spec.kernel, &info) != 0 && info.dli_sname != nullptr && info.dli_saddr == spec.kernel)
+    return demangle(info.dli_sname);
+  if (std::string name = static_symbol_name(spec.kernel); !name.empty()) return name;
+  // A stripped binary: the kernel's address and parameter types, from
+  // rl::launch's signature.
+  const std::string_view signature = spec.signature;
+  const std::string_view key = "KernelParams = {";
+  std::string params = "?";
+  if (const auto at = signature.find(key); at != std::string_view::npos) {
+    const auto end = signature.find('}', at);
+    params = std::string(signature.substr(at + key.size(), end - at - key.size()));
   }
-  // Not in the dynamic symbol table (internal linkage): the launch's signature.
-  return spec.signature;
+  char address[32];
+  std::snprintf(address, sizeof address, "%p", spec.kernel);
+  return std::string("<kernel at ") + address + ">(" + params + ")";
 }
 
 std::string block_label(const uint3& b) {
@@ -302,8 +370,18 @@ std::string hex(unsigned v) {
 // The next runnable thread of this pass, or nullptr when the pass is over.
 Thread* next_runnable(Worker& w) {
   while (w.position < w.order.size()) {
-    Thread& t = w.threads[w.order[w.position++]];
-    if (t.state == State::runnable) return &t;
+    const unsigned rank = w.order[w.position++];
+    if (w.states[rank] != State::runnable) continue;
+    Thread& t = w.threads[rank];
+    // The stack lines a fiber touches when it resumes are cold (a block's
+    // fibers together exceed the L2 cache); fetch the following thread's
+    // while this one runs.
+    if (w.position < w.order.size()) {
+      if (const char* hot = w.threads[w.order[w.position]].hot) {
+        for (int line = -4; line < 8; ++line) __builtin_prefetch(hot + 64 * line, 1);
+      }
+    }
+    return &t;
   }
   return nullptr;
 }
@@ -339,6 +417,7 @@ void arrived(Worker& w, ctx::fiber&& from, const StackBounds& from_stack) {
 // Leaves `self` (a thread, or nullptr for the scheduler) for `target` and
 // returns when something switches back to `self`.
 void switch_to(Worker& w, Thread* self, Thread* target) {
+  if (self != nullptr) self->hot = static_cast<const char*>(__builtin_frame_address(0));
   prepare_jump(w, self, target);
   void* fake_stack = nullptr;
   start_switch(&fake_stack, stack_of(w, target));
@@ -370,7 +449,7 @@ void release_barrier(Block& b) {
   b.barrier_arrived = 0;
   b.barrier_true = 0;
   for (unsigned i = 0; i < b.count; ++i)
-    if (b.threads[i].state == State::barrier) b.threads[i].state = State::runnable;
+    if (b.states[i] == State::barrier) b.states[i] = State::runnable;
 }
 
 // Completes the collective `t` waits in if every non-exited lane of its mask
@@ -383,8 +462,8 @@ bool try_complete_collective(Block& b, const Thread& t) {
     const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
     if (base + lane >= b.count) continue;  // absent lane of a partial warp
     const Thread& u = b.threads[base + lane];
-    if (u.state == State::exited) continue;
-    if (u.state != State::collective || u.mask != t.mask || u.fn != t.fn) return false;
+    if ((*u.state) == State::exited) continue;
+    if ((*u.state) != State::collective || u.mask != t.mask || u.fn != t.fn) return false;
     participants |= 1u << lane;
     posts[lane] = u.post;
   }
@@ -392,41 +471,45 @@ bool try_complete_collective(Block& b, const Thread& t) {
   for (unsigned m = participants; m != 0; m &= m - 1) {
     Thread& u = b.threads[base + static_cast<unsigned>(__builtin_ctz(m))];
     u.participants = participants;
-    u.state = State::runnable;
+    (*u.state) = State::runnable;
   }
   return true;
 }
 
 // __activemask's soft rendezvous completes once no lane of the warp can run
 // before it: the waiting lanes form the mask.
-void try_complete_activemask(Block& b, unsigned warp) {
-  if (b.activemask_waiting[warp] == 0) return;
+void complete_activemask_if_ready(Block& b, unsigned warp) {
   const unsigned base = warp * 32;
   const unsigned end = std::min(b.count, base + 32);
   unsigned waiting = 0;
   for (unsigned r = base; r < end; ++r) {
-    if (b.threads[r].state == State::runnable) return;
-    if (b.threads[r].state == State::activemask) waiting |= 1u << (r - base);
+    if (b.states[r] == State::runnable) return;
+    if (b.states[r] == State::activemask) waiting |= 1u << (r - base);
   }
   for (unsigned r = base; r < end; ++r) {
-    if (b.threads[r].state != State::activemask) continue;
+    if (b.states[r] != State::activemask) continue;
     b.threads[r].participants = waiting;
-    b.threads[r].state = State::runnable;
+    b.states[r] = State::runnable;
   }
   b.activemask_waiting[warp] = 0;
+}
+
+// Called whenever a lane blocks or exits; cheap when nobody waits.
+inline void try_complete_activemask(Block& b, unsigned warp) {
+  if (b.activemask_waiting[warp] != 0) complete_activemask_if_ready(b, warp);
 }
 
 void thread_exited(Thread& t) {
   Block& b = *t.block;
   if (t.slot.cleanup != nullptr) t.slot.cleanup(t.slot.ptr);
   t.slot = ThreadSlot{};
-  t.state = State::exited;
+  (*t.state) = State::exited;
   --b.live;
   if (b.aborting) return;
   if (b.barrier_arrived > 0 && b.barrier_arrived == b.live) release_barrier(b);
   const unsigned base = t.rank & ~31u;
   for (unsigned r = base; r < std::min(b.count, base + 32); ++r)
-    if (b.threads[r].state == State::collective) try_complete_collective(b, b.threads[r]);
+    if (b.states[r] == State::collective) try_complete_collective(b, b.threads[r]);
   try_complete_activemask(b, t.rank / 32);
 }
 
@@ -473,8 +556,8 @@ std::string deadlock_description(const Block& b) {
   std::string example;
   for (unsigned i = 0; i < b.count; ++i) {
     const Thread& t = b.threads[i];
-    if (t.state == State::barrier) ++at_barrier;
-    if (t.state != State::collective) continue;
+    if ((*t.state) == State::barrier) ++at_barrier;
+    if ((*t.state) != State::collective) continue;
     ++in_collective;
     if (!example.empty()) continue;
     const unsigned base = t.rank & ~31u;
@@ -482,12 +565,12 @@ std::string deadlock_description(const Block& b) {
       const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
       if (base + lane >= b.count) continue;
       const Thread& u = b.threads[base + lane];
-      if (u.state == State::exited) continue;
-      if (u.state == State::collective && u.mask == t.mask && u.fn == t.fn) continue;
+      if ((*u.state) == State::exited) continue;
+      if ((*u.state) == State::collective && u.mask == t.mask && u.fn == t.fn) continue;
       example = "; thread " + std::to_string(t.rank) + " waits in a warp collective (mask " +
                 hex(t.mask) + ") for lane " + std::to_string(lane) + ", which " +
-                (u.state == State::barrier ? "waits at __syncthreads"
-                                           : "waits in a different warp collective");
+                ((*u.state) == State::barrier ? "waits at __syncthreads"
+                                              : "waits in a different warp collective");
       break;
     }
   }
@@ -518,14 +601,16 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   gridDim = grid;
 
   if (worker.threads.size() < count) worker.threads.resize(count);
+  worker.states.assign(count, State::runnable);
   b.threads = worker.threads.data();
+  b.states = worker.states.data();
   for (unsigned r = 0; r < count; ++r) {
     Thread& t = worker.threads[r];
     t.block = &b;
     t.rank = r;
     t.index =
         uint3{r % block_dim.x, (r / block_dim.x) % block_dim.y, r / (block_dim.x * block_dim.y)};
-    t.state = State::runnable;
+    t.state = &worker.states[r];
     t.stack = worker.stacks.stack(r);
     t.slot = ThreadSlot{};
     start_fiber(worker, t);
@@ -730,7 +815,7 @@ void* dynamic_shared_memory() {
 BarrierResult syncthreads_reduce(int predicate) {
   Thread& t = current_thread();
   Block& b = *t.block;
-  t.state = State::barrier;
+  (*t.state) = State::barrier;
   ++b.barrier_arrived;
   b.barrier_true += predicate != 0 ? 1 : 0;
   if (b.barrier_arrived == b.live)
@@ -754,7 +839,7 @@ unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
   if (((mask >> lane) & 1u) == 0)
     fail_block(t, "thread " + std::to_string(t.rank) + " called a warp collective with mask " +
                       hex(mask) + ", which does not include its own lane " + std::to_string(lane));
-  t.state = State::collective;
+  (*t.state) = State::collective;
   t.mask = mask;
   t.fn = fn;
   t.post = post;
@@ -767,7 +852,7 @@ unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
 unsigned active_mask() {
   Thread& t = current_thread();
   Block& b = *t.block;
-  t.state = State::activemask;
+  (*t.state) = State::activemask;
   ++b.activemask_waiting[t.rank / 32];
   try_complete_activemask(b, t.rank / 32);
   ++tl_worker->waits;

@@ -59,6 +59,16 @@ __global__ void waits_for_a_flag_from_a_later_thread(volatile int* flag, int* ou
 
 }  // namespace emu_launch
 
+namespace {
+
+__global__ void internal_linkage_kernel_that_deadlocks(int* out) {
+  // Lane L names itself and lane L+1, which names a different pair: a cycle.
+  __syncwarp((1u << threadIdx.x) | (1u << ((threadIdx.x + 1) % 32)));
+  out[threadIdx.x] = 1;
+}
+
+}  // namespace
+
 using namespace emu_launch;
 
 TEST(EmuLaunch, InvalidConfigurationsAreReportedAndDoNotRun) {
@@ -128,6 +138,17 @@ TEST(EmuLaunch, WarpCollectivesWithMasksThatNeverMatchAreADeadlock) {
   EXPECT_NE(message.find("deadlock_mismatched_masks"), std::string::npos) << message;
   EXPECT_NE(message.find("warp collective"), std::string::npos) << message;
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  cudaGetLastError();
+}
+
+TEST(EmuLaunch, DeadlockMessageNamesKernelsWithInternalLinkage) {
+  std::vector<int> out(32, 0);
+  testing::internal::CaptureStderr();
+  rl::launch(internal_linkage_kernel_that_deadlocks, dim3(1), dim3(32), 0, nullptr, out.data());
+  const std::string message = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
+  EXPECT_NE(message.find("internal_linkage_kernel_that_deadlocks"), std::string::npos) << message;
+  cudaDeviceSynchronize();
   cudaGetLastError();
 }
 

@@ -40,6 +40,11 @@ __global__ void touch_last_dynamic_byte(unsigned char* out, unsigned bytes) {
   }
 }
 
+__global__ void write_one_past_dynamic_shared(unsigned bytes) {
+  RL_DYNAMIC_SHARED(unsigned char, buffer);
+  if (threadIdx.x == 0) buffer[bytes] = 1;  // BUG (deliberate): one byte too far
+}
+
 }  // namespace emu_shared
 
 using namespace emu_shared;
@@ -97,3 +102,11 @@ TEST(EmuShared, DynamicSharedAtTheDefaultLimitRuns) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
   EXPECT_EQ(out, 42);
 }
+
+#if defined(__SANITIZE_ADDRESS__)
+TEST(EmuShared, AddressSanitizerCatchesAnOverrunOfDynamicShared) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(rl::launch(write_one_past_dynamic_shared, dim3(1), dim3(32), 100, nullptr, 100u),
+               "heap-buffer-overflow");
+}
+#endif

@@ -55,6 +55,9 @@ TEST(PtxKernels, bf16_mma_fed_by_ldmatrix_matches_float64) {
   for (int i = 0; i < 256; ++i) a[i] = __float2bfloat16(static_cast<float>(pick(rng)));
   for (int i = 0; i < 128; ++i) b[i] = __float2bfloat16(static_cast<float>(pick(rng)) / 64.0f);
   for (int i = 0; i < 128; ++i) c[i] = static_cast<float>(i);
+  // The float2 conversions exist under the emulator too (rl/emu/fp16.hpp).
+  const float2 pair = __bfloat1622float2(__halves2bfloat162(a[0], a[1]));
+  EXPECT_EQ(pair.y, __bfloat162float(a[1]));
   rl::launch(mma_bf16_fed_by_ldmatrix, dim3(1), dim3(32), 0, nullptr, a.data(), b.data(), c.data(),
              d.data());
   ASSERT_EQ(cudaGetLastError(), cudaSuccess);
@@ -112,6 +115,101 @@ TEST(PtxKernels, tf32_mma_with_rounded_operands_matches_float64) {
       EXPECT_NEAR(d[m * 8 + n], unrounded, 8 * 0x1p-11) << "tf32 error out of its bound";
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// Every other mma wrapper through a kernel: registers filled from element
+// codes by the PTX tables (8-bit: byte b of register r is element 4r + b;
+// f16: half h of register r is element 2r + h), D compared with float64.
+// ---------------------------------------------------------------------------
+
+enum class Wrapper { f16, e4m3, e5m2, s8 };
+
+// a: 16 x K codes, b: K x 8 codes, each code in the low bits of a uint32.
+template <Wrapper W>
+__global__ void mma_wrapper_from_codes(const std::uint32_t* a, const std::uint32_t* b, float* d) {
+  constexpr int k_extent = W == Wrapper::f16 ? 16 : 32;
+  constexpr int bits = W == Wrapper::f16 ? 16 : 8;
+  constexpr int per_reg = 32 / bits;
+  const int lane = static_cast<int>(threadIdx.x), g = lane / 4, t = lane % 4;
+  std::uint32_t ra[4] = {};
+  std::uint32_t rb[2] = {};
+  for (int e = 0; e < 4 * per_reg; ++e) {
+    // f16: row g + 8((e>>1)&1), col 2t + (e&1) + 8(e>>2); 8-bit: row g + 8((e>>2)&1), col 4t +
+    // (e&3) + 16(e>>3)
+    const int row = bits == 16 ? g + 8 * ((e >> 1) & 1) : g + 8 * ((e >> 2) & 1);
+    const int col = bits == 16 ? 2 * t + (e & 1) + 8 * (e >> 2) : 4 * t + (e & 3) + 16 * (e >> 3);
+    ra[e / per_reg] |= a[row * k_extent + col] << (bits * (e % per_reg));
+  }
+  for (int e = 0; e < 2 * per_reg; ++e) {
+    const int k = bits == 16 ? 2 * t + (e & 1) + 8 * (e >> 1) : 4 * t + (e & 3) + 16 * (e >> 2);
+    rb[e / per_reg] |= b[k * 8 + g] << (bits * (e % per_reg));
+  }
+  float out[4];
+  if constexpr (W == Wrapper::s8) {
+    const std::int32_t c[4] = {1, 2, 3, 4};
+    std::int32_t acc[4];
+    rl::ptx::mma_m16n8k32_s8_s32(acc, ra, rb, c);
+    for (int i = 0; i < 4; ++i) out[i] = static_cast<float>(acc[i]);
+  } else {
+    const float c[4] = {1.0f, 2.0f, 3.0f, 4.0f};
+    if constexpr (W == Wrapper::f16) rl::ptx::mma_m16n8k16_f16_f32(out, ra, rb, c);
+    if constexpr (W == Wrapper::e4m3) rl::ptx::mma_m16n8k32_e4m3_f32(out, ra, rb, c);
+    if constexpr (W == Wrapper::e5m2) rl::ptx::mma_m16n8k32_e5m2_f32(out, ra, rb, c);
+  }
+  for (int i = 0; i < 4; ++i) d[(g + 8 * (i >> 1)) * 8 + 2 * t + (i & 1)] = out[i];
+}
+
+template <Wrapper W>
+void check_wrapper(std::uint32_t (*code)(int), double (*value)(std::uint32_t)) {
+  constexpr int k_extent = W == Wrapper::f16 ? 16 : 32;
+  std::mt19937 rng(static_cast<unsigned>(W) + 40);
+  std::uniform_int_distribution<int> pick(-12, 12);
+  std::vector<std::uint32_t> a(16 * k_extent), b(k_extent * 8);
+  for (auto& v : a) v = code(pick(rng));
+  for (auto& v : b) v = code(pick(rng));
+  std::vector<float> d(128);
+  rl::launch(mma_wrapper_from_codes<W>, dim3(1), dim3(32), 0, nullptr, a.data(), b.data(),
+             d.data());
+  ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+  for (int m = 0; m < 16; ++m) {
+    for (int n = 0; n < 8; ++n) {
+      double ref = 1 + (n % 2) + 2 * (m / 8);  // c = {1, 2, 3, 4} by accumulator slot
+      for (int k = 0; k < k_extent; ++k) ref += value(a[m * k_extent + k]) * value(b[k * 8 + n]);
+      EXPECT_EQ(d[m * 8 + n], static_cast<float>(ref)) << m << "," << n;
+    }
+  }
+}
+
+TEST(PtxKernels, f16_fp8_and_s8_mma_wrappers_match_float64) {
+  // Quarters in [-3, 3]; the reference decodes the stored codes, so rounding
+  // into a format (e5m2 keeps 3 bits) cannot hide a wrong position.
+  check_wrapper<Wrapper::f16>(
+      +[](int i) {
+        return std::uint32_t{__half_as_ushort(__float2half(static_cast<float>(i) / 4.0f))};
+      },
+      +[](std::uint32_t c) {
+        return double{__half2float(__ushort_as_half(static_cast<unsigned short>(c)))};
+      });
+  check_wrapper<Wrapper::e4m3>(
+      +[](int i) { return std::uint32_t{__nv_fp8_e4m3(static_cast<float>(i) / 4.0f).__x}; },
+      +[](std::uint32_t c) {
+        __nv_fp8_e4m3 v;
+        v.__x = static_cast<unsigned char>(c);
+        return double{static_cast<float>(v)};
+      });
+  check_wrapper<Wrapper::e5m2>(
+      +[](int i) { return std::uint32_t{__nv_fp8_e5m2(static_cast<float>(i) / 4.0f).__x}; },
+      +[](std::uint32_t c) {
+        __nv_fp8_e5m2 v;
+        v.__x = static_cast<unsigned char>(c);
+        return double{static_cast<float>(v)};
+      });
+  check_wrapper<Wrapper::s8>(
+      +[](int i) { return static_cast<std::uint32_t>(static_cast<std::uint8_t>(i * 10)); },
+      +[](std::uint32_t c) {
+        return static_cast<double>(static_cast<std::int8_t>(static_cast<std::uint8_t>(c)));
+      });
 }
 
 // ---------------------------------------------------------------------------

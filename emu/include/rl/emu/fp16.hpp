@@ -418,6 +418,17 @@ inline __nv_bfloat16 __half2bfloat16(__half h) {
   return __nv_bfloat16(h);
 }
 
+// float2 results need the runtime's vector types, present under the emulator.
+#if defined(RL_EMULATE) && __has_include("rl/emu/types.hpp")
+#include "rl/emu/types.hpp"
+inline float2 __half22float2(__half2 h) {
+  return float2{__half2float(h.x), __half2float(h.y)};
+}
+inline float2 __bfloat1622float2(__nv_bfloat162 b) {
+  return float2{__bfloat162float(b.x), __bfloat162float(b.y)};
+}
+#endif
+
 // --- arithmetic, comparisons and min/max, identical for both 16-bit types ----
 
 namespace rl::emu::fp16_detail {

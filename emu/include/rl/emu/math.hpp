@@ -17,9 +17,9 @@
 // bit-for-bit against a GPU.
 #pragma once
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 // Names glibc's <math.h> already declares with C linkage (as internal
 // aliases that libm does not export): defined here with the same linkage.
@@ -110,34 +110,22 @@ inline T __ldg(const T* address) {
 }
 
 inline int __float_as_int(float x) {
-  int r;
-  std::memcpy(&r, &x, sizeof r);
-  return r;
+  return std::bit_cast<int>(x);
 }
 inline unsigned int __float_as_uint(float x) {
-  unsigned int r;
-  std::memcpy(&r, &x, sizeof r);
-  return r;
+  return std::bit_cast<unsigned int>(x);
 }
 inline float __int_as_float(int x) {
-  float r;
-  std::memcpy(&r, &x, sizeof r);
-  return r;
+  return std::bit_cast<float>(x);
 }
 inline float __uint_as_float(unsigned int x) {
-  float r;
-  std::memcpy(&r, &x, sizeof r);
-  return r;
+  return std::bit_cast<float>(x);
 }
 inline long long __double_as_longlong(double x) {
-  long long r;
-  std::memcpy(&r, &x, sizeof r);
-  return r;
+  return std::bit_cast<long long>(x);
 }
 inline double __longlong_as_double(long long x) {
-  double r;
-  std::memcpy(&r, &x, sizeof r);
-  return r;
+  return std::bit_cast<double>(x);
 }
 inline int __float2int_rn(float x) {
   return static_cast<int>(std::nearbyint(x));
