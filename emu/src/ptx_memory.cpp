@@ -1,5 +1,7 @@
 // ldmatrix and cp.async emulation (reference sections 4 and 5).
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <utility>
 
@@ -16,6 +18,28 @@ std::uint16_t row_element(const void* row, unsigned column) {
 
 }  // namespace
 
+void incomplete_warp(const char* instruction, unsigned participants) {
+  std::fprintf(stderr,
+               "rl::emu: %s executed by an incomplete warp (lanes present: 0x%08x); .sync.aligned "
+               "instructions need all 32 lanes\n",
+               instruction, participants);
+  std::abort();
+}
+
+void misaligned_address(const char* instruction, const void* address, unsigned alignment) {
+  std::fprintf(stderr, "rl::emu: %s address %p is not %u-byte aligned\n", instruction, address,
+               alignment);
+  std::abort();
+}
+
+namespace {
+
+bool aligned(const void* address, unsigned alignment) {
+  return reinterpret_cast<std::uintptr_t>(address) % alignment == 0U;
+}
+
+}  // namespace
+
 void ldmatrix_lane(unsigned lane, int matrices, bool trans, const void* const (&rows)[kWarpLanes],
                    std::uint32_t* out) {
   // Non-transposed: M_j[L/4][2(L%4) + h]; transposed: M_j[2(L%4) + h][L/4].
@@ -23,6 +47,11 @@ void ldmatrix_lane(unsigned lane, int matrices, bool trans, const void* const (&
   const unsigned pair = 2U * (lane & 3U);
   for (unsigned j = 0; j < static_cast<unsigned>(matrices); ++j) {
     const void* const* matrix = &rows[8U * j];
+    for (unsigned r = 0; r < 8U; ++r) {
+      if (!aligned(matrix[r], 16U)) {
+        misaligned_address("ldmatrix row", matrix[r], 16U);
+      }
+    }
     std::uint16_t low = 0;
     std::uint16_t high = 0;
     if (trans) {
@@ -44,6 +73,12 @@ void ldmatrix_warp(int matrices, bool trans, const void* const (&rows)[kWarpLane
 }
 
 void CpAsyncQueue::issue(void* dst, const void* src, unsigned cp_size, unsigned src_bytes) {
+  if (!aligned(dst, cp_size)) {
+    misaligned_address("cp.async destination", dst, cp_size);
+  }
+  if (src_bytes != 0U && !aligned(src, cp_size)) {
+    misaligned_address("cp.async source", src, cp_size);
+  }
   open_.push_back(Copy{dst, src, cp_size, src_bytes});
 }
 

@@ -3,6 +3,7 @@
 // it says which lane, register and sub-element holds A(m, k) or B(k, n).
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 
 #include "rl/emu/fp16.hpp"
@@ -110,7 +111,8 @@ void mma_f32_lane(MmaInput input, unsigned lane, const MmaA& a, const MmaB& b, c
       const Slot bs = b_slot(input, k, n);
       sum += decode(input, a[as.lane][as.reg], as.sub) * decode(input, b[bs.lane][bs.reg], bs.sub);
     }
-    result[i] = static_cast<float>(sum);
+    // NaN results are the canonical NaN, as the GPU's fp32 arithmetic gives.
+    result[i] = std::isnan(sum) ? std::bit_cast<float>(0x7FFFFFFFU) : static_cast<float>(sum);
   }
   for (int i = 0; i < 4; ++i) {
     d[i] = result[i];  // after all reads: d may alias c

@@ -319,32 +319,29 @@ TEST(PtxKernels, wmma_half_bf16_and_tf32_tiles_match_float64) {
 
 constexpr int kGemm = 64;
 
-struct alignas(16) GemmTiles {
-  __nv_bfloat16 a[kGemm * 16];  // A[:, k0:k0+16], row-major 64 x 16
-  __nv_bfloat16 b[16 * kGemm];  // B[k0:k0+16, :], row-major 16 x 64
-};
-
 __global__ void gemm_bf16_ldmatrix_mma_64(const __nv_bfloat16* a, const __nv_bfloat16* b,
                                           float* c) {
-  __shared__ GemmTiles tiles;
+  // The CUDA idiom for cp.async / ldmatrix targets: 16-byte aligned arrays.
+  __shared__ __align__(16) __nv_bfloat16 tile_a[kGemm * 16];  // A[:, k0:k0+16], row-major 64 x 16
+  __shared__ __align__(16) __nv_bfloat16 tile_b[16 * kGemm];  // B[k0:k0+16, :], row-major 16 x 64
   const unsigned tid = threadIdx.x, warp = tid / 32, lane = tid % 32;
   const unsigned warp_row = 32 * (warp / 2), warp_col = 32 * (warp % 2);
   float acc[2][4][4] = {};
   for (int k0 = 0; k0 < kGemm; k0 += 16) {
     // 128 threads, 128 16-byte chunks per tile.
     const unsigned a_row = tid / 2, a_half = tid % 2;
-    rl::ptx::cp_async_16(&tiles.a[a_row * 16 + 8 * a_half], &a[a_row * kGemm + k0 + 8 * a_half]);
+    rl::ptx::cp_async_16(&tile_a[a_row * 16 + 8 * a_half], &a[a_row * kGemm + k0 + 8 * a_half]);
     const unsigned b_row = tid / 8, b_chunk = tid % 8;
-    rl::ptx::cp_async_16(&tiles.b[b_row * kGemm + 8 * b_chunk],
+    rl::ptx::cp_async_16(&tile_b[b_row * kGemm + 8 * b_chunk],
                          &b[(k0 + b_row) * kGemm + 8 * b_chunk]);
     rl::ptx::cp_async_wait_all();
     __syncthreads();
     for (int mi = 0; mi < 2; ++mi) {
       std::uint32_t ra[4];
-      rl::ptx::ldmatrix_x4(ra, &tiles.a[(warp_row + 16 * mi + lane % 16) * 16 + 8 * (lane / 16)]);
+      rl::ptx::ldmatrix_x4(ra, &tile_a[(warp_row + 16 * mi + lane % 16) * 16 + 8 * (lane / 16)]);
       for (int ni = 0; ni < 4; ++ni) {
         std::uint32_t rb[2];
-        rl::ptx::ldmatrix_x2_trans(rb, &tiles.b[(lane % 16) * kGemm + warp_col + 8 * ni]);
+        rl::ptx::ldmatrix_x2_trans(rb, &tile_b[(lane % 16) * kGemm + warp_col + 8 * ni]);
         rl::ptx::mma_m16n8k16_bf16_f32(acc[mi][ni], ra, rb, acc[mi][ni]);
       }
     }
@@ -386,6 +383,26 @@ TEST(PtxKernels, gemm_64_with_cp_async_ldmatrix_and_mma_matches_float64_under_tw
       EXPECT_NEAR(outputs[0][m * kGemm + n], ref, 1e-5 * (1.0 + std::fabs(ref))) << m << "," << n;
     }
   }
+}
+
+// ---------------------------------------------------------------------------
+// .sync.aligned instructions in a partial warp stop with a clear message.
+// ---------------------------------------------------------------------------
+
+__global__ void mma_in_half_a_warp(float* d) {
+  const std::uint32_t a[4] = {};
+  const std::uint32_t b[2] = {};
+  const float c[4] = {};
+  float acc[4];
+  rl::ptx::mma_m16n8k16_bf16_f32(acc, a, b, c);
+  d[threadIdx.x] = acc[0];
+}
+
+TEST(PtxKernelsDeathTest, mma_in_an_incomplete_warp_is_reported) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  std::vector<float> d(16);
+  EXPECT_DEATH(rl::launch(mma_in_half_a_warp, dim3(1), dim3(16), 0, nullptr, d.data()),
+               "mma.sync executed by an incomplete warp \\(lanes present: 0x0000ffff\\)");
 }
 
 }  // namespace

@@ -152,4 +152,24 @@ TEST(CpAsync, zero_fill_reads_only_src_bytes) {
   }
 }
 
+TEST(PtxMemoryDeathTest, misaligned_addresses_are_reported) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  alignas(16) unsigned char buffer[64] = {};
+  rl::emu::ptx::CpAsyncQueue queue;
+  EXPECT_DEATH(queue.issue(buffer + 4, buffer + 32, 16, 16),
+               "cp.async destination .* is not 16-byte aligned");
+  EXPECT_DEATH(queue.issue(buffer + 16, buffer + 36, 8, 8),
+               "cp.async source .* is not 8-byte aligned");
+  queue.issue(buffer + 16, buffer + 36, 4, 4);  // 4-byte copies need only 4-byte alignment
+  const void* rows[kWarpLanes];
+  for (int lane = 0; lane < kWarpLanes; ++lane) rows[lane] = buffer + 16 * (lane % 4);
+  rows[5] = buffer + 8;
+  std::uint32_t out[4];
+  EXPECT_DEATH(rl::emu::ptx::ldmatrix_lane(0, 1, false, rows, out),
+               "ldmatrix row .* is not 16-byte aligned");
+  rows[5] = buffer;
+  rows[9] = buffer + 2;  // lane 9 is ignored by .x1
+  rl::emu::ptx::ldmatrix_lane(0, 1, false, rows, out);
+}
+
 }  // namespace

@@ -277,6 +277,16 @@ TEST(MmaF32, sums_in_double_and_rounds_once) {
   EXPECT_EQ(d[3][5], 1.0 + 16 * 0x1p-25);
 }
 
+TEST(MmaF32, inf_times_zero_gives_the_canonical_nan) {
+  const auto d = run_mma(
+      kF16,
+      [](int m, int k) { return m == 2 && k == 3 ? std::numeric_limits<double>::infinity() : 0.0; },
+      [](int, int) { return 0.0; }, [](int, int) { return 0.0; });
+  EXPECT_EQ(std::bit_cast<std::uint64_t>(d[2][0]),
+            std::bit_cast<std::uint64_t>(double{std::bit_cast<float>(0x7FFFFFFFU)}));
+  EXPECT_EQ(d[3][0], 0.0);
+}
+
 TEST(MmaF32, d_may_alias_c) {
   MmaA a{};
   MmaB b{};

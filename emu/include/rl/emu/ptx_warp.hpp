@@ -37,6 +37,23 @@ inline std::uint32_t f32_to_tf32_bits(std::uint32_t u) {
   return (u & 0x007FFFFFU) != 0U ? 0x7FFFFFFFU : u;
 }
 
+// .sync.aligned instructions need all 32 lanes of the warp (PTX: undefined
+// otherwise, e.g. after a lane exited or in a partial last warp).  The
+// emulator stops with one clear line instead of reading a missing lane's
+// zero-filled registers or row addresses.
+[[noreturn]] void incomplete_warp(const char* instruction, unsigned participants);
+
+inline void require_full_warp(const char* instruction, unsigned participants) {
+  if (participants != 0xFFFFFFFFU) {
+    incomplete_warp(instruction, participants);
+  }
+}
+
+// PTX requires naturally aligned addresses (cp.async: cp-size; ldmatrix rows:
+// 16 bytes); a GPU faults or misbehaves otherwise, so the emulator stops.
+[[noreturn]] void misaligned_address(const char* instruction, const void* address,
+                                     unsigned alignment);
+
 // --- mma.sync.aligned.m16n8kK.row.col -----------------------------------------
 
 using MmaA = std::uint32_t[kWarpLanes][4];

@@ -176,6 +176,11 @@ void mma_lane(unsigned lane, const FragA* all_a, const FragB* all_b, const FragC
       sum += operand_value(all_a[ea % 32].x[ea / 32]) * operand_value(all_b[eb % 32].x[eb / 32]);
     }
     result[i] = Acc(sum);  // one rounding (double -> __half rounds once too)
+    if constexpr (std::is_same_v<Acc, float>) {
+      if (std::isnan(sum)) {
+        result[i] = std::bit_cast<float>(0x7FFFFFFFU);  // canonical NaN, as on the GPU
+      }
+    }
     if (satf) {
       result[i] = saturate_finite(result[i]);
     }
@@ -248,7 +253,8 @@ void mma_sync(fragment<accumulator, M, N, K, TC>& d,
   std::memcpy(&mine.a, &a, sizeof a);
   std::memcpy(&mine.b, &b, sizeof b);
   Operands all[32];
-  rl::emu::warp_allgather(&mine, all, sizeof(Operands));
+  rl::emu::ptx::require_full_warp("wmma::mma_sync",
+                                  rl::emu::warp_allgather(&mine, all, sizeof(Operands)));
   FragA all_a[32];
   FragB all_b[32];
   for (int lane = 0; lane < 32; ++lane) {

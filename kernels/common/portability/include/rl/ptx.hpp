@@ -56,7 +56,8 @@ inline void gather(const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
   std::memcpy(mine.a, a, sizeof mine.a);
   std::memcpy(mine.b, b, sizeof mine.b);
   MmaOperands all[rl::emu::ptx::kWarpLanes];
-  rl::emu::warp_allgather(&mine, all, sizeof(MmaOperands));
+  rl::emu::ptx::require_full_warp("mma.sync",
+                                  rl::emu::warp_allgather(&mine, all, sizeof(MmaOperands)));
   for (int lane = 0; lane < rl::emu::ptx::kWarpLanes; ++lane) {
     std::memcpy(all_a[lane], all[lane].a, sizeof all[lane].a);
     std::memcpy(all_b[lane], all[lane].b, sizeof all[lane].b);
@@ -74,7 +75,7 @@ inline void mma_f32(rl::emu::ptx::MmaInput input, float (&d)[4], const std::uint
 template <int Matrices>
 void ldmatrix(std::uint32_t* out, const void* row, bool trans) {
   const void* rows[rl::emu::ptx::kWarpLanes];
-  rl::emu::warp_allgather(&row, rows, sizeof row);
+  rl::emu::ptx::require_full_warp("ldmatrix", rl::emu::warp_allgather(&row, rows, sizeof row));
   rl::emu::ptx::ldmatrix_lane(rl::emu::lane_id(), Matrices, trans, rows, out);
 }
 
