@@ -16,12 +16,12 @@ clang-format allows is split into several `// rl-static: kernel=NAME ...` lines
 (a `// key=value` line right after a declaration is rejected as a wrapped one).
 
 Keys of a declaration (values never contain spaces; lists are comma-separated):
-  kernel=NAME      required.  NAME matches an entry function whose mangled name
-                   contains NAME as a whole identifier (the function, a namespace
-                   or a template argument): `kernel=copy_vec4` matches
-                   _Z9copy_vec4PK6float4PS_i but not _Z10copy_vec42...  A NAME
-                   with glob characters (* ? [) is matched with fnmatch against
-                   the whole mangled name instead.
+  kernel=NAME      required.  NAME matches an entry function whose demangled
+                   name (c++filt) contains NAME as a whole identifier (the
+                   function, a namespace or a template argument): kernel=copy_vec4
+                   matches rl::copy_vec4(float4 const*, ...) but not copy_vec4_tail.
+                   A NAME with glob characters (* ? [) is matched with fnmatch
+                   against the whole mangled or demangled name instead.
   arch=LIST        architectures the declaration applies to (default all).  `90`
                    matches the 90 and 90a builds; `90a` only the 90a build.
   min_arch=N       applies to architectures >= N only (e.g. 89 for fp8).
@@ -118,13 +118,16 @@ class Declaration:
             return True
         return any(a == arch or (a.isdigit() and int(a) == arch_number(arch)) for a in self.arch)
 
-    def matches(self, mangled):
+    def matches(self, mangled, demangled=None):
         if any(c in self.kernel for c in "*?["):
-            return fnmatch.fnmatchcase(mangled, self.kernel)
-        # Itanium mangling writes every identifier as <length><name>; requiring
-        # that exact length keeps `copy` from matching `copy_vec4`.
-        pattern = r"(?<![0-9])" + str(len(self.kernel)) + re.escape(self.kernel)
-        return re.search(pattern, mangled) is not None
+            return fnmatch.fnmatchcase(mangled, self.kernel) or (
+                demangled is not None and fnmatch.fnmatchcase(demangled, self.kernel))
+        if demangled is not None and demangled != mangled:
+            word = r"(?<![A-Za-z0-9_])" + re.escape(self.kernel) + r"(?![A-Za-z0-9_])"
+            return re.search(word, demangled) is not None
+        # No demangler: Itanium mangling writes each identifier as
+        # <length><name>, so the length keeps `copy` from matching `copy_vec4`.
+        return re.search(str(len(self.kernel)) + re.escape(self.kernel), mangled) is not None
 
     def __str__(self):
         return "%s (kernel=%s)" % (self.where, self.kernel)
@@ -324,13 +327,13 @@ def check_arch(arch, decls, resources, sass, failures, notes):
     for decl in applicable:
         # A header's declaration serves every source that instantiates its
         # kernel; only the source's own declarations must match something here.
-        if not decl.from_header and not any(decl.matches(name) for name in resources):
+        if not decl.from_header and not any(decl.matches(n, pretty[n]) for n in resources):
             failures.append("sm_%s: declaration %s matches no kernel (kernels here: %s)"
                             % (arch, decl, ", ".join(sorted(pretty.values())) or "none"))
     for name in sorted(resources):
         res = resources[name]
         label = "sm_%s %s" % (arch, pretty[name])
-        covering = [d for d in applicable if d.matches(name)]
+        covering = [d for d in applicable if d.matches(name, pretty[name])]
         if not covering:
             failures.append("%s: undeclared kernel (mangled %s); add a line "
                             "'// rl-static: kernel=%s max_regs=N max_smem=N' next to it "

@@ -142,17 +142,32 @@ class Declarations(unittest.TestCase):
             with self.assertRaises(cs.InputError, msg=text):
                 decl(text)
 
-    def test_kernel_matches_whole_identifiers_only(self):
+    def test_kernel_matches_whole_identifiers_of_the_demangled_name(self):
         d = decl("kernel=copy")
-        self.assertFalse(d.matches("_Z9copy_vec4PK6float4PS_i"))
-        self.assertTrue(decl("kernel=copy_vec4").matches("_Z9copy_vec4PK6float4PS_i"))
-        self.assertTrue(decl("kernel=copy_vec4").matches("_ZN2rl4gelu9copy_vec4EPf"))
-        # "19copy..." must not be read as length 9 of "copy_vec4..." after a 1.
-        self.assertFalse(decl("kernel=copy_vec4").matches("_Z19copy_vec4_and_moreiv"))
+        self.assertFalse(d.matches("_Z9copy_vec4PK6float4PS_i", "copy_vec4(float4 const*)"))
+        d = decl("kernel=copy_vec4")
+        self.assertTrue(d.matches("_Z9copy_vec4PK6float4PS_i", "copy_vec4(float4 const*)"))
+        self.assertTrue(d.matches("x", "rl::gelu::copy_vec4<float, (rl::Form)0>(float*)"))
+        self.assertFalse(d.matches("x", "rl::copy_vec4_tail(float*)"))
 
-    def test_kernel_glob_matches_the_mangled_name(self):
+    def test_kernel_in_an_anonymous_namespace_matches(self):
+        # The anonymous namespace's id ends in digits right before "11gelu_vec128".
+        mangled = ("_ZN2rl4gelu53_GLOBAL__N__fc12c006_14_gelu_vec128_cu_0696c2bc_32725"
+                   "11gelu_vec128IfLNS0_4FormE0EEEvPT_PKS4_l")
+        pretty = cs.demangle([mangled])[mangled]
+        self.assertTrue(decl("kernel=gelu_vec128").matches(mangled, pretty))
+        self.assertFalse(decl("kernel=vec128").matches(mangled, pretty))
+        self.assertTrue(decl("kernel=gelu").matches(mangled, pretty))  # the namespace
+
+    def test_without_a_demangler_the_mangled_length_prefix_is_used(self):
+        self.assertTrue(decl("kernel=copy_vec4").matches("_Z9copy_vec4PK6float4PS_i"))
+        self.assertFalse(decl("kernel=copy").matches("_Z9copy_vec4PK6float4PS_i"))
+
+    def test_kernel_glob_matches_the_mangled_or_demangled_name(self):
         self.assertTrue(decl("kernel=*add_oneIf*").matches("_Z7add_oneIfEvPT_"))
         self.assertFalse(decl("kernel=*add_oneId*").matches("_Z7add_oneIfEvPT_"))
+        self.assertTrue(decl("kernel=*add_one<float>*").matches(
+            "_Z7add_oneIfEvPT_", "void add_one<float>(float*)"))
 
     def test_arch_and_min_arch_select_architectures(self):
         self.assertTrue(decl("kernel=k arch=90").applies_to("90a"))
