@@ -3,8 +3,8 @@
 // Rungs 3-4 sweep the row three times and rely on cache for the re-reads.
 // Here a block of up to 1024 threads owns a row and each thread loads its
 // slice once, as 16-byte vectors (LDG.E.128: 4 floats or 8 bf16), into
-// registers; the mean, the centred variance (two-pass, exact in the sense the
-// tests need) and the normalisation all run on those registers.  x crosses
+// registers; the mean, the centred variance (a second pass, over registers
+// instead of memory) and the normalisation all run on those registers.  x crosses
 // the memory bus exactly once, y, weight and bias move as 128-bit vectors too,
 // and there are a quarter (fp32) or an eighth (bf16) of the memory
 // instructions.  This is the rung that should sit on the hbm.copy roof at

@@ -10,9 +10,6 @@
 
 #include <cstddef>
 #include <cstdint>
-// libstdc++ spells __attribute__((__noinline__)) in shared_ptr_base.h, which
-// the __noinline__ macro below would break: parse it first.
-#include <memory>
 
 #ifndef __global__
 #define __global__
@@ -32,9 +29,7 @@
 #define __launch_bounds__(...)
 #endif
 #ifndef __align__
-// A GNU attribute, not alignas: CUDA code writes `__shared__ __align__(16) T x[N]`,
-// where a standard attribute may not stand between decl-specifiers.
-#define __align__(n) __attribute__((aligned(n)))
+#define __align__(n) alignas(n)
 #endif
 #ifndef __constant__
 #define __constant__
