@@ -29,7 +29,9 @@
 #define __launch_bounds__(...)
 #endif
 #ifndef __align__
-#define __align__(n) alignas(n)
+// A GNU attribute, not alignas: CUDA code writes `__shared__ __align__(16) T x[N]`,
+// where a standard attribute may not stand between decl-specifiers.
+#define __align__(n) __attribute__((aligned(n)))
 #endif
 #ifndef __constant__
 #define __constant__
