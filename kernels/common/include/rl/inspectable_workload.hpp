@@ -1,0 +1,29 @@
+// A Workload that tests can steer: re-draw its inputs from another
+// distribution (large common offsets, tiny variance) and read its outputs back
+// (to compare two emulator schedules bit for bit).  The harness only needs
+// rl::Workload; the kernel tests of a family use these two hooks on every
+// record of the family through the registry.
+#pragma once
+
+#include "rl/registry.hpp"
+
+#include <cstdint>
+#include <vector>
+
+namespace rl {
+
+// Inputs are drawn from SeededRng::normal(mean, stddev).
+struct InputSpec {
+  double mean = 0.0;
+  double stddev = 1.0;
+};
+
+class InspectableWorkload : public Workload {
+ public:
+  // Replace the inputs (uploaded) and recompute the float64 reference.
+  virtual void redraw_inputs(const InputSpec& spec, std::uint64_t seed) = 0;
+  // Every output of the last run, converted to float, concatenated.
+  virtual std::vector<float> download_outputs() const = 0;
+};
+
+}  // namespace rl

@@ -1,0 +1,76 @@
+// 128-bit packed vectors for memory-bound kernels (llm.c's Packed128).
+//
+// One 16-byte access moves 4 floats or 8 bf16: the widest load or store a
+// thread can issue (LDG.E.128 / STG.E.128 in SASS).  A warp then moves 512 B
+// per instruction, a quarter of the load instructions of scalar code, which is
+// what lets a streaming kernel keep enough bytes in flight to reach the HBM
+// roof.  The bits go through int4 so the compiler sees a single 128-bit access
+// whatever the element type; memcpy is the aliasing-safe way to reinterpret.
+//
+// Also here: the fp32 <-> storage-type conversions every mixed-precision
+// kernel uses (fp32 math on bf16 I/O), callable from host code so workloads
+// round their inputs exactly as the device stores them.
+#pragma once
+
+#include "rl/cuda.hpp"
+
+#include <cstring>
+#include <type_traits>
+
+namespace rl {
+
+template <typename T>
+struct alignas(16) Packed128 {
+  static constexpr int size = static_cast<int>(16 / sizeof(T));
+  T v[size];
+
+  __host__ __device__ T& operator[](int i) { return v[i]; }
+  __host__ __device__ const T& operator[](int i) const { return v[i]; }
+};
+
+// `address` must be 16-byte aligned.
+template <typename T>
+__device__ __forceinline__ Packed128<T> load128(const T* address) {
+  const int4 bits = *reinterpret_cast<const int4*>(address);
+  Packed128<T> out;
+  memcpy(&out, &bits, sizeof(bits));
+  return out;
+}
+
+template <typename T>
+__device__ __forceinline__ void store128(T* address, const Packed128<T>& value) {
+  int4 bits;
+  memcpy(&bits, &value, sizeof(bits));
+  *reinterpret_cast<int4*>(address) = bits;
+}
+
+__host__ __device__ __forceinline__ float to_f32(float x) {
+  return x;
+}
+__host__ __device__ __forceinline__ float to_f32(__nv_bfloat16 x) {
+  return __bfloat162float(x);
+}
+
+// Round-to-nearest-even from fp32 to the storage type.
+template <typename T>
+__host__ __device__ __forceinline__ T from_f32(float x);
+template <>
+__host__ __device__ __forceinline__ float from_f32<float>(float x) {
+  return x;
+}
+template <>
+__host__ __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float x) {
+  return __float2bfloat16(x);
+}
+
+// "fp32" / "bf16": the registry's precision label of a storage type.
+template <typename T>
+constexpr const char* precision_name() {
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, __nv_bfloat16>);
+  if constexpr (std::is_same_v<T, float>)
+    return "fp32";
+  else
+    return "bf16";
+}
+
+}  // namespace rl

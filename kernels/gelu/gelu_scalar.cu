@@ -1,0 +1,54 @@
+// GELU rung 1: one element per thread, grid-stride loop (the baseline).
+//
+// The obvious kernel.  Consecutive threads touch consecutive elements, so
+// every warp access is coalesced (128 B for fp32), but each thread issues one
+// 4-byte (or 2-byte) load and one store per element: the memory system needs
+// many more instructions in flight to cover HBM latency than with wide
+// accesses.  On the roofline it sits at GELU's fixed intensity, somewhat below
+// the hbm.copy roof; the next rungs only move it up.
+#include "gelu/gelu_common.hpp"
+
+namespace rl::gelu {
+
+// Cost model: rl::gelu::cost (each element read once, written once).
+
+// rl-static: kernel=gelu_scalar max_regs=40 max_smem=0
+template <typename T, Form F>
+__global__ void gelu_scalar(T* __restrict__ y, const T* __restrict__ x, std::int64_t n) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride)
+    y[i] = from_f32<T>(gelu_f32<F>(to_f32(x[i])));
+}
+
+template <typename T, Form F>
+void launch_gelu_scalar(const Args<T>& a, cudaStream_t stream) {
+  constexpr int kThreads = 256;
+  rl::launch(gelu_scalar<T, F>, grid_stride_grid(a.n, kThreads), dim3(kThreads), 0, stream, a.y,
+             a.x, a.n);
+}
+
+RL_REGISTER_KERNEL(make_record<float>({.name = "gelu_tanh_f32_scalar",
+                                       .variant = "scalar",
+                                       .form = Form::tanh,
+                                       .baseline = "",
+                                       .launcher = &launch_gelu_scalar<float, Form::tanh>}));
+RL_REGISTER_KERNEL(make_record<float>({.name = "gelu_erf_f32_scalar",
+                                       .variant = "scalar",
+                                       .form = Form::erf,
+                                       .baseline = "",
+                                       .launcher = &launch_gelu_scalar<float, Form::erf>}));
+RL_REGISTER_KERNEL(
+    make_record<__nv_bfloat16>({.name = "gelu_tanh_bf16_scalar",
+                                .variant = "scalar",
+                                .form = Form::tanh,
+                                .baseline = "",
+                                .launcher = &launch_gelu_scalar<__nv_bfloat16, Form::tanh>}));
+RL_REGISTER_KERNEL(
+    make_record<__nv_bfloat16>({.name = "gelu_erf_bf16_scalar",
+                                .variant = "scalar",
+                                .form = Form::erf,
+                                .baseline = "",
+                                .launcher = &launch_gelu_scalar<__nv_bfloat16, Form::erf>}));
+
+}  // namespace rl::gelu

@@ -1,0 +1,98 @@
+// LayerNorm rung 2: three kernels, mean / variance / normalise (unfused).
+//
+// What a framework gets by composing reductions and element-wise ops: each
+// kernel is individually well written (a warp per row with coalesced reads
+// for the two reductions, a flat coalesced grid for the normalisation), but
+// each launch sweeps the whole tensor again.  At the large preset the tensor
+// is far bigger than L2, so x comes from DRAM three times and the statistics
+// make a round trip through memory.  Against rung 1 it fixes coalescing, not
+// traffic; the fused rungs that follow fix traffic.
+#include "layernorm/layernorm_common.hpp"
+
+namespace rl::layernorm {
+
+// Cost model: x read by each of the three kernels (the tensor does not fit in
+// L2 at the large preset); mean written once and read twice, rstd written
+// once and read once.
+double bytes_model_unfused(const Dims& d) {
+  return 3.0 * d.rows * d.C * d.element_bytes + bytes_except_x(d) + 3.0 * d.rows * sizeof(float);
+}
+
+constexpr int kWarpsPerBlock = 8;
+
+// rl-static: kernel=layernorm_unfused_mean max_regs=40 max_smem=0
+template <typename T>
+__global__ void layernorm_unfused_mean(float* __restrict__ mean, const T* __restrict__ x, int rows,
+                                       int C) {
+  const int row =
+      static_cast<int>(blockIdx.x) * kWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (row >= rows) return;  // the whole warp leaves together
+  const T* xr = x + static_cast<std::int64_t>(row) * C;
+  float sum = 0.0f;
+  for (int c = lane; c < C; c += 32) sum += to_f32(xr[c]);
+  sum = warp_sum(sum);
+  if (lane == 0) mean[row] = sum / static_cast<float>(C);
+}
+
+// rl-static: kernel=layernorm_unfused_rstd max_regs=40 max_smem=0
+template <typename T>
+__global__ void layernorm_unfused_rstd(float* __restrict__ rstd, const float* __restrict__ mean,
+                                       const T* __restrict__ x, int rows, int C) {
+  const int row =
+      static_cast<int>(blockIdx.x) * kWarpsPerBlock + static_cast<int>(threadIdx.x / 32);
+  const int lane = static_cast<int>(threadIdx.x % 32);
+  if (row >= rows) return;
+  const T* xr = x + static_cast<std::int64_t>(row) * C;
+  const float m = mean[row];
+  float var = 0.0f;
+  for (int c = lane; c < C; c += 32) {
+    const float d = to_f32(xr[c]) - m;
+    var += d * d;
+  }
+  var = warp_sum(var);
+  if (lane == 0) rstd[row] = rsqrtf(var / static_cast<float>(C) + kEps);
+}
+
+// rl-static: kernel=layernorm_unfused_normalise max_regs=48 max_smem=0
+template <typename T>
+__global__ void layernorm_unfused_normalise(T* __restrict__ y, const float* __restrict__ mean,
+                                            const float* __restrict__ rstd, const T* __restrict__ x,
+                                            const T* __restrict__ weight,
+                                            const T* __restrict__ bias, std::int64_t n, int C) {
+  const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
+  for (std::int64_t i = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += stride) {
+    const std::int64_t row = i / C;
+    const int c = static_cast<int>(i - row * C);
+    y[i] =
+        from_f32<T>((to_f32(x[i]) - mean[row]) * rstd[row] * to_f32(weight[c]) + to_f32(bias[c]));
+  }
+}
+
+template <typename T>
+void launch_layernorm_unfused(const Args<T>& a, cudaStream_t stream) {
+  const dim3 row_grid((a.rows + kWarpsPerBlock - 1) / kWarpsPerBlock);
+  const dim3 row_block(32 * kWarpsPerBlock);
+  rl::launch(layernorm_unfused_mean<T>, row_grid, row_block, 0, stream, a.mean, a.x, a.rows, a.C);
+  rl::launch(layernorm_unfused_rstd<T>, row_grid, row_block, 0, stream, a.rstd, a.mean, a.x, a.rows,
+             a.C);
+  constexpr int kThreads = 256;
+  const std::int64_t n = static_cast<std::int64_t>(a.rows) * a.C;
+  const std::int64_t blocks = std::min<std::int64_t>((n + kThreads - 1) / kThreads, 65535);
+  rl::launch(layernorm_unfused_normalise<T>, dim3(static_cast<unsigned>(blocks)), dim3(kThreads), 0,
+             stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, n, a.C);
+}
+
+RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_unfused_f32",
+                                       .variant = "unfused",
+                                       .baseline = "layernorm_thread_per_row_naive_f32",
+                                       .launcher = &launch_layernorm_unfused<float>,
+                                       .bytes_model = &bytes_model_unfused}));
+RL_REGISTER_KERNEL(make_record<__nv_bfloat16>({.name = "layernorm_unfused_bf16",
+                                               .variant = "unfused",
+                                               .baseline = "layernorm_thread_per_row_naive_bf16",
+                                               .launcher = &launch_layernorm_unfused<__nv_bfloat16>,
+                                               .bytes_model = &bytes_model_unfused}));
+
+}  // namespace rl::layernorm

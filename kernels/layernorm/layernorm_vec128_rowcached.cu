@@ -1,0 +1,127 @@
+// LayerNorm rung 5: 128-bit accesses, the row held in registers, x read once.
+//
+// Rungs 3-4 sweep the row three times and rely on cache for the re-reads.
+// Here a block of up to 1024 threads owns a row and each thread loads its
+// slice once, as 16-byte vectors (LDG.E.128: 4 floats or 8 bf16), into
+// registers; the mean, the centred variance (a second pass, over registers
+// instead of memory) and the normalisation all run on those registers.  x crosses
+// the memory bus exactly once, y, weight and bias move as 128-bit vectors too,
+// and there are a quarter (fp32) or an eighth (bf16) of the memory
+// instructions.  This is the rung that should sit on the hbm.copy roof at
+// every C, bf16 at twice the intensity of fp32.
+//
+// Each thread caches kChunks 16-byte chunks; the launcher picks the smallest
+// kChunks that covers the row with at most 1024 threads (C up to 16384 fp32 /
+// 32768 bf16).  A row whose start is not 16-byte aligned (C not a multiple of
+// the vector width) and the ragged end of a row use scalar accesses.
+#include "layernorm/layernorm_common.hpp"
+
+#include <stdexcept>
+
+namespace rl::layernorm {
+
+constexpr int kMaxThreads = 1024;
+
+// Cost model: x read exactly once, whatever C: bytes_model = bytes_min.
+double bytes_model_rowcached(const Dims& d) {
+  return x_read_bytes(d, 1, 1.0) + bytes_except_x(d);
+}
+
+template <typename T>
+__device__ __forceinline__ Packed128<T> load_chunk(const T* row, int e, int C, bool aligned) {
+  constexpr int kVec = Packed128<T>::size;
+  if (aligned && e + kVec <= C) return load128(row + e);
+  Packed128<T> v;
+  for (int j = 0; j < kVec; ++j) v[j] = e + j < C ? row[e + j] : from_f32<T>(0.0f);
+  return v;
+}
+
+// rl-static: kernel=layernorm_vec128_rowcached max_regs=64 max_smem=128
+// rl-static: kernel=layernorm_vec128_rowcached sass=LDG.E.128,STG.E.128
+template <typename T, int kChunks>
+__global__ void __launch_bounds__(kMaxThreads)
+    layernorm_vec128_rowcached(T* __restrict__ y, float* __restrict__ mean,
+                               float* __restrict__ rstd, const T* __restrict__ x,
+                               const T* __restrict__ weight, const T* __restrict__ bias, int C) {
+  constexpr int kVec = Packed128<T>::size;
+  __shared__ float scratch[32];
+  const int row = static_cast<int>(blockIdx.x);
+  const int threads = static_cast<int>(blockDim.x);
+  const int tid = static_cast<int>(threadIdx.x);
+  const T* xr = x + static_cast<std::int64_t>(row) * C;
+  T* yr = y + static_cast<std::int64_t>(row) * C;
+  const bool aligned = C % kVec == 0;  // then every row starts 16-byte aligned
+
+  // Chunk k of this thread starts at element (k * threads + tid) * kVec, so
+  // the block's loads of one k are contiguous: fully coalesced.
+  Packed128<T> cached[kChunks];
+  float sum = 0.0f;
+  for (int k = 0; k < kChunks; ++k) {
+    const int e = (k * threads + tid) * kVec;
+    cached[k] = load_chunk(xr, e, C, aligned);  // zero past the end of the row
+    for (int j = 0; j < kVec; ++j) sum += to_f32(cached[k][j]);
+  }
+  const float m = block_sum(sum, scratch) / static_cast<float>(C);
+
+  float var = 0.0f;
+  for (int k = 0; k < kChunks; ++k) {
+    const int e = (k * threads + tid) * kVec;
+    for (int j = 0; j < kVec; ++j) {
+      const float d = e + j < C ? to_f32(cached[k][j]) - m : 0.0f;
+      var += d * d;
+    }
+  }
+  const float s = rsqrtf(block_sum(var, scratch) / static_cast<float>(C) + kEps);
+
+  for (int k = 0; k < kChunks; ++k) {
+    const int e = (k * threads + tid) * kVec;
+    if (e >= C) break;
+    const Packed128<T> w = load_chunk(weight, e, C, aligned);
+    const Packed128<T> b = load_chunk(bias, e, C, aligned);
+    Packed128<T> out;
+    for (int j = 0; j < kVec; ++j)
+      out[j] = from_f32<T>((to_f32(cached[k][j]) - m) * s * to_f32(w[j]) + to_f32(b[j]));
+    if (aligned && e + kVec <= C) {
+      store128(yr + e, out);
+    } else {
+      for (int j = 0; j < kVec && e + j < C; ++j) yr[e + j] = out[j];
+    }
+  }
+  if (tid == 0) {
+    mean[row] = m;
+    rstd[row] = s;
+  }
+}
+
+template <typename T, int kChunks>
+bool try_launch(const Args<T>& a, cudaStream_t stream) {
+  constexpr int kVec = Packed128<T>::size;
+  const int chunks = (a.C + kVec - 1) / kVec;
+  const int threads = ((chunks + kChunks - 1) / kChunks + 31) / 32 * 32;
+  if (threads > kMaxThreads) return false;
+  rl::launch(layernorm_vec128_rowcached<T, kChunks>, dim3(static_cast<unsigned>(a.rows)),
+             dim3(static_cast<unsigned>(threads)), 0, stream, a.y, a.mean, a.rstd, a.x, a.weight,
+             a.bias, a.C);
+  return true;
+}
+
+template <typename T>
+void launch_layernorm_vec128_rowcached(const Args<T>& a, cudaStream_t stream) {
+  if (!(try_launch<T, 1>(a, stream) || try_launch<T, 2>(a, stream) || try_launch<T, 4>(a, stream)))
+    throw std::invalid_argument("layernorm_vec128_rowcached: C = " + std::to_string(a.C) +
+                                " does not fit in registers of 1024 threads");
+}
+
+RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_rowcached_f32",
+                                       .variant = "vec128_rowcached",
+                                       .baseline = "layernorm_thread_per_row_naive_f32",
+                                       .launcher = &launch_layernorm_vec128_rowcached<float>,
+                                       .bytes_model = &bytes_model_rowcached}));
+RL_REGISTER_KERNEL(
+    make_record<__nv_bfloat16>({.name = "layernorm_vec128_rowcached_bf16",
+                                .variant = "vec128_rowcached",
+                                .baseline = "layernorm_thread_per_row_naive_bf16",
+                                .launcher = &launch_layernorm_vec128_rowcached<__nv_bfloat16>,
+                                .bytes_model = &bytes_model_rowcached}));
+
+}  // namespace rl::layernorm

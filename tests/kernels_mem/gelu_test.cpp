@@ -1,0 +1,161 @@
+// GELU ladder: every variant against the float64 reference (odd sizes, large
+// offsets), under two emulator schedules, poisoned outputs, cost model and
+// shapes.  Built twice: label emu (emulator) and label gpu (CUDA device).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "emu_kernel_test.hpp"
+#include "gelu/gelu_common.hpp"
+
+namespace {
+
+const std::vector<std::string> kGeluLadder = {
+    "gelu_tanh_f32_scalar",         "gelu_erf_f32_scalar", "gelu_tanh_bf16_scalar",
+    "gelu_erf_bf16_scalar",         "gelu_tanh_f32_vec4",  "gelu_erf_f32_vec4",
+    "gelu_tanh_bf16_vec8",          "gelu_erf_bf16_vec8",  "gelu_tanh_f32_vec4_fastmath",
+    "gelu_tanh_bf16_vec8_fastmath",
+};
+
+std::unique_ptr<rl::InspectableWorkload> make_workload(const std::string& name, std::int64_t n,
+                                                       std::uint64_t seed) {
+  return rl::test::make_inspectable_workload(name, rl::Shape{{{"n", n}}}, seed);
+}
+
+// Makes the workload launch its kernel on all elements but the last.
+template <typename T>
+bool skip_last_element(rl::InspectableWorkload& workload) {
+  auto* typed = dynamic_cast<rl::gelu::GeluWorkload<T>*>(&workload);
+  if (typed == nullptr) return false;
+  typed->launch = [inner = typed->launch](const rl::gelu::Args<T>& a, cudaStream_t stream) {
+    rl::gelu::Args<T> shorter = a;
+    shorter.n -= 1;
+    inner(shorter, stream);
+  };
+  return true;
+}
+
+class GeluVariant : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(GeluVariant, MatchesFloat64ReferenceAtOddSizesUnderTwoSchedules) {
+  RL_KERNEL_TEST_SETUP();
+  for (const std::int64_t n : {1, 31, 1000, 4097}) {
+    SCOPED_TRACE("n = " + std::to_string(n));
+    auto workload = make_workload(GetParam(), n, 1000 + static_cast<std::uint64_t>(n));
+    ASSERT_NE(workload, nullptr) << GetParam() << " is not registered as an inspectable workload";
+    rl::test::expect_passes_under_two_schedules(*workload);
+  }
+}
+
+// x^3 of |x| ~ 1e4 is 1e12 (no overflow in fp32), tanh saturates: GELU is the
+// identity on the positive side and (minus) zero on the negative side.
+TEST_P(GeluVariant, StaysAccurateOnLargeCommonOffsets) {
+  RL_KERNEL_TEST_SETUP();
+  auto workload = make_workload(GetParam(), 1000, 7);
+  ASSERT_NE(workload, nullptr);
+  for (const double mean : {1e4, -1e4}) {
+    SCOPED_TRACE("mean = " + std::to_string(mean));
+    workload->redraw_inputs(rl::InputSpec{.mean = mean, .stddev = 1.0}, 8);
+    rl::test::expect_passes_under_two_schedules(*workload);
+  }
+}
+
+TEST_P(GeluVariant, UnwrittenLastElementFailsValidation) {
+  RL_KERNEL_TEST_SETUP();
+  auto workload = make_workload(GetParam(), 4097, 9);
+  ASSERT_NE(workload, nullptr);
+  ASSERT_TRUE(skip_last_element<float>(*workload) || skip_last_element<__nv_bfloat16>(*workload));
+  const rl::Validation v = workload->validate(nullptr);
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.detail.find("non-finite output at 4096"), std::string::npos) << v.detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ladder, GeluVariant, ::testing::ValuesIn(kGeluLadder),
+                         [](const auto& p) { return p.param; });
+
+// The fast-math bound must hold for a tanh that is off by the full 2^-10.987
+// and reject one off by twice that (the emulator's tanh_approx is exact, so
+// this host test is what shows the tolerance is not vacuous).
+TEST(GeluFastMathTolerance, AdmitsTheDocumentedTanhErrorAndNoMore) {
+  const std::vector<double> x = [] {
+    rl::SeededRng rng(21);
+    std::vector<double> v(4097);
+    for (auto& e : v) e = static_cast<float>(rng.normal(0.0, 2.0));
+    return v;
+  }();
+  std::vector<double> reference(x.size());
+  for (std::size_t i = 0; i < x.size(); ++i)
+    reference[i] = rl::gelu::reference(rl::gelu::Form::tanh, x[i]);
+  auto with_tanh_error = [&](double relative) {
+    std::vector<float> y(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      const double t =
+          std::tanh(std::sqrt(2.0 / std::numbers::pi) * (x[i] + 0.044715 * x[i] * x[i] * x[i]));
+      // Push tanh away from the truth in the direction that hurts most.
+      y[i] = static_cast<float>(0.5 * x[i] * (1.0 + t * (1.0 - relative)));
+    }
+    return rl::compare_to_reference(y, reference, rl::gelu::tanh_fastmath_tolerance(x, "fp32"));
+  };
+  EXPECT_TRUE(with_tanh_error(rl::gelu::kTanhApproxMaxRelError).passed);
+  EXPECT_FALSE(with_tanh_error(2 * rl::gelu::kTanhApproxMaxRelError).passed);
+}
+
+TEST(GeluRegistry, RegistersExactlyTheLadder) {
+  std::vector<std::string> registered;
+  for (const auto& record : rl::kernel_registry())
+    if (record.family == "gelu") registered.push_back(record.name);
+  std::vector<std::string> expected = kGeluLadder;
+  std::sort(registered.begin(), registered.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(registered, expected);
+}
+
+TEST(GeluRegistry, OptimisedRungsPointAtTheirScalarSibling) {
+  for (const auto& record : rl::kernel_registry()) {
+    if (record.family != "gelu" || record.variant == "scalar") continue;
+    SCOPED_TRACE(record.name);
+    const rl::KernelRecord* baseline = rl::find_kernel(record.baseline);
+    ASSERT_NE(baseline, nullptr) << "baseline '" << record.baseline << "' not registered";
+    EXPECT_EQ(baseline->variant, "scalar");
+    EXPECT_EQ(baseline->cost(rl::Shape{{{"n", 1000}}}).flops,
+              record.cost(rl::Shape{{{"n", 1000}}}).flops)
+        << "a rung and its baseline compute the same form";
+    EXPECT_EQ(baseline->precision, record.precision);
+  }
+}
+
+TEST(GeluCostModel, CountsFormulaFlopsAndOneReadOneWritePerElement) {
+  const rl::Shape shape{{{"n", 1000}}};
+  const rl::roofline::Cost tanh_f32 = rl::find_kernel("gelu_tanh_f32_vec4")->cost(shape);
+  EXPECT_DOUBLE_EQ(tanh_f32.flops, 9000.0);
+  EXPECT_DOUBLE_EQ(tanh_f32.bytes_min, 8000.0);
+  const rl::roofline::Cost erf_bf16 = rl::find_kernel("gelu_erf_bf16_vec8")->cost(shape);
+  EXPECT_DOUBLE_EQ(erf_bf16.flops, 5000.0);
+  EXPECT_DOUBLE_EQ(erf_bf16.bytes_min, 4000.0);
+  for (const auto& record : rl::kernel_registry()) {
+    if (record.family != "gelu") continue;
+    SCOPED_TRACE(record.name);
+    const rl::roofline::Cost c = record.cost(shape);
+    EXPECT_EQ(c.bytes_model, c.bytes_min);  // a pure stream: nothing to re-read
+    EXPECT_EQ(c.unit, rl::roofline::ComputeUnit::fp32);
+  }
+}
+
+TEST(GeluShapes, LargePresetStreamsAtLeast256MiBAndSmallIsOdd) {
+  for (const auto& record : rl::kernel_registry()) {
+    if (record.family != "gelu") continue;
+    SCOPED_TRACE(record.name);
+    for (const rl::Shape& shape : record.shapes(rl::SizePreset::large))
+      EXPECT_GE(record.cost(shape).bytes_min, 256.0 * 1024 * 1024);
+    for (const rl::Shape& shape : record.shapes(rl::SizePreset::small))
+      EXPECT_EQ(shape.at("n") % 2, 1) << "small sizes are odd so the vector tails run";
+  }
+}
+
+}  // namespace

@@ -1,0 +1,110 @@
+// Kernel tests that build twice from one source: against the emulator (label
+// emu) and against the CUDA backend (label gpu, skipped without a device).
+//
+//   RL_KERNEL_TEST_SETUP();   first line of every such test: nothing under the
+//                             emulator, RL_REQUIRE_GPU() on the CUDA backend.
+//   expect_passes_under_two_schedules(workload);
+//                             validate() under two thread schedules (emulator)
+//                             or twice (GPU); both must pass and the outputs
+//                             must be bit-identical.  A missing barrier or a
+//                             read of another thread's unwritten data shows up
+//                             as a difference between schedules.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gpu.hpp"
+#include "rl/inspectable_workload.hpp"
+
+#if defined(RL_EMULATE)
+#define RL_KERNEL_TEST_SETUP() \
+  do {                         \
+  } while (0)
+#else
+#define RL_KERNEL_TEST_SETUP() RL_REQUIRE_GPU()
+#endif
+
+namespace rl::test {
+
+#if defined(RL_EMULATE)
+// The two orders in which the emulator runs a block's threads between
+// synchronisation points.
+inline const rl::emu::Schedule kScheduleA{rl::emu::ScheduleOrder::forward, 0};
+inline const rl::emu::Schedule kScheduleB{rl::emu::ScheduleOrder::reverse, 0};
+#else
+// On a GPU the hardware schedules; the two runs check determinism.
+struct NoSchedule {};
+inline const NoSchedule kScheduleA{};
+inline const NoSchedule kScheduleB{};
+inline std::string to_string(const NoSchedule&) {
+  return "gpu";
+}
+#endif
+
+// The workload of the registered kernel `name` for `shape`, or nullptr when
+// no such kernel is registered or its workload is not inspectable.
+inline std::unique_ptr<InspectableWorkload> make_inspectable_workload(const std::string& name,
+                                                                      const Shape& shape,
+                                                                      std::uint64_t seed) {
+  const KernelRecord* record = find_kernel(name);
+  if (record == nullptr) return nullptr;
+  std::unique_ptr<Workload> w = record->make_workload(shape, seed);
+  auto* inspectable = dynamic_cast<InspectableWorkload*>(w.get());
+  if (inspectable == nullptr) return nullptr;
+  w.release();
+  return std::unique_ptr<InspectableWorkload>(inspectable);
+}
+
+struct ScheduledRun {
+  Validation validation;
+  std::vector<float> outputs;
+};
+
+template <typename Schedule>
+ScheduledRun validate_under(InspectableWorkload& workload, const Schedule& schedule) {
+#if defined(RL_EMULATE)
+  const rl::emu::ScopedSchedule scoped(schedule);
+#else
+  (void)schedule;
+#endif
+  ScheduledRun run;
+  run.validation = workload.validate(nullptr);
+  run.outputs = workload.download_outputs();
+  return run;
+}
+
+// Index of the first element whose bits differ, or -1.
+inline long first_bit_difference(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return 0;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::memcmp(&a[i], &b[i], sizeof(float)) != 0) return static_cast<long>(i);
+  return -1;
+}
+
+inline void expect_passes_under_two_schedules(InspectableWorkload& workload) {
+  const ScheduledRun a = validate_under(workload, kScheduleA);
+  const ScheduledRun b = validate_under(workload, kScheduleB);
+  using std::to_string;
+  EXPECT_TRUE(a.validation.passed)
+      << "schedule " << to_string(kScheduleA) << ": " << a.validation.detail << " (max rel err "
+      << a.validation.max_rel_err << ")";
+  EXPECT_TRUE(b.validation.passed)
+      << "schedule " << to_string(kScheduleB) << ": " << b.validation.detail << " (max rel err "
+      << b.validation.max_rel_err << ")";
+  const long diff = first_bit_difference(a.outputs, b.outputs);
+  EXPECT_EQ(diff, -1) << "outputs differ between schedules at element " << diff
+                      << (diff >= 0 && static_cast<std::size_t>(diff) < a.outputs.size() &&
+                                  a.outputs.size() == b.outputs.size()
+                              ? ": " + std::to_string(a.outputs[static_cast<std::size_t>(diff)]) +
+                                    " vs " +
+                                    std::to_string(b.outputs[static_cast<std::size_t>(diff)])
+                              : std::string(" (sizes differ)"));
+}
+
+}  // namespace rl::test
