@@ -1,5 +1,7 @@
 #include "rl/bench/gbench.hpp"
 
+#include <algorithm>
+
 namespace rl::bench {
 
 void set_counters(benchmark::UserCounters& counters, const roofline::Cost& cost,
@@ -22,6 +24,18 @@ std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkRep
     seconds.push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
   }
   return seconds;
+}
+
+void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
+  // Google Benchmark reports a benchmark's repetitions, then its aggregates in
+  // a second call; hiding the first call hides the repetitions.
+  const bool only_repetitions = std::none_of(
+      runs.begin(), runs.end(), [](const Run& run) { return run.run_type == Run::RT_Aggregate; });
+  const auto timed =
+      std::count_if(runs.begin(), runs.end(), [](const Run& run) { return !run.error_occurred; });
+  const bool has_aggregates_to_come = only_repetitions && timed > 1;
+  if (!(aggregates_only_ && has_aggregates_to_come)) display_->ReportRuns(runs);
+  on_runs_(runs);
 }
 
 }  // namespace rl::bench

@@ -80,6 +80,7 @@ void Harness::register_benchmarks() {
 std::size_t Harness::run() {
   CollectingReporter reporter(
       std::unique_ptr<benchmark::BenchmarkReporter>(benchmark::CreateDefaultDisplayReporter()),
+      config_.display_aggregates_only,
       [this](const std::vector<benchmark::BenchmarkReporter::Run>& runs) { on_runs(runs); });
   const std::size_t count = benchmark::RunSpecifiedBenchmarks(&reporter);
   flush();  // also when nothing matched the filter: an empty but valid results.json
@@ -156,7 +157,12 @@ void Harness::body(benchmark::State& state, BenchEntry& entry) {
 }
 
 void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
-  if (runs.empty()) return;
+  // Google Benchmark reports a benchmark's repetitions and then, in a second
+  // call, its aggregates; the repetitions carry everything results.json needs.
+  const bool has_repetitions = std::any_of(runs.begin(), runs.end(), [](const auto& run) {
+    return run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration;
+  });
+  if (!has_repetitions) return;
   const auto found = by_name_.find(runs.front().run_name.function_name);
   if (found == by_name_.end()) return;
   BenchEntry& entry = *found->second;

@@ -41,6 +41,7 @@ struct HarnessConfig {
   std::uint64_t seed = 1;
   bool flush_l2 = true;
   bool ceilings_only = false;
+  bool display_aggregates_only = false;  // console shows aggregates, not each repetition
   std::filesystem::path out_dir;
 };
 

@@ -93,6 +93,7 @@ int run_main(int argc, char** argv) {
   config.seed = options.seed;
   config.flush_l2 = !options.warm_l2;
   config.ceilings_only = options.ceilings_only;
+  config.display_aggregates_only = options.display_aggregates_only;
   config.out_dir = out_dir;
   Harness harness(config, std::move(context), std::move(nvml));
   harness.register_benchmarks();

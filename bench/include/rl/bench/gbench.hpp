@@ -29,23 +29,25 @@ void set_counters(benchmark::UserCounters& counters, const roofline::Cost& cost,
 // without error, in repetition order); aggregates are skipped.
 std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
 
-// Forwards everything to `display` (the console, or whatever --benchmark_format
-// chose) and calls `on_runs` with each finished benchmark's runs.
+// Forwards runs to `display` (the console, or whatever --benchmark_format
+// chose; only aggregates, where there are any, with `aggregates_only`) and
+// calls `on_runs` with every run of each finished benchmark.
 class CollectingReporter : public benchmark::BenchmarkReporter {
  public:
   using Callback = std::function<void(const std::vector<Run>&)>;
-  CollectingReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, Callback on_runs)
-      : display_(std::move(display)), on_runs_(std::move(on_runs)) {}
+  CollectingReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, bool aggregates_only,
+                     Callback on_runs)
+      : display_(std::move(display)),
+        aggregates_only_(aggregates_only),
+        on_runs_(std::move(on_runs)) {}
 
   bool ReportContext(const Context& context) override { return display_->ReportContext(context); }
-  void ReportRuns(const std::vector<Run>& runs) override {
-    display_->ReportRuns(runs);
-    on_runs_(runs);
-  }
+  void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override { display_->Finalize(); }
 
  private:
   std::unique_ptr<benchmark::BenchmarkReporter> display_;
+  bool aggregates_only_;
   Callback on_runs_;
 };
 
