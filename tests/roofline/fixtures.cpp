@@ -1,5 +1,7 @@
 #include "fixtures.hpp"
 
+#include "rl/roofline/model.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -113,6 +115,7 @@ Results emulator_fixture() {
   broken.achieved_flops_per_s = broken.achieved_bytes_per_s = 0;
 
   r.kernels = {naive, fused, gemm, broken};
+  apply_roofline(r);
   return r;
 }
 

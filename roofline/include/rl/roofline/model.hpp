@@ -1,0 +1,62 @@
+// The roofline model: intensity, attainable performance per memory level,
+// ridge points, bound classification and % of roof.
+//
+//   intensity   = flops / bytes_model          (FLOP/B; also vs bytes_min)
+//   attainable  = min(compute roof of the kernel's unit, bandwidth x intensity)
+//   ridge point = compute roof / bandwidth     (FLOP/B where the two meet)
+//
+// A kernel's `roof` is the attainable rate against DRAM (the best measured
+// hbm.* ceiling): the harness flushes L2 before each sample, so DRAM is the
+// level every kernel is timed against.  L2 placements are reported alongside.
+#pragma once
+
+#include "rl/roofline/cost.hpp"
+#include "rl/roofline/results.hpp"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace rl::roofline {
+
+// Below this fraction of the attainable rate, neither roof explains the time:
+// the kernel is latency/occupancy bound ("below_both").
+inline constexpr double kBelowBothFraction = 0.5;
+
+double intensity(double flops, double bytes);  // 0 when bytes == 0
+double ridge_point(double compute_flops_per_s, double bytes_per_s);
+double attainable(double compute_flops_per_s, double bytes_per_s, double intensity);
+
+// The DRAM ceiling a kernel's roof is computed against: the highest-valued
+// memory ceiling named "hbm.*"; nullptr when none was measured.
+const Ceiling* dram_ceiling(std::span<const Ceiling> ceilings);
+// The compute ceiling named for `unit` ("tc.bf16" for tc_bf16); nullptr if absent.
+const Ceiling* compute_ceiling(std::span<const Ceiling> ceilings, ComputeUnit unit);
+
+struct Placement {             // one kernel against one memory level
+  std::string memory_ceiling;  // "hbm.copy", "l2.read", ...
+  double bytes_per_s = 0;
+  std::optional<double> compute_flops_per_s;  // the unit's roof, when measured
+  double attainable_flops_per_s = 0;
+  bool memory_limited = true;  // bandwidth x intensity < compute roof
+  std::optional<double> ridge;
+};
+std::vector<Placement> place(double intensity, ComputeUnit unit, std::span<const Ceiling> ceilings);
+
+struct RoofVerdict {
+  std::optional<double> roof;         // attainable FLOP/s (DRAM level)
+  std::optional<double> pct_of_roof;  // achieved / attainable x 100
+  std::string bound;                  // "memory" | "compute" | "below_both" | "" (no ceilings)
+};
+// For a kernel that moves bytes but does no FLOPs (copy), % of roof is
+// achieved bytes/s over the DRAM bandwidth.
+RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings);
+
+// Fills intensity, roof, pct_of_roof and bound of every timed kernel from the
+// measured ceilings.  Untimed kernels get no roof and bound "".  The harness
+// calls this after the ceilings are measured.
+void apply_roofline(std::span<KernelResult> kernels, std::span<const Ceiling> ceilings);
+void apply_roofline(Results& results);
+
+}  // namespace rl::roofline

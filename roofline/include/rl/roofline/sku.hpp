@@ -1,0 +1,95 @@
+// The SKU datasheet table: what NVIDIA publishes for each GPU, with the
+// source of every row, and the derived theoretical peak (SMs x per-SM rate x
+// clock) that checks it.
+//
+// Conventions:
+//  - Peaks are DENSE (never the 2:4-sparse marketing figure), SI units:
+//    FLOP/s (INT8 in OP/s), B/s.  Datasheets that print "X TFLOPS*" with
+//    sparsity are halved, and the row's note says so.
+//  - Tensor-core FP16/BF16/FP8/TF32 peaks are the FP32-accumulate rates (what
+//    a GEMM with float accumulation reaches).  GeForce parts run those at half
+//    the rate of the same-architecture datacenter parts; `geforce_tensor_rate`
+//    records it instead of a second per-SM table.
+//  - A missing figure (std::nullopt) means the cited source does not give it;
+//    it is never filled in from somewhere else.
+#pragma once
+
+#include "rl/roofline/cost.hpp"
+#include "rl/roofline/results.hpp"
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace rl::roofline {
+
+inline constexpr std::size_t kComputeUnitCount = 9;
+std::array<ComputeUnit, kComputeUnitCount> all_compute_units();
+
+struct Peaks {  // dense, FLOP/s (OP/s for INT8); indexed by ComputeUnit
+  std::array<std::optional<double>, kComputeUnitCount> by_unit{};
+  std::optional<double> operator[](ComputeUnit unit) const {
+    return by_unit[static_cast<std::size_t>(unit)];
+  }
+};
+
+struct Sku {
+  std::string_view key;                 // "h100-sxm": what --sku takes
+  std::string_view name;                // "NVIDIA H100 SXM5 80GB"
+  std::string_view compute_capability;  // "9.0"
+  int sm_count = 0;
+  double boost_clock_mhz = 0;
+  // The clock the datasheet's tensor-core figures correspond to.  Equal to the
+  // boost clock except where the vendor rates tensor throughput lower
+  // (Hopper, Blackwell); `tensor_clock_note` then says why and where from.
+  double tensor_clock_mhz = 0;
+  std::string_view tensor_clock_note;
+  bool geforce_tensor_rate = false;  // FP32-accumulate tensor ops at half rate
+  double memory_gib = 0;             // marketed size ("80 GB" = 80 GiB class)
+  double memory_bytes_per_s = 0;     // datasheet bandwidth
+  std::optional<double> l2_bytes;
+  Peaks datasheet;
+  std::string_view source;  // documents every figure of the row comes from
+  std::string_view note;    // how figures were converted (sparse halved, per-GPU share)
+  // Device-name matching (case-insensitive, whole words): all of these...
+  std::array<std::string_view, 3> name_all_of{};
+  // ...and none of these.
+  std::array<std::string_view, 3> name_none_of{};
+};
+
+std::span<const Sku> sku_table();
+
+// By key ("h100-sxm") or full name, case-insensitive; nullptr when unknown.
+const Sku* find_sku(std::string_view key_or_name);
+
+// Dense peak per SM per clock (FLOP, FMA = 2) for a compute capability at
+// datacenter rates; nullopt when the architecture has no such unit.
+std::optional<double> per_sm_per_clock(std::string_view compute_capability, ComputeUnit unit);
+
+// SMs x per-SM rate x clock, with the GeForce tensor halving applied.
+std::optional<double> derived_peak(const Sku& sku, ComputeUnit unit, double clock_mhz);
+// At the clock the datasheet uses for that unit (boost, or tensor clock).
+std::optional<double> derived_peak_at_datasheet_clock(const Sku& sku, ComputeUnit unit);
+// For a measured device: its SM count and compute capability, at an observed
+// clock; GeForce halving taken from the matched row when there is one.
+std::optional<double> derived_peak_for_device(const DeviceInfo& device, const Sku* matched,
+                                              ComputeUnit unit, double clock_mhz);
+
+struct SkuMatch {
+  const Sku* sku = nullptr;  // nullptr: unknown device (never a guess)
+  std::string reason;        // why it matched, or why nothing did
+};
+// A row matches when its name words are in the device name, the SM count is
+// equal, the compute capability is equal and the memory is within 10% of the
+// marketed size (drivers report less than the marketed figure).  Exactly one
+// row must match.
+SkuMatch match_sku(const DeviceInfo& device);
+
+// The datasheet as ceilings (method "datasheet: <source>"): one memory
+// ceiling "hbm.datasheet" and one compute ceiling per known unit.  What
+// `roofline model --sku` predicts with.
+std::vector<Ceiling> datasheet_ceilings(const Sku& sku);
+
+}  // namespace rl::roofline

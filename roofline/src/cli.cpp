@@ -1,0 +1,273 @@
+#include "rl/roofline/cli.hpp"
+
+#include "rl/roofline/compare.hpp"
+#include "rl/roofline/model.hpp"
+#include "rl/roofline/report.hpp"
+#include "rl/roofline/results_io.hpp"
+#include "rl/roofline/sku.hpp"
+#include "rl/roofline/svg.hpp"
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <optional>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+namespace rl::roofline {
+
+namespace {
+
+// Any bad input ends as one line on stderr and exit status 2.
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+const Sku& require_sku(const std::string& key) {
+  const Sku* sku = find_sku(key);
+  if (!sku) throw UsageError(fmt::format("unknown SKU '{}' (roofline skus lists them)", key));
+  return *sku;
+}
+
+std::string tflops_cell(std::optional<double> v) {
+  return v ? fmt::format("{:.4g}", *v / 1e12) : std::string("-");
+}
+
+int run_skus() {
+  fmt::print(
+      "Datasheet table: dense peaks (TFLOP/s; INT8 in TOP/s), never the 2:4-sparse figure.\n");
+  fmt::print(
+      "{:<15} {:>4} {:>4} {:>6} {:>5} {:>8} {:>5}  {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} "
+      "{:>7} {:>7} {:>7}\n",
+      "key", "cc", "SMs", "boost", "GiB", "GB/s", "L2MiB", "fp64", "fp32", "fp16", "bf16",
+      "tc.tf32", "tc.fp16", "tc.bf16", "tc.fp8", "tc.int8");
+  for (const auto& s : sku_table()) {
+    auto p = [&](ComputeUnit u) { return tflops_cell(s.datasheet[u]); };
+    fmt::print(
+        "{:<15} {:>4} {:>4} {:>6} {:>5} {:>8} {:>5}  {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} "
+        "{:>7} {:>7} {:>7}\n",
+        s.key, s.compute_capability, s.sm_count, s.boost_clock_mhz, s.memory_gib,
+        s.memory_bytes_per_s > 0 ? fmt::format("{:g}", s.memory_bytes_per_s / 1e9) : "-",
+        s.l2_bytes ? fmt::format("{:g}", *s.l2_bytes / (1 << 20)) : "-", p(ComputeUnit::fp64),
+        p(ComputeUnit::fp32), p(ComputeUnit::fp16), p(ComputeUnit::bf16), p(ComputeUnit::tc_tf32),
+        p(ComputeUnit::tc_fp16), p(ComputeUnit::tc_bf16), p(ComputeUnit::tc_fp8),
+        p(ComputeUnit::tc_int8));
+  }
+  fmt::print("\nSources ('-' = not in the cited source; never filled in from elsewhere):\n");
+  for (const auto& s : sku_table()) {
+    fmt::print("  {}: {}. {}.", s.key, s.source, s.note);
+    if (!s.tensor_clock_note.empty())
+      fmt::print(" Tensor clock {} MHz: {}.", s.tensor_clock_mhz, s.tensor_clock_note);
+    fmt::print("\n");
+  }
+  return 0;
+}
+
+int run_model(const std::string& key, bool json, std::span<const RegisteredKernel> registered) {
+  const Sku& sku = require_sku(key);
+  auto ceilings = datasheet_ceilings(sku);
+  const Ceiling* hbm = dram_ceiling(ceilings);
+
+  nlohmann::ordered_json out;
+  out["sku"] = {{"key", sku.key},
+                {"name", sku.name},
+                {"compute_capability", sku.compute_capability},
+                {"sm_count", sku.sm_count},
+                {"boost_clock_mhz", sku.boost_clock_mhz},
+                {"source", sku.source}};
+  nlohmann::ordered_json ceiling_json = nlohmann::ordered_json::array();
+  nlohmann::ordered_json ridges = nlohmann::ordered_json::array();
+  for (const auto& c : ceilings) {
+    ceiling_json.push_back(
+        {{"name", c.name},
+         {"kind", c.kind},
+         {"value", c.value},
+         {"unit", c.unit},
+         {"derived_peak", c.derived_peak ? nlohmann::ordered_json(*c.derived_peak)
+                                         : nlohmann::ordered_json(nullptr)}});
+    if (c.kind == "compute" && hbm)
+      ridges.push_back({{"compute", c.name},
+                        {"memory", hbm->name},
+                        {"flop_per_byte", ridge_point(c.value, hbm->value)}});
+  }
+  out["ceilings"] = ceiling_json;
+  out["ridge_points"] = ridges;
+
+  nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  for (const auto& k : registered) {
+    double ai = intensity(k.cost.flops, k.cost.bytes_model);
+    const Ceiling* compute = compute_ceiling(ceilings, k.unit);
+    nlohmann::ordered_json shape = nlohmann::ordered_json::object();
+    for (const auto& [dim, extent] : k.shape) shape[dim] = extent;
+    nlohmann::ordered_json entry = {{"name", k.name},
+                                    {"family", k.family},
+                                    {"unit", compute_unit_name(k.unit)},
+                                    {"shape", shape},
+                                    {"flops", k.cost.flops},
+                                    {"bytes_model", k.cost.bytes_model},
+                                    {"intensity", ai},
+                                    {"intensity_min", intensity(k.cost.flops, k.cost.bytes_min)}};
+    if (hbm && compute) {
+      double roof = attainable(compute->value, hbm->value, ai);
+      double time = std::max(k.cost.flops / compute->value, k.cost.bytes_model / hbm->value);
+      entry["attainable_flops_per_s"] = roof;
+      entry["bound"] = hbm->value * ai < compute->value ? "memory" : "compute";
+      entry["predicted_time_s"] = time;
+    } else if (hbm) {
+      entry["attainable_flops_per_s"] = nullptr;
+      entry["bound"] = k.cost.flops > 0 ? "unknown" : "memory";
+      entry["predicted_time_s"] = k.cost.bytes_model / hbm->value;
+      entry["note"] = fmt::format("the datasheet gives no {} figure", compute_ceiling_name(k.unit));
+    }
+    kernels.push_back(entry);
+  }
+  out["kernels"] = kernels;
+
+  if (json) {
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  fmt::print("{} ({}; cc {}, {} SMs, boost {} MHz) — predicted from the datasheet\n", sku.name,
+             sku.key, sku.compute_capability, sku.sm_count, sku.boost_clock_mhz);
+  fmt::print("source: {}\n\nCeilings:\n", sku.source);
+  for (const auto& c : ceilings)
+    fmt::print("  {:<14} {:>12}{}{}\n", c.name, si(c.value), c.unit,
+               c.derived_peak ? fmt::format("   (derived {}{})", si(*c.derived_peak), c.unit) : "");
+  if (hbm) {
+    fmt::print("\nRidge points against {} ({}B/s):\n", hbm->name, si(hbm->value));
+    for (const auto& r : ridges)
+      fmt::print("  {:<14} {:>8.1f} FLOP/B\n", r["compute"].get<std::string>(),
+                 r["flop_per_byte"].get<double>());
+  }
+  fmt::print("\nRegistered kernels:\n");
+  if (registered.empty()) fmt::print("  (none)\n");
+  for (const auto& k : kernels) {
+    fmt::print("  {:<36} {:<8} {:>9.3g} FLOP/B  {:<8} {}\n", k["name"].get<std::string>(),
+               k["unit"].get<std::string>(), k["intensity"].get<double>(),
+               k.contains("bound") ? k["bound"].get<std::string>() : "unknown",
+               k.contains("predicted_time_s")
+                   ? fmt::format("predicted {}s", si(k["predicted_time_s"].get<double>()))
+                   : std::string());
+  }
+  return 0;
+}
+
+void write_output(const std::string& path, std::string_view content) {
+  try {
+    write_file_atomic(path, content);
+  } catch (const std::exception& e) {
+    throw UsageError(e.what());
+  }
+}
+
+int run_plot(const std::string& input, const std::string& output) {
+  Results results = load_results(input);
+  write_output(output, render_roofline_svg(results));
+  fmt::print("wrote {}\n", output);
+  return 0;
+}
+
+int run_report(const std::string& input, const std::string& output, const std::string& sku_key) {
+  Results results = load_results(input);
+  ReportOptions options;
+  if (!sku_key.empty()) {
+    options.sku = &require_sku(sku_key);
+    options.sku_reason = "chosen with --sku";
+  } else {
+    SkuMatch match = match_sku(results.context.device);
+    options.sku = match.sku;
+    options.sku_reason = match.reason;
+  }
+  write_output(output, render_report_html(results, options));
+  fmt::print("wrote {}\n", output);
+  return 0;
+}
+
+int run_compare(const std::string& base_path, const std::string& new_path,
+                const CompareOptions& options, const std::string& format) {
+  Results base = load_results(base_path);
+  Results next = load_results(new_path);
+  Comparison c = compare_results(base, next, options, base_path, new_path);
+  if (format == "json")
+    std::cout << comparison_json(c).dump(2) << "\n";
+  else
+    std::cout << comparison_markdown(c);
+  return c.exit_code();
+}
+
+std::string one_line(std::string s) {
+  for (auto& ch : s)
+    if (ch == '\n' || ch == '\r') ch = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+}  // namespace
+
+int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered) {
+  CLI::App app{
+      "roofline: datasheet table, roofline model, chart, report and compare for "
+      "bench_roofline results"};
+  app.require_subcommand(1);
+
+  app.add_subcommand("skus", "print the SKU datasheet table with the source of every row");
+
+  auto* model = app.add_subcommand(
+      "model", "datasheet ceilings, ridge points and where each registered kernel lands");
+  std::string model_sku;
+  bool model_json = false;
+  model->add_option("--sku", model_sku, "SKU key or name (see `roofline skus`)")->required();
+  model->add_flag("--json", model_json, "print JSON instead of text");
+
+  auto* plot = app.add_subcommand("plot", "render the roofline chart of a results.json as SVG");
+  std::string plot_in, plot_out;
+  plot->add_option("results", plot_in, "results.json")->required();
+  plot->add_option("-o,--output", plot_out, "chart.svg to write")->required();
+
+  auto* report = app.add_subcommand("report", "render a self-contained HTML report");
+  std::string report_in, report_out, report_sku;
+  report->add_option("results", report_in, "results.json")->required();
+  report->add_option("-o,--output", report_out, "report.html to write")->required();
+  report->add_option("--sku", report_sku, "datasheet row to compare with (default: matched)");
+
+  auto* compare = app.add_subcommand(
+      "compare", "compare two results files; exit 1 if any kernel is SLOW beyond the threshold");
+  std::string base_path, new_path, format = "md";
+  CompareOptions options;
+  compare->add_option("base", base_path, "BASE results.json")->required();
+  compare->add_option("new", new_path, "NEW results.json")->required();
+  compare->add_option("--threshold", options.threshold_pct, "percent change that counts (5)")
+      ->check(CLI::Range(0.0, 1000.0));
+  compare->add_option("--alpha", options.alpha, "significance level of the U test (0.05)")
+      ->check(CLI::Range(1e-9, 0.5));
+  compare->add_option("--format", format, "md or json")->check(CLI::IsMember({"md", "json"}));
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForAllHelp&) {
+    std::cout << app.help("", CLI::AppFormatMode::All);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "roofline: %s\n", one_line(e.what()).c_str());
+    return 2;
+  }
+
+  try {
+    if (app.got_subcommand("skus")) return run_skus();
+    if (app.got_subcommand(model)) return run_model(model_sku, model_json, registered);
+    if (app.got_subcommand(plot)) return run_plot(plot_in, plot_out);
+    if (app.got_subcommand(report)) return run_report(report_in, report_out, report_sku);
+    if (app.got_subcommand(compare)) return run_compare(base_path, new_path, options, format);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "roofline: %s\n", one_line(e.what()).c_str());
+    return 2;
+  }
+  return 2;
+}
+
+}  // namespace rl::roofline

@@ -1,0 +1,232 @@
+#include "rl/roofline/report.hpp"
+
+#include "rl/roofline/model.hpp"
+#include "rl/roofline/svg.hpp"
+
+#include <cmath>
+#include <optional>
+
+#include <fmt/format.h>
+
+namespace rl::roofline {
+
+namespace {
+
+std::string esc(std::string_view s) {
+  return xml_escape(s);
+}
+
+std::string rate(std::optional<double> v, std::string_view unit) {
+  if (!v || !std::isfinite(*v)) return "—";
+  return esc(si(*v) + std::string(unit));
+}
+
+std::string shape_text(const KernelResult& k) {
+  std::string s;
+  for (const auto& [dim, extent] : k.shape)
+    s += fmt::format("{}{}={}", s.empty() ? "" : ",", dim, extent);
+  return s;
+}
+
+std::string validation_text(const KernelResult& k) {
+  if (std::isinf(k.max_rel_err)) return "not finite";
+  return fmt::format("{:.2e}", k.max_rel_err);
+}
+
+// Datasheet and derived figures for a ceiling: what the results carry, else
+// what the SKU row says (derived at the clock observed during the measurement).
+struct Claim {
+  std::optional<double> datasheet, derived;
+};
+
+Claim claim_for(const Ceiling& c, const Results& r, const Sku* sku) {
+  Claim claim{c.datasheet, c.derived_peak};
+  if (!sku) return claim;
+  if (c.kind == "memory") {
+    if (!claim.datasheet && c.name.starts_with("hbm.") && sku->memory_bytes_per_s > 0)
+      claim.datasheet = sku->memory_bytes_per_s;
+    return claim;
+  }
+  auto unit = parse_compute_unit(c.name);
+  if (!unit) return claim;
+  if (!claim.datasheet) claim.datasheet = sku->datasheet[*unit];
+  if (!claim.derived) {
+    double clock = c.observed_sm_mhz.value_or(r.context.clocks.sm_max_mhz);
+    if (clock > 0) claim.derived = derived_peak_for_device(r.context.device, sku, *unit, clock);
+  }
+  return claim;
+}
+
+constexpr std::string_view kCss = R"(
+body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1200px}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:13px;margin:6px 0}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
+.banner{background:#b00020;color:#fff;font-weight:bold;padding:8px 12px;font-size:16px;margin:8px 0}
+.muted{color:#666}.bad{color:#b00020;font-weight:bold}.chart{margin:8px 0;overflow-x:auto}
+)";
+
+}  // namespace
+
+std::string render_report_html(const Results& r, const ReportOptions& options) {
+  const auto& c = r.context;
+  bool emulator = c.backend == "emulator";
+  std::string h;
+  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  h += fmt::format("<title>bench_roofline report — {}</title>\n", esc(c.device.name));
+  h += "<style>" + std::string(kCss) + "</style>\n</head>\n<body>\n";
+  h += fmt::format("<h1>bench_roofline report — {}</h1>\n", esc(c.device.name));
+  h += fmt::format("<p class=\"muted\">{} · backend <b>{}</b> · git {}</p>\n", esc(c.timestamp_utc),
+                   esc(c.backend), esc(c.git_commit));
+  if (emulator)
+    h += "<div class=\"banner\">CPU emulator — not GPU performance. Times and rates below "
+         "measure the emulator on the host CPU; they say nothing about any GPU.</div>\n";
+
+  // Summary
+  h += "<h2>Summary</h2>\n<table class=\"summary\">\n";
+  auto row = [&](std::string_view key, const std::string& value) {
+    h += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", esc(key), value);
+  };
+  row("Device", esc(c.device.name));
+  row("Compute capability / SMs",
+      esc(fmt::format("{} / {}", c.device.compute_capability, c.device.sm_count)));
+  row("Memory / L2", esc(fmt::format("{:.1f} GiB / {:.1f} MiB",
+                                     static_cast<double>(c.device.memory_bytes) / (1 << 30),
+                                     static_cast<double>(c.device.l2_bytes) / (1 << 20))));
+  row("Driver", esc(c.driver_version.empty() ? "n/a" : c.driver_version));
+  row("CUDA runtime / driver API",
+      esc(fmt::format("{} / {}", c.cuda_runtime_version,
+                      c.cuda_driver_version.empty() ? "n/a" : c.cuda_driver_version)));
+  row("Backend", esc(c.backend));
+  row("SM clock (current / max)",
+      esc(fmt::format("{} / {} MHz", c.clocks.sm_mhz, c.clocks.sm_max_mhz)));
+  row("Datasheet row",
+      options.sku
+          ? esc(fmt::format("{} ({})", options.sku->name, options.sku_reason))
+          : "<span class=\"muted\">unknown device — " + esc(options.sku_reason) + "</span>");
+  h += "</table>\n";
+
+  // Ceilings
+  h += "<h2>Ceilings</h2>\n";
+  if (r.ceilings.empty()) {
+    h += "<p class=\"muted\">No ceilings were measured in this run: kernels carry no roof.</p>\n";
+  } else {
+    h += "<table class=\"ceilings\">\n<tr><th>ceiling</th><th>kind</th><th>measured "
+         "(best)</th><th>median</th><th>datasheet</th><th>derived peak</th><th>% of "
+         "datasheet</th><th>SM clock during measurement</th><th>throttling</th><th>method</th>"
+         "</tr>\n";
+    for (const auto& ceiling : r.ceilings) {
+      std::string unit = ceiling.unit;
+      Claim claim = claim_for(ceiling, r, options.sku);
+      std::string pct = claim.datasheet && *claim.datasheet > 0
+                            ? fmt::format("{:.1f}%", 100 * ceiling.value / *claim.datasheet)
+                            : "—";
+      std::string throttling = ceiling.throttle_reasons.empty() ? "none seen" : "";
+      for (const auto& reason : ceiling.throttle_reasons)
+        throttling += (throttling.empty() ? "" : ", ") + reason;
+      if (ceiling.throttled_fraction)
+        throttling += fmt::format(" ({:.0f}% of samples)", 100 * *ceiling.throttled_fraction);
+      h += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+          "class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+          esc(ceiling.name), esc(ceiling.kind), rate(ceiling.value, unit),
+          rate(ceiling.median, unit), rate(claim.datasheet, unit), rate(claim.derived, unit), pct,
+          ceiling.observed_sm_mhz ? fmt::format("{:.0f} MHz", *ceiling.observed_sm_mhz) : "—",
+          esc(throttling), esc(ceiling.method));
+    }
+    h += "</table>\n";
+  }
+
+  // Chart
+  h += "<h2>Roofline</h2>\n<div class=\"chart\">\n";
+  std::string svg = render_roofline_svg(r);
+  if (auto end = svg.find("?>"); svg.starts_with("<?xml") && end != std::string::npos)
+    svg.erase(0, end + 3);
+  h += svg + "</div>\n";
+
+  // Kernels
+  h += "<h2>Kernels</h2>\n<table class=\"kernels\">\n<tr><th>kernel</th><th>family / "
+       "variant</th><th>precision (unit)</th><th>shape</th><th>median time</th><th>spread "
+       "(min–max, reps)</th><th>achieved FLOP/s</th><th>achieved B/s</th><th>intensity "
+       "(model / min) FLOP/B</th><th>bound</th><th>% of roof</th><th>validation "
+       "(max rel err)</th></tr>\n";
+  for (const auto& k : r.kernels) {
+    // Results written before ceilings existed carry no roof: judge them here
+    // against the file's own ceilings (what apply_roofline would have filled).
+    RoofVerdict verdict{k.roof, k.pct_of_roof, k.bound};
+    if (!k.roof && k.bound.empty()) verdict = judge(k, r.ceilings);
+    std::string time = "not timed", spread = "—";
+    if (k.time_s) {
+      time = si(k.time_s->median) + "s";
+      spread = fmt::format("{}s – {}s, n={}", si(k.time_s->min), si(k.time_s->max),
+                           k.time_s->repetitions);
+    }
+    std::string validation =
+        k.validated ? "passed, " + validation_text(k)
+                    : fmt::format("<span class=\"bad\">{}</span>{}",
+                                  esc(k.status.empty() ? "failed" : k.status),
+                                  esc(fmt::format(" ({}{})", validation_text(k),
+                                                  k.error.empty() ? "" : "; " + k.error)));
+    h += fmt::format(
+        "<tr><td>{}{}</td><td>{} / {}</td><td>{} ({})</td><td>{}</td><td class=\"num\">{}</td>"
+        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+        "class=\"num\">{:.3g} / {:.3g}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+        esc(k.name), k.throttled ? " <span class=\"bad\">(throttled)</span>" : "", esc(k.family),
+        esc(k.variant), esc(k.precision), esc(k.unit), esc(shape_text(k)), esc(time), esc(spread),
+        k.time_s ? rate(k.achieved_flops_per_s, "FLOP/s") : "—",
+        k.time_s ? rate(k.achieved_bytes_per_s, "B/s") : "—", intensity(k.flops, k.bytes_model),
+        intensity(k.flops, k.bytes_min), esc(verdict.bound.empty() ? "—" : verdict.bound),
+        verdict.pct_of_roof ? fmt::format("{:.1f}%", *verdict.pct_of_roof) : "—", validation);
+  }
+  h += "</table>\n";
+
+  // Fusion: an optimised variant next to the naive sibling it improves on.
+  std::string fusion;
+  for (const auto& k : r.kernels) {
+    if (k.baseline.empty() || !k.time_s) continue;
+    for (const auto& base : r.kernels) {
+      if (base.name != k.baseline || base.shape != k.shape || !base.time_s) continue;
+      fusion += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}B → {}B</td><td "
+          "class=\"num\">{:.3g} → {:.3g}</td><td class=\"num\">{}s → {}s</td><td "
+          "class=\"num\">{:.2f}×</td></tr>\n",
+          esc(base.name), esc(k.name), esc(shape_text(k)), esc(si(base.bytes_model)),
+          esc(si(k.bytes_model)), intensity(base.flops, base.bytes_model),
+          intensity(k.flops, k.bytes_model), esc(si(base.time_s->median)),
+          esc(si(k.time_s->median)),
+          k.time_s->median > 0 ? base.time_s->median / k.time_s->median : 0.0);
+    }
+  }
+  if (!fusion.empty()) {
+    h += "<h2>Fusion</h2>\n<table class=\"fusion\">\n<tr><th>naive</th><th>optimised</th>"
+         "<th>shape</th><th>bytes moved (model)</th><th>intensity FLOP/B</th><th>median "
+         "time</th><th>speedup</th></tr>\n" +
+         fusion + "</table>\n";
+  }
+
+  // Full context
+  h += "<h2>Context</h2>\n<table class=\"context\">\n";
+  auto opt_bool = [](const std::optional<bool>& b) {
+    return b ? std::string(*b ? "yes" : "no") : std::string("unknown");
+  };
+  row("UUID", esc(c.device.uuid.empty() ? "unknown" : c.device.uuid));
+  row("Memory bus width", esc(fmt::format("{} bits", c.device.memory_bus_width_bits)));
+  row("Memory clock (current / max)",
+      esc(fmt::format("{} / {} MHz", c.clocks.memory_mhz, c.clocks.memory_max_mhz)));
+  row("ECC", esc(opt_bool(c.ecc_enabled)));
+  row("Persistence mode", esc(opt_bool(c.persistence_mode)));
+  row("Power limit", c.power_limit_w ? esc(fmt::format("{:.0f} W", *c.power_limit_w)) : "unknown");
+  row("NVML", esc(c.nvml_available ? "available" : "not available: " + c.nvml_note));
+  for (const auto& [library, version] : c.library_versions) row(library, esc(version));
+  row("Host", esc(c.host));
+  row("Time (UTC)", esc(c.timestamp_utc));
+  row("Git commit", esc(c.git_commit));
+  row("Size preset", esc(c.size_preset));
+  row("L2 flushed before each sample", c.l2_flushed ? "yes" : "no (--warm-l2)");
+  h += "</table>\n</body>\n</html>\n";
+  return h;
+}
+
+}  // namespace rl::roofline

@@ -1,0 +1,261 @@
+"""End-to-end scenarios of the `roofline` CLI (through roofline_cli_for_tests).
+
+usage: cli_e2e.py SCENARIO CLI FIXTURE_WRITER WORKDIR
+Each scenario exits 0 when the behaviour holds, 1 (with the reason) when not.
+"""
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+class Failure(Exception):
+    pass
+
+
+def check(condition, message):
+    if not condition:
+        raise Failure(message)
+
+
+class Env:
+    def __init__(self, cli, writer, work):
+        self.cli, self.writer, self.work = cli, writer, work
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def fixture(self, kind, name=None):
+        out = self.path(name or f"{kind}.json")
+        subprocess.run([self.writer, kind, out], check=True)
+        return out
+
+    def run(self, *args):
+        p = subprocess.run([self.cli, *args], capture_output=True, text=True, timeout=30)
+        check(p.returncode >= 0, f"roofline {args} died with signal {-p.returncode}")
+        return p
+
+
+def one_line_error(p, *fragments):
+    check(p.returncode == 2, f"exit {p.returncode}, expected 2; stderr={p.stderr!r}")
+    lines = p.stderr.splitlines()
+    check(len(lines) == 1, f"expected one stderr line, got {lines!r}")
+    check(lines[0].startswith("roofline: "), f"stderr does not start with 'roofline: ': {lines[0]!r}")
+    for f in fragments:
+        check(re.search(f, lines[0]), f"stderr {lines[0]!r} lacks {f!r}")
+
+
+def parse_svg(path):
+    text = open(path, encoding="utf-8").read()
+    check(not re.search(r"\b(nan|inf|infinity)\b", text, re.IGNORECASE),
+          "NaN/Inf in the SVG")
+    root = ET.fromstring(text.encode("utf-8"))
+    check(root.tag == SVG + "svg" and root.get("version") == "1.1", "not an SVG 1.1 root")
+    for el in root.iter():
+        for attr in ("x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "width", "height"):
+            v = el.get(attr)
+            if v is not None:
+                check(math.isfinite(float(v)), f"{el.tag} {attr}={v}")
+        check(not (el.get("href") or el.get("{http://www.w3.org/1999/xlink}href") or "").startswith("http"),
+              "external asset referenced")
+    return root, text
+
+
+def by_class(root, cls):
+    return [el for el in root.iter() if cls in (el.get("class") or "").split()]
+
+
+def text_boxes(root):
+    boxes = []
+    for el in by_class(root, "point-label") + by_class(root, "ceiling-label"):
+        x, y, t = float(el.get("x")), float(el.get("y")), el.text or ""
+        boxes.append((t, x, y - 11, x + 0.62 * 11 * len(t), y + 3))
+    return boxes
+
+
+# ---------------------------------------------------------------- scenarios --
+
+def skus_lists_every_row_with_sources(env):
+    p = env.run("skus")
+    check(p.returncode == 0, p.stderr)
+    for key in ["a100-sxm4-40gb", "a10g", "t4", "l40s", "rtx-5090", "h100-nvl", "h200-sxm", "b200"]:
+        check(re.search(rf"^{re.escape(key)}\s", p.stdout, re.M), f"row {key} missing")
+        check(re.search(rf"^  {re.escape(key)}: .*(datasheet|whitepaper|specifications|documentation)",
+                        p.stdout, re.M | re.I), f"source of {key} missing")
+    check("sparse" in p.stdout, "the table does not say its figures are dense")
+
+
+def model_h100_json_ridge_is_295(env):
+    p = env.run("model", "--sku", "h100-sxm", "--json")
+    check(p.returncode == 0, p.stderr)
+    m = json.loads(p.stdout)
+    ridge = {r["compute"]: r["flop_per_byte"] for r in m["ridge_points"]}
+    check(abs(ridge["tc.bf16"] - 989.4e12 / 3.35e12) < 0.01, f"tc.bf16 ridge {ridge['tc.bf16']}")
+    check(abs(ridge["fp32.fma"] - 66.9e12 / 3.35e12) < 0.01, f"fp32 ridge {ridge['fp32.fma']}")
+    kernels = {k["name"]: k for k in m["kernels"]}
+    check(kernels["gemm_bf16_tc"]["bound"] == "compute", "8192^3 GEMM should be compute-bound")
+    check(kernels["gelu_tanh_f32_naive"]["bound"] == "memory", "GELU should be memory-bound")
+    check(abs(kernels["gelu_tanh_f32_fused"]["intensity"] - 1.0) < 1e-12, "fused GELU intensity")
+    check(abs(kernels["gelu_tanh_f32_naive"]["intensity"] - 1 / 3) < 1e-12, "naive GELU intensity")
+    text = env.run("model", "--sku", "h100-sxm")
+    check(text.returncode == 0 and "295.3 FLOP/B" in text.stdout, text.stdout)
+
+
+def model_unknown_sku_is_one_line_exit_2(env):
+    one_line_error(env.run("model", "--sku", "h100"), "unknown SKU 'h100'")
+
+
+def plot_writes_valid_svg(env):
+    res = env.fixture("emulator")
+    out = env.path("chart.svg")
+    p = env.run("plot", res, "-o", out)
+    check(p.returncode == 0, p.stderr)
+    root, text = parse_svg(out)
+    check(len(by_class(root, "memory-ceiling")) == 2, "memory ceilings")
+    check(len(by_class(root, "compute-ceiling")) == 2, "compute ceilings")
+    check(len(by_class(root, "kernel-point")) == 3, "kernel points")
+    check(len(by_class(root, "fusion-arrow")) == 1, "fusion arrow")
+    check(len(by_class(root, "ridge")) >= 2, "ridge points")
+    labels = {el.text for el in by_class(root, "point-label")}
+    check({"gelu_tanh_f32_naive", "gelu_tanh_f32_fused_vec4", "gemm_bf16_wmma"} <= labels,
+          f"point labels {labels}")
+    ceiling_labels = " ".join(el.text for el in by_class(root, "ceiling-label"))
+    for c in ["hbm.copy", "l2.read", "fp32.fma", "tc.bf16"]:
+        check(c in ceiling_labels, f"ceiling label {c} missing: {ceiling_labels}")
+    check("CPU emulator — not GPU performance" in text, "emulator banner missing")
+    check(len(by_class(root, "x-tick")) >= 3 and len(by_class(root, "y-tick")) >= 3, "decade ticks")
+    check(by_class(root, "legend"), "legend missing")
+
+
+def report_writes_self_contained_html(env):
+    res = env.fixture("emulator")
+    out = env.path("report.html")
+    p = env.run("report", res, "-o", out)
+    check(p.returncode == 0, p.stderr)
+    html = open(out, encoding="utf-8").read()
+    check(html.startswith("<!DOCTYPE html>"), "not HTML5")
+    for needle in ["<svg", "CPU emulator — not GPU performance", "<h2>Ceilings</h2>",
+                   "<h2>Kernels</h2>", "<h2>Fusion</h2>", "<h2>Context</h2>", "unknown device",
+                   "gelu_tanh_f32_fused_vec4", "not finite"]:
+        check(needle in html, f"report lacks {needle!r}")
+    check(not re.search(r"(src|href)\s*=\s*\"https?:", html), "external reference in the report")
+    check("<script" not in html, "scripts in the report")
+    forced = env.run("report", res, "-o", env.path("report-sku.html"), "--sku", "a100-sxm4-80gb")
+    check(forced.returncode == 0, forced.stderr)
+    check("NVIDIA A100 SXM4 80GB (chosen with --sku)" in open(env.path("report-sku.html")).read(),
+          "--sku row not shown")
+
+
+def compare_case(env, new_kind, expected_exit, expected_verdict):
+    base = env.fixture("compare-base")
+    new = env.fixture(new_kind)
+    p = env.run("compare", base, new)
+    check(p.returncode == expected_exit, f"exit {p.returncode}, expected {expected_exit}\n{p.stdout}{p.stderr}")
+    verdicts = re.findall(r"\*\*(SAME|SLOW|FAST|UNSURE)\*\*", p.stdout)
+    check(verdicts == [expected_verdict] * 3, f"verdicts {verdicts}\n{p.stdout}")
+    return p
+
+
+def compare_identical_is_same_exit_0(env):
+    p = compare_case(env, "compare-same", 0, "SAME")
+    check("None." in p.stdout, "identical contexts should show no difference")
+
+
+def compare_ten_percent_slower_is_slow_exit_1(env):
+    compare_case(env, "compare-slow", 1, "SLOW")
+
+
+def compare_lower_clock_equal_cycles_is_same(env):
+    p = compare_case(env, "compare-clock", 0, "SAME")
+    check(re.search(r"\| SM clock \| 1000 MHz \| 900 MHz \|", p.stdout), "clock change not in the context diff")
+
+
+def compare_json_format(env):
+    base, new = env.fixture("compare-base"), env.fixture("compare-slow")
+    p = env.run("compare", base, new, "--format", "json", "--threshold", "20")
+    check(p.returncode == 0, f"10% is within a 20% threshold; exit {p.returncode}")
+    j = json.loads(p.stdout)
+    check([k["verdict"] for k in j["kernels"]] == ["SAME"] * 3, j["kernels"])
+    check(j["threshold_pct"] == 20 and j["exit_code"] == 0, j)
+
+
+HOSTILE = {
+    "truncated": lambda good: good[: len(good) // 3],
+    "wrong_type": lambda good: good.replace('"repetitions": 20', '"repetitions": "twenty"', 1),
+    "huge_number": lambda good: good.replace('"sm_mhz": 1000.0', '"sm_mhz": 1e999', 1),
+    "huge_integer": lambda good: good.replace('"sm_count": 4', '"sm_count": 123456789012345678901234567890', 1),
+    "nan": lambda good: good.replace('"sm_mhz": 1000.0', '"sm_mhz": NaN', 1),
+    "deep_nesting": lambda good: "[" * 200000,
+    "empty": lambda good: "",
+    "binary": lambda good: "\x00\x01\xff{",
+    "not_object": lambda good: "[1,2,3]",
+}
+
+
+def hostile_json_is_one_line_error_exit_2(env):
+    good = open(env.fixture("compare-base"), encoding="utf-8").read()
+    check('"repetitions": 20' in good and '"sm_mhz": 1000.0' in good and '"sm_count": 4' in good,
+          "fixture text changed; hostile edits would not apply")
+    for name, make in HOSTILE.items():
+        path = env.path(f"hostile_{name}.json")
+        with open(path, "w", encoding="latin-1") as f:
+            f.write(make(good))
+        for args in (["plot", path, "-o", env.path("x.svg")],
+                     ["report", path, "-o", env.path("x.html")],
+                     ["compare", path, path]):
+            p = env.run(*args)
+            one_line_error(p, re.escape(path), r"(line \d+, column \d+|: /[a-z_/0-9]*:)")
+        check(not os.path.exists(env.path("x.svg")), f"{name}: an output was written for bad input")
+
+
+def bad_usage_is_one_line_exit_2(env):
+    one_line_error(env.run())
+    one_line_error(env.run("frobnicate"))
+    one_line_error(env.run("plot", env.fixture("emulator")))  # no -o
+    one_line_error(env.run("compare", "a.json"))
+    one_line_error(env.run("compare", env.path("missing.json"), env.path("missing.json")), "cannot open")
+    one_line_error(env.run("compare", env.fixture("emulator"), env.fixture("emulator"), "--format", "xml"))
+    help_ = env.run("--help")
+    check(help_.returncode == 0 and "compare" in help_.stdout, "help")
+
+
+def unwritable_output_is_one_line_exit_2(env):
+    res = env.fixture("emulator")
+    one_line_error(env.run("plot", res, "-o", env.path("no/such/dir/chart.svg")), "cannot write")
+
+
+def crowded_svg_labels_do_not_overlap(env):
+    res = env.fixture("crowded")
+    out = env.path("crowded.svg")
+    check(env.run("plot", res, "-o", out).returncode == 0, "plot failed")
+    root, _ = parse_svg(out)
+    boxes = text_boxes(root)
+    check(len(by_class(root, "kernel-point")) == 40, "40 points expected")
+    check(len(by_class(root, "point-label")) >= 30, "too few labels placed")
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            overlap = a[1] < b[3] and b[1] < a[3] and a[2] < b[4] and b[2] < a[4]
+            check(not overlap, f"labels overlap: {a[0]!r} and {b[0]!r}")
+
+
+def main():
+    scenario, cli, writer, work = sys.argv[1:5]
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    try:
+        globals()[scenario](Env(cli, writer, work))
+    except Failure as e:
+        print(f"{scenario}: FAILED: {e}")
+        return 1
+    print(f"{scenario}: ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

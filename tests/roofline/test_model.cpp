@@ -1,0 +1,124 @@
+#include "fixtures.hpp"
+#include "rl/roofline/model.hpp"
+#include "rl/roofline/sku.hpp"
+
+#include <gtest/gtest.h>
+
+namespace rl::roofline {
+namespace {
+
+Ceiling ceiling(std::string name, std::string kind, double value) {
+  Ceiling c;
+  c.name = std::move(name);
+  c.kind = std::move(kind);
+  c.value = value;
+  c.unit = c.kind == "memory" ? "B/s" : "FLOP/s";
+  return c;
+}
+
+TEST(RooflineModel, h100_sxm_bf16_ridge_is_295_flop_per_byte) {
+  // 989.4 TFLOP/s / 3.35 TB/s = 295.34 FLOP/B, by hand.
+  EXPECT_NEAR(ridge_point(989.4e12, 3.35e12), 295.34, 0.01);
+  const Sku* h100 = find_sku("h100-sxm");
+  ASSERT_NE(h100, nullptr);
+  auto ceilings = datasheet_ceilings(*h100);
+  const Ceiling* bf16 = compute_ceiling(ceilings, ComputeUnit::tc_bf16);
+  const Ceiling* hbm = dram_ceiling(ceilings);
+  ASSERT_NE(bf16, nullptr);
+  ASSERT_NE(hbm, nullptr);
+  EXPECT_NEAR(ridge_point(bf16->value, hbm->value), 295.34, 0.01);
+}
+
+TEST(RooflineModel, attainable_is_the_lower_of_bandwidth_times_intensity_and_compute) {
+  // 2 TB/s, 20 TFLOP/s: ridge 10 FLOP/B.
+  EXPECT_DOUBLE_EQ(attainable(20e12, 2e12, 0.25), 0.5e12);  // memory side
+  EXPECT_DOUBLE_EQ(attainable(20e12, 2e12, 10), 20e12);     // exactly at the ridge
+  EXPECT_DOUBLE_EQ(attainable(20e12, 2e12, 100), 20e12);    // compute side
+  EXPECT_DOUBLE_EQ(intensity(8, 32), 0.25);
+  EXPECT_DOUBLE_EQ(intensity(8, 0), 0);
+}
+
+TEST(RooflineModel, dram_ceiling_is_the_best_hbm_measurement_not_l2) {
+  std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 1.8e12),
+                         ceiling("hbm.read", "memory", 1.9e12), ceiling("l2.read", "memory", 5e12)};
+  ASSERT_NE(dram_ceiling(c), nullptr);
+  EXPECT_EQ(dram_ceiling(c)->name, "hbm.read");
+}
+
+KernelResult kernel_at(double flops, double bytes, double seconds, std::string unit = "fp32") {
+  KernelResult k = testing::timed_kernel("k", seconds, 0, 3);
+  k.unit = std::move(unit);
+  k.flops = flops;
+  k.bytes_min = k.bytes_model = bytes;
+  k.achieved_flops_per_s = flops / k.time_s->median;
+  k.achieved_bytes_per_s = bytes / k.time_s->median;
+  return k;
+}
+
+TEST(RooflineModel, memory_bound_kernel_gets_its_bandwidth_roof_and_percentage) {
+  std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12),
+                         ceiling("fp32.fma", "compute", 20e12)};
+  // 1 GFLOP over 4 GB: intensity 0.25, roof 0.5 TFLOP/s; 2.5 ms -> 0.4 TFLOP/s = 80%.
+  std::vector<KernelResult> k{kernel_at(1e9, 4e9, 2.5e-3)};
+  apply_roofline(k, c);
+  ASSERT_TRUE(k[0].roof && k[0].pct_of_roof);
+  EXPECT_DOUBLE_EQ(k[0].intensity, 0.25);
+  EXPECT_DOUBLE_EQ(*k[0].roof, 0.5e12);
+  EXPECT_NEAR(*k[0].pct_of_roof, 80.0, 1e-9);
+  EXPECT_EQ(k[0].bound, "memory");
+}
+
+TEST(RooflineModel, compute_bound_kernel_uses_its_own_unit_roof) {
+  std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12), ceiling("fp32.fma", "compute", 20e12),
+                         ceiling("tc.bf16", "compute", 300e12)};
+  // GEMM-like: 1 TFLOP over 1 GB (1000 FLOP/B): tc.bf16 roof 300 TFLOP/s; 4 ms -> 250 = 83%.
+  std::vector<KernelResult> k{kernel_at(1e12, 1e9, 4e-3, "tc_bf16")};
+  apply_roofline(k, c);
+  EXPECT_DOUBLE_EQ(*k[0].roof, 300e12);
+  EXPECT_NEAR(*k[0].pct_of_roof, 83.333, 1e-3);
+  EXPECT_EQ(k[0].bound, "compute");
+}
+
+TEST(RooflineModel, kernel_under_half_of_attainable_is_below_both) {
+  std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12),
+                         ceiling("fp32.fma", "compute", 20e12)};
+  std::vector<KernelResult> k{kernel_at(1e9, 4e9, 5.1e-3)};  // 0.196 of 0.5 TFLOP/s = 39%
+  apply_roofline(k, c);
+  EXPECT_EQ(k[0].bound, "below_both");
+  EXPECT_NEAR(*k[0].pct_of_roof, 39.2, 0.1);
+}
+
+TEST(RooflineModel, copy_kernel_without_flops_is_judged_on_bandwidth) {
+  std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12)};
+  std::vector<KernelResult> k{kernel_at(0, 3e9, 2e-3)};  // 1.5 TB/s of 2 = 75%
+  apply_roofline(k, c);
+  EXPECT_NEAR(*k[0].pct_of_roof, 75.0, 1e-9);
+  EXPECT_EQ(k[0].bound, "memory");
+}
+
+TEST(RooflineModel, no_ceilings_or_untimed_kernel_leaves_roof_empty) {
+  std::vector<KernelResult> k{kernel_at(1e9, 4e9, 1e-3)};
+  apply_roofline(k, {});
+  EXPECT_FALSE(k[0].roof.has_value());
+  EXPECT_EQ(k[0].bound, "");
+  Results r = testing::emulator_fixture();
+  apply_roofline(r);
+  EXPECT_FALSE(r.kernels[3].roof.has_value());  // failed validation, not timed
+  EXPECT_TRUE(r.kernels[0].roof.has_value());
+}
+
+TEST(RooflineModel, placement_reports_every_memory_level_with_its_ridge) {
+  std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12), ceiling("l2.read", "memory", 8e12),
+                         ceiling("fp32.fma", "compute", 20e12)};
+  auto p = place(4.0, ComputeUnit::fp32, c);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_DOUBLE_EQ(p[0].attainable_flops_per_s, 8e12);
+  EXPECT_TRUE(p[0].memory_limited);
+  EXPECT_DOUBLE_EQ(*p[0].ridge, 10.0);
+  EXPECT_DOUBLE_EQ(p[1].attainable_flops_per_s, 20e12);
+  EXPECT_FALSE(p[1].memory_limited);
+  EXPECT_DOUBLE_EQ(*p[1].ridge, 2.5);
+}
+
+}  // namespace
+}  // namespace rl::roofline
