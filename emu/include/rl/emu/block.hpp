@@ -1,0 +1,142 @@
+// Block-level synchronisation, memory fences, atomics and timing intrinsics.
+//
+// __syncthreads is a barrier over the block's live threads: a thread that has
+// exited counts as arrived (as on the hardware).  Atomics are std::atomic_ref
+// operations, so they are correct across blocks running on several host
+// threads; like CUDA's they are relaxed, and __threadfence() is a full fence.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <type_traits>
+
+namespace rl::emu::detail {
+
+struct BarrierResult {
+  int true_count;  // threads whose predicate was non-zero
+  int arrived;     // live threads that took part
+};
+
+BarrierResult syncthreads_reduce(int predicate);
+
+// Lets the other threads of the block run (used by __nanosleep, so spin-waits
+// on another thread of the block make progress).
+void yield_thread();
+
+template <typename T>
+std::atomic_ref<T> atomic(T* address) {
+  return std::atomic_ref<T>(*address);
+}
+
+template <typename T, typename Update>
+T atomic_update(T* address, Update update) {
+  std::atomic_ref<T> ref(*address);
+  T old = ref.load(std::memory_order_relaxed);
+  while (!ref.compare_exchange_weak(old, update(old), std::memory_order_relaxed)) {
+  }
+  return old;
+}
+
+}  // namespace rl::emu::detail
+
+inline void __syncthreads() {
+  rl::emu::detail::syncthreads_reduce(0);
+}
+inline int __syncthreads_count(int predicate) {
+  return rl::emu::detail::syncthreads_reduce(predicate).true_count;
+}
+inline int __syncthreads_and(int predicate) {
+  const auto r = rl::emu::detail::syncthreads_reduce(predicate);
+  return r.true_count == r.arrived ? 1 : 0;
+}
+inline int __syncthreads_or(int predicate) {
+  return rl::emu::detail::syncthreads_reduce(predicate).true_count > 0 ? 1 : 0;
+}
+
+inline void __threadfence_block() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void __threadfence() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+inline void __threadfence_system() {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+}
+
+inline void __nanosleep(unsigned) {
+  rl::emu::detail::yield_thread();
+}
+
+// Host steady-clock nanoseconds: monotonic like the SM clock, not cycles.
+inline long long clock64() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+// ---- atomics -----------------------------------------------------------------
+#define RL_EMU_ATOMIC_RMW(name, op, T)                                            \
+  inline T name(T* address, T value) {                                            \
+    return rl::emu::detail::atomic(address).op(value, std::memory_order_relaxed); \
+  }
+
+RL_EMU_ATOMIC_RMW(atomicAdd, fetch_add, int)
+RL_EMU_ATOMIC_RMW(atomicAdd, fetch_add, unsigned int)
+RL_EMU_ATOMIC_RMW(atomicAdd, fetch_add, unsigned long long)
+RL_EMU_ATOMIC_RMW(atomicAdd, fetch_add, float)
+RL_EMU_ATOMIC_RMW(atomicAdd, fetch_add, double)
+RL_EMU_ATOMIC_RMW(atomicSub, fetch_sub, int)
+RL_EMU_ATOMIC_RMW(atomicSub, fetch_sub, unsigned int)
+RL_EMU_ATOMIC_RMW(atomicExch, exchange, int)
+RL_EMU_ATOMIC_RMW(atomicExch, exchange, unsigned int)
+RL_EMU_ATOMIC_RMW(atomicExch, exchange, unsigned long long)
+RL_EMU_ATOMIC_RMW(atomicExch, exchange, float)
+RL_EMU_ATOMIC_RMW(atomicAnd, fetch_and, int)
+RL_EMU_ATOMIC_RMW(atomicAnd, fetch_and, unsigned int)
+RL_EMU_ATOMIC_RMW(atomicAnd, fetch_and, unsigned long long)
+RL_EMU_ATOMIC_RMW(atomicOr, fetch_or, int)
+RL_EMU_ATOMIC_RMW(atomicOr, fetch_or, unsigned int)
+RL_EMU_ATOMIC_RMW(atomicOr, fetch_or, unsigned long long)
+RL_EMU_ATOMIC_RMW(atomicXor, fetch_xor, int)
+RL_EMU_ATOMIC_RMW(atomicXor, fetch_xor, unsigned int)
+RL_EMU_ATOMIC_RMW(atomicXor, fetch_xor, unsigned long long)
+#undef RL_EMU_ATOMIC_RMW
+
+#define RL_EMU_ATOMIC_MINMAX(T)                                                                  \
+  inline T atomicMax(T* address, T value) {                                                      \
+    return rl::emu::detail::atomic_update(address,                                               \
+                                          [value](T old) { return old < value ? value : old; }); \
+  }                                                                                              \
+  inline T atomicMin(T* address, T value) {                                                      \
+    return rl::emu::detail::atomic_update(address,                                               \
+                                          [value](T old) { return value < old ? value : old; }); \
+  }
+RL_EMU_ATOMIC_MINMAX(int)
+RL_EMU_ATOMIC_MINMAX(unsigned int)
+RL_EMU_ATOMIC_MINMAX(long long)
+RL_EMU_ATOMIC_MINMAX(unsigned long long)
+#undef RL_EMU_ATOMIC_MINMAX
+
+#define RL_EMU_ATOMIC_CAS(T)                                                             \
+  inline T atomicCAS(T* address, T compare, T value) {                                   \
+    T expected = compare;                                                                \
+    rl::emu::detail::atomic(address).compare_exchange_strong(expected, value,            \
+                                                             std::memory_order_relaxed); \
+    return expected;                                                                     \
+  }
+RL_EMU_ATOMIC_CAS(int)
+RL_EMU_ATOMIC_CAS(unsigned int)
+RL_EMU_ATOMIC_CAS(unsigned long long)
+RL_EMU_ATOMIC_CAS(unsigned short)
+#undef RL_EMU_ATOMIC_CAS
+
+// ((old >= limit) ? 0 : (old + 1)) and (((old == 0) || (old > limit)) ? limit : (old - 1)).
+inline unsigned int atomicInc(unsigned int* address, unsigned int limit) {
+  return rl::emu::detail::atomic_update(
+      address, [limit](unsigned old) { return old >= limit ? 0u : old + 1u; });
+}
+inline unsigned int atomicDec(unsigned int* address, unsigned int limit) {
+  return rl::emu::detail::atomic_update(
+      address, [limit](unsigned old) { return (old == 0u || old > limit) ? limit : old - 1u; });
+}

@@ -1,0 +1,133 @@
+// rl::launch for the emulator, RL_DYNAMIC_SHARED, and the execution controls
+// (schedules, worker threads).
+//
+// A launch runs the whole grid before it returns (streams are synchronous).
+// Each CUDA thread is a fiber; a host worker runs one block at a time, its
+// threads in the order the schedule gives, each until it blocks (barrier,
+// warp collective, __nanosleep) or exits.  Blocks are spread over
+// RL_EMU_THREADS host threads (default 1).
+//
+// Schedules (RL_EMU_SCHEDULE=forward|reverse|random[:seed], default forward)
+// choose the order in which runnable threads run between synchronisation
+// points.  A correct kernel gives bit-identical results under every schedule;
+// a missing __syncthreads usually does not, which run_under_schedules() turns
+// into a test.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "rl/emu/cuda_api.hpp"
+#include "rl/emu/types.hpp"
+
+namespace rl::emu {
+
+enum class ScheduleOrder { forward, reverse, random };
+
+struct Schedule {
+  ScheduleOrder order = ScheduleOrder::forward;
+  std::uint64_t seed = 0;  // random only; each block and round derives its own permutation
+};
+
+// Parses "forward", "reverse", "random" or "random:<seed>"; nullopt otherwise.
+std::optional<Schedule> parse_schedule(std::string_view text);
+std::string to_string(const Schedule& schedule);
+
+// The schedule launches use: the one set by set_schedule(), else RL_EMU_SCHEDULE.
+Schedule current_schedule();
+void set_schedule(const Schedule& schedule);
+
+// Sets a schedule for its lifetime and restores the previous one.
+class ScopedSchedule {
+ public:
+  explicit ScopedSchedule(const Schedule& schedule) : previous_(current_schedule()) {
+    set_schedule(schedule);
+  }
+  ~ScopedSchedule() { set_schedule(previous_); }
+  ScopedSchedule(const ScopedSchedule&) = delete;
+  ScopedSchedule& operator=(const ScopedSchedule&) = delete;
+
+ private:
+  Schedule previous_;
+};
+
+// Host threads that run blocks: set_worker_threads() if called, else
+// RL_EMU_THREADS, else 1.
+int worker_threads();
+void set_worker_threads(int count);
+
+// Runs `run` (launches kernels, returns their output, e.g. a std::vector)
+// once under each schedule and returns the outputs in that order.  A kernel
+// is schedule-independent when all outputs are bitwise equal.
+template <typename Run>
+auto run_under_schedules(Run&& run, std::initializer_list<Schedule> schedules = {
+                                        Schedule{ScheduleOrder::forward, 0},
+                                        Schedule{ScheduleOrder::reverse, 0}}) {
+  std::vector<decltype(run())> outputs;
+  for (const Schedule& schedule : schedules) {
+    ScopedSchedule scoped(schedule);
+    outputs.push_back(run());
+  }
+  return outputs;
+}
+
+namespace detail {
+
+struct LaunchSpec {
+  dim3 grid;
+  dim3 block;
+  std::size_t shared_bytes;
+  const void* kernel;     // for cudaFuncSetAttribute limits and the kernel's name
+  const char* signature;  // fallback name when the symbol cannot be found
+  void (*entry)(const void* bound);
+  const void* bound;  // the kernel pointer and its copied arguments
+};
+
+void launch(const LaunchSpec& spec);
+
+// This block's dynamic shared memory: exactly shared_bytes long.
+void* dynamic_shared_memory();
+
+}  // namespace detail
+}  // namespace rl::emu
+
+namespace rl {
+
+template <typename... KernelParams, typename... Args>
+void launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, std::size_t shared_bytes,
+            cudaStream_t stream, Args&&... args) {
+  static_assert(sizeof...(KernelParams) == sizeof...(Args),
+                "rl::launch: argument count differs from the kernel's parameter count");
+  (void)stream;  // streams are synchronous under the emulator
+  // Arguments are converted and copied once, as CUDA copies them to parameter
+  // space; every CUDA thread then receives its own by-value copy.
+  struct Bound {
+    void (*kernel)(KernelParams...);
+    std::tuple<std::decay_t<KernelParams>...> params;
+  };
+  const Bound bound{kernel, std::tuple<std::decay_t<KernelParams>...>(std::forward<Args>(args)...)};
+  const rl::emu::detail::LaunchSpec spec{grid,
+                                         block,
+                                         shared_bytes,
+                                         reinterpret_cast<const void*>(kernel),
+                                         __PRETTY_FUNCTION__,
+                                         [](const void* p) {
+                                           const Bound& b = *static_cast<const Bound*>(p);
+                                           std::apply(b.kernel, b.params);
+                                         },
+                                         &bound};
+  rl::emu::detail::launch(spec);
+}
+
+}  // namespace rl
+
+#define RL_DYNAMIC_SHARED(T, name) \
+  T* name = static_cast<T*>(::rl::emu::detail::dynamic_shared_memory())

@@ -1,0 +1,488 @@
+// The CUDA runtime API subset on the host (see rl/emu/cuda_api.hpp).
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <mutex>
+#include <new>
+#include <unordered_map>
+
+#include "internal.hpp"
+
+namespace rl::emu::detail {
+namespace {
+
+thread_local cudaError_t tl_last_error = cudaSuccess;
+thread_local cudaError_t tl_pending_failure = cudaSuccess;
+
+// Device allocations (for cudaFree's validation and cudaMemGetInfo).
+std::mutex g_alloc_mutex;
+std::unordered_map<void*, std::size_t>& allocations() {
+  static std::unordered_map<void*, std::size_t> map;
+  return map;
+}
+
+constexpr std::align_val_t kAllocAlignment{256};  // cudaMalloc's guarantee
+
+std::size_t physical_memory() {
+  return static_cast<std::size_t>(sysconf(_SC_PHYS_PAGES)) *
+         static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+}
+
+cudaError_t allocate(void** ptr, std::size_t size) {
+  if (ptr == nullptr) return cudaErrorInvalidValue;
+  *ptr = nullptr;
+  if (size == 0) return cudaSuccess;
+  if (size > physical_memory()) return cudaErrorMemoryAllocation;  // more than the "device" has
+  void* p = ::operator new(size, kAllocAlignment, std::nothrow);
+  if (p == nullptr) return cudaErrorMemoryAllocation;
+  std::lock_guard lock(g_alloc_mutex);
+  allocations().emplace(p, size);
+  *ptr = p;
+  return cudaSuccess;
+}
+
+cudaError_t release(void* ptr) {
+  if (ptr == nullptr) return cudaSuccess;
+  {
+    std::lock_guard lock(g_alloc_mutex);
+    if (allocations().erase(ptr) == 0) return cudaErrorInvalidValue;
+  }
+  ::operator delete(ptr, kAllocAlignment);
+  return cudaSuccess;
+}
+
+// Returns `error` after recording it as the calling thread's last error.
+cudaError_t status(cudaError_t error) {
+  if (error != cudaSuccess) record_error(error);
+  return error;
+}
+
+cudaError_t synchronize() {
+  return status(take_pending_failure());
+}
+
+}  // namespace
+
+void record_error(cudaError_t error) {
+  tl_last_error = error;
+}
+
+void record_launch_failure() {
+  tl_last_error = cudaErrorLaunchFailure;
+  tl_pending_failure = cudaErrorLaunchFailure;
+}
+
+cudaError_t take_pending_failure() {
+  const cudaError_t e = tl_pending_failure;
+  tl_pending_failure = cudaSuccess;
+  return e;
+}
+
+}  // namespace rl::emu::detail
+
+struct CUstream_st {
+  unsigned int flags = 0;
+};
+
+struct CUevent_st {
+  std::chrono::steady_clock::time_point time{};
+  bool recorded = false;
+  unsigned int flags = 0;
+};
+
+using rl::emu::detail::status;
+
+cudaError_t cudaGetLastError() {
+  const cudaError_t e = rl::emu::detail::tl_last_error;
+  rl::emu::detail::tl_last_error = cudaSuccess;
+  return e;
+}
+
+cudaError_t cudaPeekAtLastError() {
+  return rl::emu::detail::tl_last_error;
+}
+
+const char* cudaGetErrorName(cudaError_t error) {
+  switch (error) {
+#define RL_EMU_ERROR_NAME(e) \
+  case e:                    \
+    return #e;
+    RL_EMU_ERROR_NAME(cudaSuccess)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidValue)
+    RL_EMU_ERROR_NAME(cudaErrorMemoryAllocation)
+    RL_EMU_ERROR_NAME(cudaErrorInitializationError)
+    RL_EMU_ERROR_NAME(cudaErrorCudartUnloading)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidConfiguration)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidPitchValue)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidSymbol)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidDevicePointer)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidMemcpyDirection)
+    RL_EMU_ERROR_NAME(cudaErrorInsufficientDriver)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidDeviceFunction)
+    RL_EMU_ERROR_NAME(cudaErrorNoDevice)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidDevice)
+    RL_EMU_ERROR_NAME(cudaErrorNoKernelImageForDevice)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidResourceHandle)
+    RL_EMU_ERROR_NAME(cudaErrorNotReady)
+    RL_EMU_ERROR_NAME(cudaErrorIllegalAddress)
+    RL_EMU_ERROR_NAME(cudaErrorLaunchOutOfResources)
+    RL_EMU_ERROR_NAME(cudaErrorLaunchTimeout)
+    RL_EMU_ERROR_NAME(cudaErrorAssert)
+    RL_EMU_ERROR_NAME(cudaErrorIllegalInstruction)
+    RL_EMU_ERROR_NAME(cudaErrorMisalignedAddress)
+    RL_EMU_ERROR_NAME(cudaErrorLaunchFailure)
+    RL_EMU_ERROR_NAME(cudaErrorNotPermitted)
+    RL_EMU_ERROR_NAME(cudaErrorNotSupported)
+    RL_EMU_ERROR_NAME(cudaErrorUnknown)
+#undef RL_EMU_ERROR_NAME
+  }
+  return "unrecognized error code";
+}
+
+// CUDA's own wording for each error.
+const char* cudaGetErrorString(cudaError_t error) {
+  switch (error) {
+    case cudaSuccess:
+      return "no error";
+    case cudaErrorInvalidValue:
+      return "invalid argument";
+    case cudaErrorMemoryAllocation:
+      return "out of memory";
+    case cudaErrorInitializationError:
+      return "initialization error";
+    case cudaErrorCudartUnloading:
+      return "driver shutting down";
+    case cudaErrorInvalidConfiguration:
+      return "invalid configuration argument";
+    case cudaErrorInvalidPitchValue:
+      return "invalid pitch argument";
+    case cudaErrorInvalidSymbol:
+      return "invalid device symbol";
+    case cudaErrorInvalidDevicePointer:
+      return "invalid device pointer";
+    case cudaErrorInvalidMemcpyDirection:
+      return "invalid copy direction for memcpy";
+    case cudaErrorInsufficientDriver:
+      return "CUDA driver version is insufficient for CUDA runtime version";
+    case cudaErrorInvalidDeviceFunction:
+      return "invalid device function";
+    case cudaErrorNoDevice:
+      return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice:
+      return "invalid device ordinal";
+    case cudaErrorNoKernelImageForDevice:
+      return "no kernel image is available for execution on the device";
+    case cudaErrorInvalidResourceHandle:
+      return "invalid resource handle";
+    case cudaErrorNotReady:
+      return "device not ready";
+    case cudaErrorIllegalAddress:
+      return "an illegal memory access was encountered";
+    case cudaErrorLaunchOutOfResources:
+      return "too many resources requested for launch";
+    case cudaErrorLaunchTimeout:
+      return "the launch timed out and was terminated";
+    case cudaErrorAssert:
+      return "device-side assert triggered";
+    case cudaErrorIllegalInstruction:
+      return "an illegal instruction was encountered";
+    case cudaErrorMisalignedAddress:
+      return "misaligned address";
+    case cudaErrorLaunchFailure:
+      return "unspecified launch failure";
+    case cudaErrorNotPermitted:
+      return "operation not permitted";
+    case cudaErrorNotSupported:
+      return "operation not supported";
+    case cudaErrorUnknown:
+      return "unknown error";
+  }
+  return "unrecognized error code";
+}
+
+cudaError_t cudaGetDeviceCount(int* count) {
+  if (count == nullptr) return status(cudaErrorInvalidValue);
+  *count = 1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaSetDevice(int device) {
+  return device == 0 ? cudaSuccess : status(cudaErrorInvalidDevice);
+}
+
+cudaError_t cudaGetDevice(int* device) {
+  if (device == nullptr) return status(cudaErrorInvalidValue);
+  *device = 0;
+  return cudaSuccess;
+}
+
+// The emulated device: compute capability 8.9 because the emulator implements
+// the warp-level instructions up to sm_89 (mma incl. fp8, ldmatrix,
+// cp.async) and nothing of sm_90.  One "multiprocessor" per host worker, each
+// running one block at a time.  Clocks and bus width are not meaningful and
+// are 0.
+cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  using namespace rl::emu::detail;
+  if (prop == nullptr) return status(cudaErrorInvalidValue);
+  if (device != 0) return status(cudaErrorInvalidDevice);
+  *prop = cudaDeviceProp{};
+  std::snprintf(prop->name, sizeof prop->name, "CPU emulator (bench_roofline emu)");
+  prop->totalGlobalMem = physical_memory();
+  prop->sharedMemPerBlock = kDefaultSharedPerBlock;
+  prop->regsPerBlock = 65536;
+  prop->warpSize = 32;
+  prop->memPitch = 2147483647;
+  prop->maxThreadsPerBlock = 1024;
+  prop->maxThreadsDim[0] = 1024;
+  prop->maxThreadsDim[1] = 1024;
+  prop->maxThreadsDim[2] = 64;
+  prop->maxGridSize[0] = 2147483647;
+  prop->maxGridSize[1] = 65535;
+  prop->maxGridSize[2] = 65535;
+  prop->totalConstMem = 65536;
+  prop->major = 8;
+  prop->minor = 9;
+  prop->textureAlignment = 512;
+  prop->multiProcessorCount = rl::emu::worker_threads();
+  prop->integrated = 1;  // "device" memory is host memory
+  prop->canMapHostMemory = 1;
+  prop->concurrentKernels = 0;
+  prop->asyncEngineCount = 0;
+  prop->unifiedAddressing = 1;
+  prop->l2CacheSize =
+      static_cast<int>(sysconf(_SC_LEVEL2_CACHE_SIZE) > 0 ? sysconf(_SC_LEVEL2_CACHE_SIZE) : 0);
+  prop->maxThreadsPerMultiProcessor = 1024;
+  prop->sharedMemPerMultiprocessor = kSharedPerMultiprocessor;
+  prop->regsPerMultiprocessor = 65536;
+  prop->managedMemory = 1;
+  prop->sharedMemPerBlockOptin = kOptInSharedPerBlock;
+  prop->maxBlocksPerMultiProcessor = 1;
+  prop->reservedSharedMemPerBlock = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (value == nullptr) return status(cudaErrorInvalidValue);
+  cudaDeviceProp p;
+  if (const cudaError_t e = cudaGetDeviceProperties(&p, device); e != cudaSuccess) return e;
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock:
+      *value = p.maxThreadsPerBlock;
+      break;
+    case cudaDevAttrMaxBlockDimX:
+    case cudaDevAttrMaxBlockDimY:
+    case cudaDevAttrMaxBlockDimZ:
+      *value = p.maxThreadsDim[attr - cudaDevAttrMaxBlockDimX];
+      break;
+    case cudaDevAttrMaxGridDimX:
+    case cudaDevAttrMaxGridDimY:
+    case cudaDevAttrMaxGridDimZ:
+      *value = p.maxGridSize[attr - cudaDevAttrMaxGridDimX];
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlock:
+      *value = static_cast<int>(p.sharedMemPerBlock);
+      break;
+    case cudaDevAttrTotalConstantMemory:
+      *value = static_cast<int>(p.totalConstMem);
+      break;
+    case cudaDevAttrWarpSize:
+      *value = p.warpSize;
+      break;
+    case cudaDevAttrMaxRegistersPerBlock:
+      *value = p.regsPerBlock;
+      break;
+    case cudaDevAttrClockRate:
+    case cudaDevAttrMemoryClockRate:
+    case cudaDevAttrGlobalMemoryBusWidth:
+    case cudaDevAttrEccEnabled:
+    case cudaDevAttrPciBusId:
+    case cudaDevAttrPciDeviceId:
+      *value = 0;
+      break;
+    case cudaDevAttrMultiProcessorCount:
+      *value = p.multiProcessorCount;
+      break;
+    case cudaDevAttrL2CacheSize:
+      *value = p.l2CacheSize;
+      break;
+    case cudaDevAttrMaxThreadsPerMultiProcessor:
+      *value = p.maxThreadsPerMultiProcessor;
+      break;
+    case cudaDevAttrComputeCapabilityMajor:
+      *value = p.major;
+      break;
+    case cudaDevAttrComputeCapabilityMinor:
+      *value = p.minor;
+      break;
+    case cudaDevAttrMaxSharedMemoryPerMultiprocessor:
+      *value = static_cast<int>(p.sharedMemPerMultiprocessor);
+      break;
+    case cudaDevAttrMaxRegistersPerMultiprocessor:
+      *value = p.regsPerMultiprocessor;
+      break;
+    case cudaDevAttrMaxSharedMemoryPerBlockOptin:
+      *value = static_cast<int>(p.sharedMemPerBlockOptin);
+      break;
+    case cudaDevAttrMaxBlocksPerMultiprocessor:
+      *value = p.maxBlocksPerMultiProcessor;
+      break;
+    default:
+      return status(cudaErrorInvalidValue);
+  }
+  return cudaSuccess;
+}
+
+// No CUDA driver is involved (0, as CUDA reports without a driver); the
+// runtime API subset follows CUDA 13.0.
+cudaError_t cudaDriverGetVersion(int* version) {
+  if (version == nullptr) return status(cudaErrorInvalidValue);
+  *version = 0;
+  return cudaSuccess;
+}
+
+cudaError_t cudaRuntimeGetVersion(int* version) {
+  if (version == nullptr) return status(cudaErrorInvalidValue);
+  *version = 13000;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
+  if (free_bytes == nullptr || total_bytes == nullptr) return status(cudaErrorInvalidValue);
+  *total_bytes = rl::emu::detail::physical_memory();
+  *free_bytes = static_cast<std::size_t>(sysconf(_SC_AVPHYS_PAGES)) *
+                static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return cudaSuccess;
+}
+
+cudaError_t cudaDeviceSynchronize() {
+  return rl::emu::detail::synchronize();
+}
+
+cudaError_t cudaDeviceReset() {
+  rl::emu::detail::take_pending_failure();
+  rl::emu::detail::tl_last_error = cudaSuccess;
+  return cudaSuccess;
+}
+
+cudaError_t cudaMalloc(void** ptr, std::size_t size) {
+  return status(rl::emu::detail::allocate(ptr, size));
+}
+cudaError_t cudaMallocHost(void** ptr, std::size_t size) {
+  return status(rl::emu::detail::allocate(ptr, size));
+}
+cudaError_t cudaMallocManaged(void** ptr, std::size_t size, unsigned int) {
+  return status(rl::emu::detail::allocate(ptr, size));
+}
+cudaError_t cudaHostAlloc(void** ptr, std::size_t size, unsigned int) {
+  return status(rl::emu::detail::allocate(ptr, size));
+}
+cudaError_t cudaFree(void* ptr) {
+  return status(rl::emu::detail::release(ptr));
+}
+cudaError_t cudaFreeHost(void* ptr) {
+  return status(rl::emu::detail::release(ptr));
+}
+
+cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    return status(cudaErrorInvalidMemcpyDirection);
+  if (count == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return status(cudaErrorInvalidValue);
+  std::memmove(dst, src, count);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind,
+                            cudaStream_t) {
+  return cudaMemcpy(dst, src, count, kind);
+}
+
+cudaError_t cudaMemset(void* ptr, int value, std::size_t count) {
+  if (count == 0) return cudaSuccess;
+  if (ptr == nullptr) return status(cudaErrorInvalidValue);
+  std::memset(ptr, value, count);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemsetAsync(void* ptr, int value, std::size_t count, cudaStream_t) {
+  return cudaMemset(ptr, value, count);
+}
+
+cudaError_t cudaStreamCreate(cudaStream_t* stream) {
+  return cudaStreamCreateWithFlags(stream, 0);
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t* stream, unsigned int flags) {
+  if (stream == nullptr) return status(cudaErrorInvalidValue);
+  *stream = new CUstream_st{flags};
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t) {
+  return rl::emu::detail::synchronize();
+}
+cudaError_t cudaStreamQuery(cudaStream_t) {
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  if (stream == nullptr) return status(cudaErrorInvalidResourceHandle);
+  delete stream;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventCreate(cudaEvent_t* event) {
+  return cudaEventCreateWithFlags(event, 0);
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t* event, unsigned int flags) {
+  if (event == nullptr) return status(cudaErrorInvalidValue);
+  *event = new CUevent_st{{}, false, flags};
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t) {
+  if (event == nullptr) return status(cudaErrorInvalidResourceHandle);
+  event->time = std::chrono::steady_clock::now();
+  event->recorded = true;
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  if (event == nullptr) return status(cudaErrorInvalidResourceHandle);
+  return rl::emu::detail::synchronize();
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  if (event == nullptr) return status(cudaErrorInvalidResourceHandle);
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t end) {
+  if (ms == nullptr) return status(cudaErrorInvalidValue);
+  if (start == nullptr || end == nullptr) return status(cudaErrorInvalidResourceHandle);
+  if (!start->recorded || !end->recorded) return status(cudaErrorInvalidResourceHandle);
+  if ((start->flags & cudaEventDisableTiming) != 0 || (end->flags & cudaEventDisableTiming) != 0)
+    return status(cudaErrorInvalidResourceHandle);
+  *ms = std::chrono::duration<float, std::milli>(end->time - start->time).count();
+  return cudaSuccess;
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  if (event == nullptr) return status(cudaErrorInvalidResourceHandle);
+  delete event;
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int value) {
+  switch (attr) {
+    case cudaFuncAttributeMaxDynamicSharedMemorySize:
+      return status(rl::emu::detail::set_max_dynamic_shared(func, value));
+    case cudaFuncAttributePreferredSharedMemoryCarveout:
+      if (func == nullptr) return status(cudaErrorInvalidDeviceFunction);
+      return value >= -1 && value <= 100 ? cudaSuccess : status(cudaErrorInvalidValue);
+  }
+  return status(cudaErrorInvalidValue);
+}

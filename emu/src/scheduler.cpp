@@ -1,0 +1,934 @@
+// The emulator's execution model: blocks on host workers, CUDA threads as
+// fibers, block barriers, warp rendezvous, schedules and deadlock detection.
+//
+// A worker runs one block at a time.  It resumes the block's runnable fibers
+// in schedule order ("a pass"); each runs until it blocks (barrier, warp
+// collective, __activemask, __nanosleep) or exits.  Barriers and collectives
+// complete eagerly, in the fiber of the last arrival, which marks every
+// participant runnable and then blocks too, so all of them continue in the
+// next pass in schedule order.  A pass that finds no runnable fiber while some
+// are alive is a deadlock: it is reported, the suspended fibers are unwound
+// (an exception thrown at their wait point) and the launch fails.
+//
+// Fiber stacks are allocated once per worker (mmap with a guard page) and
+// reused by every block the worker runs.
+#include <dlfcn.h>
+#include <elf.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cxxabi.h>
+#include <algorithm>
+#include <atomic>
+#include <boost/context/fiber.hpp>
+#include <boost/context/stack_context.hpp>
+#include <charconv>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <fstream>
+#include <iterator>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "internal.hpp"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define RL_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RL_EMU_ASAN 1
+#endif
+#endif
+
+#if defined(RL_EMU_ASAN)
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
+
+namespace rl::emu {
+namespace detail {
+namespace {
+
+namespace ctx = boost::context;
+
+// ---- configuration ------------------------------------------------------------
+
+[[noreturn]] void bad_environment(const char* name, const char* value, const char* expected) {
+  std::fprintf(stderr, "rl::emu: %s='%s' is invalid (expected %s)\n", name, value, expected);
+  std::exit(2);
+}
+
+std::size_t stack_bytes() {
+  static const std::size_t bytes = [] {
+#if defined(RL_EMU_ASAN)
+    std::size_t kib = 256;  // ASan's redzones make frames several times larger
+#else
+    std::size_t kib = 64;
+#endif
+    if (const char* text = std::getenv("RL_EMU_STACK_KB")) {
+      const char* end = text + std::strlen(text);
+      auto [p, ec] = std::from_chars(text, end, kib);
+      if (ec != std::errc() || p != end || kib < 16 || kib > 65536)
+        bad_environment("RL_EMU_STACK_KB", text, "an integer number of KiB in [16, 65536]");
+    }
+    const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    return (kib * 1024 + page - 1) / page * page;
+  }();
+  return bytes;
+}
+
+std::mutex g_config_mutex;
+std::optional<Schedule> g_schedule_override;
+int g_worker_override = 0;
+
+Schedule environment_schedule() {
+  static const Schedule schedule = [] {
+    const char* text = std::getenv("RL_EMU_SCHEDULE");
+    if (text == nullptr || *text == '\0') return Schedule{};
+    auto parsed = parse_schedule(text);
+    if (!parsed) bad_environment("RL_EMU_SCHEDULE", text, "forward|reverse|random[:seed]");
+    return *parsed;
+  }();
+  return schedule;
+}
+
+int environment_workers() {
+  static const int workers = [] {
+    const char* text = std::getenv("RL_EMU_THREADS");
+    if (text == nullptr || *text == '\0') return 1;
+    int n = 0;
+    const char* end = text + std::strlen(text);
+    auto [p, ec] = std::from_chars(text, end, n);
+    if (ec != std::errc() || p != end || n < 1 || n > 256)
+      bad_environment("RL_EMU_THREADS", text, "an integer in [1, 256]");
+    return n;
+  }();
+  return workers;
+}
+
+// ---- ASan fiber annotations ---------------------------------------------------
+
+struct StackBounds {
+  const void* bottom = nullptr;
+  std::size_t size = 0;
+};
+
+#if defined(RL_EMU_ASAN)
+inline void start_switch(void** fake_stack, const StackBounds& to) {
+  __sanitizer_start_switch_fiber(fake_stack, to.bottom, to.size);
+}
+inline void finish_switch(void* fake_stack, StackBounds* from) {
+  __sanitizer_finish_switch_fiber(fake_stack, from ? &from->bottom : nullptr,
+                                  from ? &from->size : nullptr);
+}
+#else
+inline void start_switch(void**, const StackBounds&) {}
+inline void finish_switch(void*, StackBounds*) {}
+#endif
+
+// ---- stacks ---------------------------------------------------------------------
+
+class StackPool {
+ public:
+  StackPool() = default;
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+  ~StackPool() {
+    for (void* base : bases_) munmap(base, stack_bytes() + guard_bytes());
+  }
+
+  // Stack i's usable region (the guard page lies below it).
+  StackBounds stack(std::size_t i) {
+    while (bases_.size() <= i) {
+      void* base = mmap(nullptr, stack_bytes() + guard_bytes(), PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+      if (base == MAP_FAILED) throw std::bad_alloc();
+      mprotect(base, guard_bytes(), PROT_NONE);
+      bases_.push_back(base);
+    }
+    // Stacks are a page multiple apart, so their tops would share a few cache
+    // sets and evict each other on every switch; a per-stack offset of whole
+    // cache lines ("colouring") spreads the hot top-of-stack lines over all sets.
+    const std::size_t colour = ((i / 32) % 64) * 64;
+    return {static_cast<char*>(bases_[i]) + guard_bytes(), stack_bytes() - colour};
+  }
+
+ private:
+  static std::size_t guard_bytes() {
+    static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+    return page;
+  }
+  std::vector<void*> bases_;
+};
+
+// Hands one pooled stack to one fiber; the pool keeps ownership.
+struct PooledStack {
+  StackBounds bounds;
+  ctx::stack_context allocate() {
+#if defined(RL_EMU_ASAN)
+    // A fiber unwound by an exception can leave redzones poisoned behind it.
+    ASAN_UNPOISON_MEMORY_REGION(bounds.bottom, bounds.size);
+#endif
+    ctx::stack_context sctx;
+    sctx.size = bounds.size;
+    sctx.sp = const_cast<char*>(static_cast<const char*>(bounds.bottom)) + bounds.size;
+    return sctx;
+  }
+  void deallocate(ctx::stack_context&) noexcept {}
+};
+
+// ---- threads, blocks, workers ------------------------------------------------
+
+enum class State : std::uint8_t { runnable, barrier, collective, activemask, exited };
+
+struct Block;
+
+struct Thread {
+  ctx::fiber fiber;  // this thread's continuation while it is not running
+  Block* block = nullptr;
+  uint3 index{};
+  unsigned rank = 0;
+  State state = State::runnable;
+  // warp collective in progress
+  unsigned mask = 0;
+  CollectiveFn fn = nullptr;
+  void* post = nullptr;
+  unsigned participants = 0;
+  StackBounds stack;
+  ThreadSlot slot;
+};
+
+struct Job;
+
+struct Block {
+  const Job* job = nullptr;
+  Thread* threads = nullptr;
+  unsigned count = 0;
+  unsigned live = 0;
+  uint3 index{};
+  unsigned barrier_arrived = 0;
+  int barrier_true = 0;
+  BarrierResult barrier_result{0, 0};
+  std::vector<unsigned> activemask_waiting;  // per warp
+  void* dynamic_shared = nullptr;
+  bool aborting = false;
+  std::string failure;
+};
+
+// Thrown at a wait point to unwind a fiber of an aborted block.
+struct AbortBlock {};
+
+struct Worker {
+  StackPool stacks;
+  std::vector<Thread> threads;
+  std::vector<unsigned> order;    // this pass's schedule
+  unsigned position = 0;          // next index into `order`
+  ctx::fiber scheduler;           // the worker's own continuation while a fiber runs
+  Thread* switch_from = nullptr;  // who jumped last (nullptr: the scheduler)
+  StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
+  std::uint64_t switches = 0;     // fibers resumed this pass
+  std::uint64_t waits = 0;        // threads that blocked or exited this pass
+};
+
+thread_local Worker* tl_worker = nullptr;
+thread_local Thread* tl_thread = nullptr;
+
+Worker& this_worker() {
+  thread_local Worker worker;
+  tl_worker = &worker;
+  return worker;
+}
+
+Thread& current_thread() {
+  if (tl_thread == nullptr) {
+    std::fprintf(stderr, "rl::emu: a device intrinsic was called outside a kernel\n");
+    std::abort();
+  }
+  return *tl_thread;
+}
+
+// ---- jobs (one launch) -----------------------------------------------------
+
+struct Job {
+  LaunchSpec spec;
+  Schedule schedule;
+  std::uint64_t blocks = 0;
+  std::atomic<std::uint64_t> next_block{0};
+  std::atomic<bool> failed{false};
+  std::mutex failure_mutex;
+  std::string failure;  // the first failure's one-line description
+
+  void fail(std::string message) {
+    std::lock_guard lock(failure_mutex);
+    if (!failed.load()) failure = std::move(message);
+    failed.store(true);
+  }
+};
+
+std::string demangle(const char* symbol) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> demangled(
+      abi::__cxa_demangle(symbol, nullptr, nullptr, &status), std::free);
+  return status == 0 ? demangled.get() : symbol;
+}
+
+// Finds a function in the ELF .symtab of the object containing it: kernels
+// with internal linkage (static, anonymous namespace) are there, but not in
+// the dynamic symbol table that dladdr() reads.  Only used to word an error.
+std::string static_symbol_name(const void* function) {
+  Dl_info info{};
+  if (dladdr(function, &info) == 0) return {};
+  std::ifstream file(
+      info.dli_fname != nullptr && *info.dli_fname != '\0' ? info.dli_fname : "/proc/self/exe",
+      std::ios::binary);
+  const std::vector<char> image((std::istreambuf_iterator<char>(file)),
+                                std::istreambuf_iterator<char>());
+  Elf64_Ehdr header;
+  if (image.size() < sizeof header) return {};
+  std::memcpy(&header, image.data(), sizeof header);
+  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
+    return {};
+  const auto address = reinterpret_cast<std::uintptr_t>(function);
+  const std::uintptr_t wanted = header.e_type == ET_EXEC
+                                    ? address
+                                    : address - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+  const auto section = [&](std::size_t i) {
+    Elf64_Shdr sh{};
+    const std::size_t at = header.e_shoff + i * sizeof(Elf64_Shdr);
+    if (at + sizeof sh <= image.size()) std::memcpy(&sh, image.data() + at, sizeof sh);
+    return sh;
+  };
+  for (std::size_t i = 0; i < header.e_shnum; ++i) {
+    const Elf64_Shdr symtab = section(i);
+    if (symtab.sh_type != SHT_SYMTAB || symtab.sh_link >= header.e_shnum) continue;
+    const Elf64_Shdr strtab = section(symtab.sh_link);
+    for (std::size_t off = 0; off + sizeof(Elf64_Sym) <= symtab.sh_size; off += sizeof(Elf64_Sym)) {
+      Elf64_Sym sym;
+      if (symtab.sh_offset + off + sizeof sym > image.size()) break;
+      std::memcpy(&sym, image.data() + symtab.sh_offset + off, sizeof sym);
+      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value != wanted) continue;
+      if (strtab.sh_offset + sym.st_name >= image.size()) continue;
+      const char* name = image.data() + strtab.sh_offset + sym.st_name;
+      if (std::memchr(name, '\0', image.size() - strtab.sh_offset - sym.st_name) == nullptr)
+        continue;
+      return demangle(name);
+    }
+  }
+  return {};
+}
+
+std::string kernel_name(const LaunchSpec& spec) {
+  Dl_info info{};
+  if (dladdr(spec.kernel, &info) != 0 && info.dli_sname != nullptr && info.dli_saddr == spec.kernel)
+    return demangle(info.dli_sname);
+  if (std::string name = static_symbol_name(spec.kernel); !name.empty()) return name;
+  // A stripped binary: the kernel's address and parameter types, from
+  // rl::launch's signature.
+  const std::string_view signature = spec.signature;
+  const std::string_view key = "KernelParams = {";
+  std::string params = "?";
+  if (const auto at = signature.find(key); at != std::string_view::npos) {
+    const auto end = signature.find('}', at);
+    params = std::string(signature.substr(at + key.size(), end - at - key.size()));
+  }
+  char address[32];
+  std::snprintf(address, sizeof address, "%p", spec.kernel);
+  return std::string("<kernel at ") + address + ">(" + params + ")";
+}
+
+std::string block_label(const uint3& b) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "(%u,%u,%u)", b.x, b.y, b.z);
+  return buf;
+}
+
+std::string hex(unsigned v) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "0x%08x", v);
+  return buf;
+}
+
+// ---- switching --------------------------------------------------------------
+
+// Fibers switch directly to the next runnable fiber of the pass (one jump per
+// thread and pass instead of two through the scheduler); the last one of a
+// pass switches back to the scheduler.  Every jump hands the target the
+// continuation of the context it left, which the target files under
+// `switch_from`.
+
+// The next runnable thread of this pass, or nullptr when the pass is over.
+Thread* next_runnable(Worker& w) {
+  while (w.position < w.order.size()) {
+    Thread& t = w.threads[w.order[w.position++]];
+    if (t.state == State::runnable) return &t;
+  }
+  return nullptr;
+}
+
+void prepare_jump(Worker& w, Thread* self, Thread* target) {
+  w.switch_from = self;
+  tl_thread = target;
+  if (target != nullptr) {
+    threadIdx = target->index;
+    ++w.switches;
+  }
+}
+
+ctx::fiber& continuation_of(Worker& w, Thread* target) {
+  return target != nullptr ? target->fiber : w.scheduler;
+}
+
+const StackBounds& stack_of(Worker& w, Thread* target) {
+  return target != nullptr ? target->stack : w.scheduler_stack;
+}
+
+// Runs in the context that was just resumed: files the continuation of the
+// context that jumped here.
+void arrived(Worker& w, ctx::fiber&& from, const StackBounds& from_stack) {
+  if (w.switch_from != nullptr) {
+    w.switch_from->fiber = std::move(from);
+  } else {
+    w.scheduler = std::move(from);
+    w.scheduler_stack = from_stack;
+  }
+}
+
+// Leaves `self` (a thread, or nullptr for the scheduler) for `target` and
+// returns when something switches back to `self`.
+void switch_to(Worker& w, Thread* self, Thread* target) {
+  prepare_jump(w, self, target);
+  void* fake_stack = nullptr;
+  start_switch(&fake_stack, stack_of(w, target));
+  ctx::fiber from = std::move(continuation_of(w, target)).resume();
+  StackBounds from_stack;
+  finish_switch(fake_stack, &from_stack);
+  arrived(w, std::move(from), from_stack);
+}
+
+// Called in a fiber that has just blocked (or yields): runs the rest of the
+// pass; returns when the scheduler resumes this thread in a later pass.
+void suspend(Thread& t) {
+  Worker& w = *tl_worker;
+  switch_to(w, &t, next_runnable(w));
+  if (t.block->aborting) throw AbortBlock{};
+}
+
+[[noreturn]] void fail_block(Thread& t, std::string message) {
+  Block& b = *t.block;
+  if (b.failure.empty()) b.failure = std::move(message);
+  b.aborting = true;
+  throw AbortBlock{};
+}
+
+// ---- barrier and warp rendezvous --------------------------------------------
+
+void release_barrier(Block& b) {
+  b.barrier_result = {b.barrier_true, static_cast<int>(b.barrier_arrived)};
+  b.barrier_arrived = 0;
+  b.barrier_true = 0;
+  for (unsigned i = 0; i < b.count; ++i)
+    if (b.threads[i].state == State::barrier) b.threads[i].state = State::runnable;
+}
+
+// Completes the collective `t` waits in if every non-exited lane of its mask
+// waits in the same one.
+bool try_complete_collective(Block& b, const Thread& t) {
+  const unsigned base = t.rank & ~31u;
+  unsigned participants = 0;
+  void* posts[32] = {};
+  for (unsigned m = t.mask; m != 0; m &= m - 1) {
+    const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+    if (base + lane >= b.count) continue;  // absent lane of a partial warp
+    const Thread& u = b.threads[base + lane];
+    if (u.state == State::exited) continue;
+    if (u.state != State::collective || u.mask != t.mask || u.fn != t.fn) return false;
+    participants |= 1u << lane;
+    posts[lane] = u.post;
+  }
+  t.fn(posts, participants);
+  for (unsigned m = participants; m != 0; m &= m - 1) {
+    Thread& u = b.threads[base + static_cast<unsigned>(__builtin_ctz(m))];
+    u.participants = participants;
+    u.state = State::runnable;
+  }
+  return true;
+}
+
+// __activemask's soft rendezvous completes once no lane of the warp can run
+// before it: the waiting lanes form the mask.
+void try_complete_activemask(Block& b, unsigned warp) {
+  if (b.activemask_waiting[warp] == 0) return;
+  const unsigned base = warp * 32;
+  const unsigned end = std::min(b.count, base + 32);
+  unsigned waiting = 0;
+  for (unsigned r = base; r < end; ++r) {
+    if (b.threads[r].state == State::runnable) return;
+    if (b.threads[r].state == State::activemask) waiting |= 1u << (r - base);
+  }
+  for (unsigned r = base; r < end; ++r) {
+    if (b.threads[r].state != State::activemask) continue;
+    b.threads[r].participants = waiting;
+    b.threads[r].state = State::runnable;
+  }
+  b.activemask_waiting[warp] = 0;
+}
+
+void thread_exited(Thread& t) {
+  Block& b = *t.block;
+  if (t.slot.cleanup != nullptr) t.slot.cleanup(t.slot.ptr);
+  t.slot = ThreadSlot{};
+  t.state = State::exited;
+  --b.live;
+  if (b.aborting) return;
+  if (b.barrier_arrived > 0 && b.barrier_arrived == b.live) release_barrier(b);
+  const unsigned base = t.rank & ~31u;
+  for (unsigned r = base; r < std::min(b.count, base + 32); ++r)
+    if (b.threads[r].state == State::collective) try_complete_collective(b, b.threads[r]);
+  try_complete_activemask(b, t.rank / 32);
+}
+
+// ---- one block --------------------------------------------------------------
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void start_fiber(Worker& worker, Thread& t) {
+  t.fiber = ctx::fiber(std::allocator_arg, PooledStack{t.stack}, [&t, &worker](ctx::fiber&& from) {
+    StackBounds from_stack;
+    finish_switch(nullptr, &from_stack);
+    arrived(worker, std::move(from), from_stack);
+    Block& blk = *t.block;
+    if (!blk.aborting) {
+      try {
+        blk.job->spec.entry(blk.job->spec.bound);
+      } catch (const AbortBlock&) {
+      } catch (const std::exception& e) {
+        if (blk.failure.empty())
+          blk.failure = std::string("thread threw an exception: ") + e.what();
+        blk.aborting = true;
+      } catch (...) {
+        if (blk.failure.empty()) blk.failure = "thread threw an exception";
+        blk.aborting = true;
+      }
+    }
+    thread_exited(t);
+    ++worker.waits;
+    // The final jump: this stack is released and `t.fiber` becomes empty.
+    Thread* next = next_runnable(worker);
+    prepare_jump(worker, &t, next);
+    start_switch(nullptr, stack_of(worker, next));
+    return std::move(continuation_of(worker, next));
+  });
+}
+
+std::string deadlock_description(const Block& b) {
+  unsigned at_barrier = 0, in_collective = 0;
+  std::string example;
+  for (unsigned i = 0; i < b.count; ++i) {
+    const Thread& t = b.threads[i];
+    if (t.state == State::barrier) ++at_barrier;
+    if (t.state != State::collective) continue;
+    ++in_collective;
+    if (!example.empty()) continue;
+    const unsigned base = t.rank & ~31u;
+    for (unsigned m = t.mask; m != 0; m &= m - 1) {
+      const unsigned lane = static_cast<unsigned>(__builtin_ctz(m));
+      if (base + lane >= b.count) continue;
+      const Thread& u = b.threads[base + lane];
+      if (u.state == State::exited) continue;
+      if (u.state == State::collective && u.mask == t.mask && u.fn == t.fn) continue;
+      example = "; thread " + std::to_string(t.rank) + " waits in a warp collective (mask " +
+                hex(t.mask) + ") for lane " + std::to_string(lane) + ", which " +
+                (u.state == State::barrier ? "waits at __syncthreads"
+                                           : "waits in a different warp collective");
+      break;
+    }
+  }
+  return std::to_string(b.live) + " of " + std::to_string(b.count) +
+         " threads alive and none can proceed (" + std::to_string(at_barrier) +
+         " at __syncthreads, " + std::to_string(in_collective) + " in warp collectives" + example +
+         ")";
+}
+
+void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure) {
+  const dim3 grid = job.spec.grid;
+  const dim3 block_dim = job.spec.block;
+  const unsigned count = block_dim.x * block_dim.y * block_dim.z;
+
+  Block b;
+  b.job = &job;
+  b.count = count;
+  b.live = count;
+  b.index = uint3{static_cast<unsigned>(linear % grid.x),
+                  static_cast<unsigned>((linear / grid.x) % grid.y),
+                  static_cast<unsigned>(linear / (static_cast<std::uint64_t>(grid.x) * grid.y))};
+  b.activemask_waiting.assign((count + 31) / 32, 0);
+  // Exactly shared_bytes, on the heap, so ASan sees an overrun of it.
+  b.dynamic_shared = ::operator new (job.spec.shared_bytes, std::align_val_t{128});
+
+  blockIdx = b.index;
+  blockDim = block_dim;
+  gridDim = grid;
+
+  if (worker.threads.size() < count) worker.threads.resize(count);
+  b.threads = worker.threads.data();
+  for (unsigned r = 0; r < count; ++r) {
+    Thread& t = worker.threads[r];
+    t.block = &b;
+    t.rank = r;
+    t.index =
+        uint3{r % block_dim.x, (r / block_dim.x) % block_dim.y, r / (block_dim.x * block_dim.y)};
+    t.state = State::runnable;
+    t.stack = worker.stacks.stack(r);
+    t.slot = ThreadSlot{};
+    start_fiber(worker, t);
+  }
+
+  worker.order.resize(count);
+  for (unsigned r = 0; r < count; ++r)
+    worker.order[r] = job.schedule.order == ScheduleOrder::reverse ? count - 1 - r : r;
+  std::uint64_t rng = job.schedule.seed * 0x2545f4914f6cdd1dull + linear;
+
+  // No fiber ever waits for an outside event, so bounding the passes made only
+  // of __nanosleep yields turns a spin-wait that cannot end into an error.
+  constexpr std::uint64_t kMaxIdlePasses = std::uint64_t{1} << 24;
+  std::uint64_t idle_passes = 0;
+  while (b.live > 0 && !b.aborting) {
+    if (job.schedule.order == ScheduleOrder::random) {
+      for (unsigned i = count; i > 1; --i)
+        std::swap(worker.order[i - 1], worker.order[splitmix64(rng) % i]);
+    }
+    worker.position = 0;
+    worker.switches = 0;
+    worker.waits = 0;
+    if (Thread* first = next_runnable(worker)) switch_to(worker, nullptr, first);
+    const bool ran = worker.switches > 0;
+    const bool progressed = worker.waits > 0;
+    if (b.aborting) break;
+    if (!ran && b.live > 0) {
+      b.failure = "deadlock: " + deadlock_description(b);
+      b.aborting = true;
+    } else if (!progressed && ++idle_passes > kMaxIdlePasses) {
+      b.failure = "livelock: threads spin in __nanosleep while no other thread can run";
+      b.aborting = true;
+    } else if (progressed) {
+      idle_passes = 0;
+    }
+  }
+  // Unwind every fiber that has not finished (never started ones just return),
+  // one at a time: with the pass exhausted each jumps straight back here.
+  for (unsigned r = 0; r < count; ++r) {
+    if (!worker.threads[r].fiber) continue;
+    worker.position = count;
+    switch_to(worker, nullptr, &worker.threads[r]);
+  }
+
+  ::operator delete (b.dynamic_shared, std::align_val_t{128});
+  if (!b.failure.empty()) failure = "block " + block_label(b.index) + ": " + b.failure;
+}
+
+void run_blocks(Job& job) {
+  Worker& worker = this_worker();
+  std::string failure;
+  while (!job.failed.load(std::memory_order_relaxed)) {
+    const std::uint64_t linear = job.next_block.fetch_add(1);
+    if (linear >= job.blocks) break;
+    run_block(worker, job, linear, failure);
+    if (!failure.empty()) {
+      job.fail(std::move(failure));
+      break;
+    }
+  }
+}
+
+// ---- worker pool --------------------------------------------------------------
+
+class WorkerPool {
+ public:
+  ~WorkerPool() {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+  // Runs `job` on the calling thread and `helpers` pool threads.
+  void run(Job& job, int helpers) {
+    std::lock_guard serial(launch_mutex_);
+    {
+      std::lock_guard lock(mutex_);
+      while (static_cast<int>(threads_.size()) < helpers) {
+        const int index = static_cast<int>(threads_.size());
+        threads_.emplace_back([this, index] { loop(index); });
+      }
+      job_ = &job;
+      wanted_ = helpers;
+      pending_ = helpers;
+      ++generation_;
+    }
+    wake_.notify_all();
+    run_blocks(job);
+    std::unique_lock lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+    job_ = nullptr;
+  }
+
+ private:
+  void loop(int index) {
+    std::uint64_t seen = 0;
+    std::unique_lock lock(mutex_);
+    for (;;) {
+      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      if (stop_) return;
+      seen = generation_;
+      if (index >= wanted_) continue;
+      Job* job = job_;
+      lock.unlock();
+      run_blocks(*job);
+      lock.lock();
+      if (--pending_ == 0) done_.notify_all();
+    }
+  }
+
+  std::mutex launch_mutex_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable done_;
+  std::vector<std::thread> threads_;
+  Job* job_ = nullptr;
+  std::uint64_t generation_ = 0;
+  int wanted_ = 0;
+  int pending_ = 0;
+  bool stop_ = false;
+};
+
+WorkerPool& worker_pool() {
+  static WorkerPool pool;
+  return pool;
+}
+
+// ---- per-kernel limits ------------------------------------------------------
+
+std::mutex g_limits_mutex;
+std::unordered_map<const void*, std::size_t>& dynamic_shared_limits() {
+  static std::unordered_map<const void*, std::size_t> limits;
+  return limits;
+}
+
+bool valid_configuration(const dim3& grid, const dim3& block) {
+  if (grid.x == 0 || grid.y == 0 || grid.z == 0) return false;
+  if (block.x == 0 || block.y == 0 || block.z == 0) return false;
+  if (block.x > 1024 || block.y > 1024 || block.z > 64) return false;
+  if (static_cast<std::uint64_t>(block.x) * block.y * block.z > 1024) return false;
+  if (grid.x > 2147483647u || grid.y > 65535 || grid.z > 65535) return false;
+  return true;
+}
+
+}  // namespace
+
+// ---- entry points -------------------------------------------------------------
+
+std::size_t max_dynamic_shared(const void* kernel) {
+  std::lock_guard lock(g_limits_mutex);
+  auto it = dynamic_shared_limits().find(kernel);
+  return it == dynamic_shared_limits().end() ? kDefaultSharedPerBlock : it->second;
+}
+
+cudaError_t set_max_dynamic_shared(const void* kernel, int bytes) {
+  if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
+  if (bytes < 0 || static_cast<std::size_t>(bytes) > kOptInSharedPerBlock)
+    return cudaErrorInvalidValue;
+  std::lock_guard lock(g_limits_mutex);
+  dynamic_shared_limits()[kernel] = static_cast<std::size_t>(bytes);
+  return cudaSuccess;
+}
+
+void launch(const LaunchSpec& spec) {
+  if (tl_thread != nullptr) {
+    std::fprintf(stderr, "rl::emu: kernel launched from device code (not supported)\n");
+    record_error(cudaErrorNotSupported);
+    return;
+  }
+  if (!valid_configuration(spec.grid, spec.block)) {
+    record_error(cudaErrorInvalidConfiguration);
+    return;
+  }
+  if (spec.shared_bytes > max_dynamic_shared(spec.kernel)) {
+    record_error(cudaErrorInvalidValue);
+    return;
+  }
+  Job job;
+  job.spec = spec;
+  job.schedule = current_schedule();
+  job.blocks = static_cast<std::uint64_t>(spec.grid.x) * spec.grid.y * spec.grid.z;
+  const std::uint64_t workers =
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(worker_threads()), job.blocks);
+  if (workers <= 1)
+    run_blocks(job);
+  else
+    worker_pool().run(job, static_cast<int>(workers - 1));
+  if (job.failed.load()) {
+    std::fprintf(stderr, "rl::emu: kernel %s failed in %s\n", kernel_name(spec).c_str(),
+                 job.failure.c_str());
+    record_launch_failure();
+  }
+}
+
+void* dynamic_shared_memory() {
+  return current_thread().block->dynamic_shared;
+}
+
+BarrierResult syncthreads_reduce(int predicate) {
+  Thread& t = current_thread();
+  Block& b = *t.block;
+  t.state = State::barrier;
+  ++b.barrier_arrived;
+  b.barrier_true += predicate != 0 ? 1 : 0;
+  if (b.barrier_arrived == b.live)
+    release_barrier(b);
+  else
+    try_complete_activemask(b, t.rank / 32);
+  ++tl_worker->waits;
+  suspend(t);
+  return b.barrier_result;
+}
+
+void yield_thread() {
+  Thread& t = current_thread();
+  suspend(t);
+}
+
+unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
+  Thread& t = current_thread();
+  Block& b = *t.block;
+  const unsigned lane = t.rank & 31u;
+  if (((mask >> lane) & 1u) == 0)
+    fail_block(t, "thread " + std::to_string(t.rank) + " called a warp collective with mask " +
+                      hex(mask) + ", which does not include its own lane " + std::to_string(lane));
+  t.state = State::collective;
+  t.mask = mask;
+  t.fn = fn;
+  t.post = post;
+  if (!try_complete_collective(b, t)) try_complete_activemask(b, t.rank / 32);
+  ++tl_worker->waits;
+  suspend(t);
+  return t.participants;
+}
+
+unsigned active_mask() {
+  Thread& t = current_thread();
+  Block& b = *t.block;
+  t.state = State::activemask;
+  ++b.activemask_waiting[t.rank / 32];
+  try_complete_activemask(b, t.rank / 32);
+  ++tl_worker->waits;
+  suspend(t);
+  return t.participants;
+}
+
+void ballot_exchange(void* const* posts, unsigned participants) {
+  unsigned ballot = 0;
+  for (unsigned m = participants; m != 0; m &= m - 1)
+    ballot |= static_cast<BallotPost*>(posts[__builtin_ctz(m)])->bit;
+  for (unsigned m = participants; m != 0; m &= m - 1) {
+    auto* p = static_cast<BallotPost*>(posts[__builtin_ctz(m)]);
+    p->result = ballot;
+    p->participants = participants;
+  }
+}
+
+}  // namespace detail
+
+// ---- public controls ------------------------------------------------------------
+
+std::optional<Schedule> parse_schedule(std::string_view text) {
+  if (text == "forward") return Schedule{ScheduleOrder::forward, 0};
+  if (text == "reverse") return Schedule{ScheduleOrder::reverse, 0};
+  if (text == "random") return Schedule{ScheduleOrder::random, 1};
+  constexpr std::string_view prefix = "random:";
+  if (text.substr(0, prefix.size()) == prefix) {
+    const std::string_view digits = text.substr(prefix.size());
+    std::uint64_t seed = 0;
+    auto [p, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), seed);
+    if (ec == std::errc() && p == digits.data() + digits.size() && !digits.empty())
+      return Schedule{ScheduleOrder::random, seed};
+  }
+  return std::nullopt;
+}
+
+std::string to_string(const Schedule& schedule) {
+  switch (schedule.order) {
+    case ScheduleOrder::forward:
+      return "forward";
+    case ScheduleOrder::reverse:
+      return "reverse";
+    case ScheduleOrder::random:
+      return "random:" + std::to_string(schedule.seed);
+  }
+  return "forward";
+}
+
+Schedule current_schedule() {
+  std::lock_guard lock(detail::g_config_mutex);
+  return detail::g_schedule_override ? *detail::g_schedule_override
+                                     : detail::environment_schedule();
+}
+
+void set_schedule(const Schedule& schedule) {
+  std::lock_guard lock(detail::g_config_mutex);
+  detail::g_schedule_override = schedule;
+}
+
+int worker_threads() {
+  std::lock_guard lock(detail::g_config_mutex);
+  return detail::g_worker_override > 0 ? detail::g_worker_override : detail::environment_workers();
+}
+
+void set_worker_threads(int count) {
+  std::lock_guard lock(detail::g_config_mutex);
+  detail::g_worker_override = std::clamp(count, 1, 256);
+}
+
+unsigned warp_allgather(const void* mine, void* all, std::size_t bytes) {
+  struct Post {
+    const void* mine;
+    void* all;
+    std::size_t bytes;
+  };
+  Post post{mine, all, bytes};
+  return detail::warp_collective(
+      0xffffffffu,
+      [](void* const* posts, unsigned participants) {
+        for (unsigned m = participants; m != 0; m &= m - 1) {
+          auto* p = static_cast<Post*>(posts[__builtin_ctz(m)]);
+          auto* out = static_cast<unsigned char*>(p->all);
+          for (unsigned lane = 0; lane < 32; ++lane) {
+            if (((participants >> lane) & 1u) != 0)
+              std::memcpy(out + lane * p->bytes, static_cast<Post*>(posts[lane])->mine, p->bytes);
+            else
+              std::memset(out + lane * p->bytes, 0, p->bytes);
+          }
+        }
+      },
+      &post);
+}
+
+ThreadSlot& thread_slot() {
+  return detail::current_thread().slot;
+}
+
+}  // namespace rl::emu
