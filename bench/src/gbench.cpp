@@ -5,14 +5,14 @@
 namespace rl::bench {
 
 void set_counters(benchmark::UserCounters& counters, const roofline::Cost& cost,
-                  std::optional<double> roof_flops_per_s) {
+                  std::optional<double> pct_of_roof_at_one_second) {
   using benchmark::Counter;
   counters["FLOP/s"] = Counter(cost.flops, Counter::kIsIterationInvariantRate);
   counters["bytes/s"] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate);
   counters["intensity"] = Counter(cost.bytes_model > 0 ? cost.flops / cost.bytes_model : 0.0);
-  if (roof_flops_per_s && *roof_flops_per_s > 0)
+  if (pct_of_roof_at_one_second)
     counters["pct_of_roof"] =
-        Counter(100.0 * cost.flops / *roof_flops_per_s, Counter::kIsIterationInvariantRate);
+        Counter(*pct_of_roof_at_one_second, Counter::kIsIterationInvariantRate);
 }
 
 std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {

@@ -2,7 +2,11 @@
 
 #include "rl/bench/assembly.hpp"
 #include "rl/bench/gbench.hpp"
+#include "rl/roofline/model.hpp"
+#include "rl/roofline/report.hpp"
 #include "rl/roofline/results_io.hpp"
+#include "rl/roofline/sku.hpp"
+#include "rl/roofline/svg.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -147,7 +151,8 @@ void Harness::body(benchmark::State& state, BenchEntry& entry) {
     }
     Workload& workload = workload_for(entry);
     for (auto _ : state) state.SetIterationTime(time_sample(workload, entry.launches_per_sample));
-    set_counters(state.counters, entry.cost, entry.result.roof);
+    set_counters(state.counters, entry.cost,
+                 pct_of_roof_at_one_second(entry.result, results_.ceilings));
   } catch (const std::exception& error) {
     entry.failed = true;
     entry.result.status = "error";
@@ -185,7 +190,9 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
     }
   }
   results_.kernels.push_back(std::move(result));
-  apply_roofs();
+  // Every kernel's roof from the ceilings measured so far (ceilings run first,
+  // so normally all of them); without ceilings the roof fields stay absent.
+  roofline::apply_roofline(results_);
   if (workload_owner_ == &entry) {
     workload_.reset();
     workload_owner_ = nullptr;
@@ -199,32 +206,43 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
   }
 }
 
-void Harness::apply_roofs() {
-  // Filled in by the roofline model (roof, pct_of_roof, bound) once it lands;
-  // without measured ceilings the fields stay absent.
-}
-
 void Harness::flush() const {
   roofline::write_results_atomic(config_.out_dir / "results.json", results_);
 }
 
 void Harness::finish() {
-  std::printf("\n%-40s %-22s %-18s %12s %12s %12s\n", "kernel", "shape", "status", "median us",
-              "GB/s", "GFLOP/s");
+  const roofline::SkuMatch sku = roofline::match_sku(results_.context.device);
+  roofline::write_file_atomic(config_.out_dir / "roofline.svg",
+                              roofline::render_roofline_svg(results_));
+  roofline::write_file_atomic(
+      config_.out_dir / "report.html",
+      roofline::render_report_html(results_, {.sku = sku.sku, .sku_reason = sku.reason}));
+
+  std::printf("\n%-34s %-16s %-17s %11s %10s %10s %7s %-10s\n", "kernel", "shape", "status",
+              "median us", "GB/s", "GFLOP/s", "% roof", "bound");
   for (const auto& k : results_.kernels) {
     const std::string shape = Shape{k.shape}.to_string();
-    if (k.time_s)
-      std::printf("%-40s %-22s %-18s %12.3f %12.2f %12.2f\n", k.name.c_str(), shape.c_str(),
-                  k.status.c_str(), k.time_s->median * 1e6, k.achieved_bytes_per_s * 1e-9,
-                  k.achieved_flops_per_s * 1e-9);
-    else
-      std::printf("%-40s %-22s %-18s %s\n", k.name.c_str(), shape.c_str(), k.status.c_str(),
+    if (!k.time_s) {
+      std::printf("%-34s %-16s %-17s %s\n", k.name.c_str(), shape.c_str(), k.status.c_str(),
                   k.error.c_str());
+      continue;
+    }
+    const std::string pct = k.pct_of_roof ? std::to_string(*k.pct_of_roof).substr(0, 5) : "-";
+    std::printf("%-34s %-16s %-17s %11.3f %10.2f %10.2f %7s %-10s\n", k.name.c_str(), shape.c_str(),
+                k.status.c_str(), k.time_s->median * 1e6, k.achieved_bytes_per_s * 1e-9,
+                k.achieved_flops_per_s * 1e-9, pct.c_str(),
+                k.bound.empty() ? "-" : k.bound.c_str());
   }
   for (const auto& c : results_.ceilings)
-    std::printf("ceiling %-12s %14.4g %-6s (%s)\n", c.name.c_str(), c.value, c.unit.c_str(),
-                c.method.c_str());
-  std::printf("results: %s\n", (config_.out_dir / "results.json").string().c_str());
+    std::printf("ceiling %-12s %s%s (best; median %s) from %s\n", c.name.c_str(),
+                roofline::si(c.value).c_str(), c.unit.c_str(),
+                c.median ? roofline::si(*c.median).c_str() : "-", c.method.c_str());
+  if (results_.ceilings.empty())
+    std::printf("no ceiling was measured: %% of roof and bound are left empty\n");
+  if (results_.context.backend == "emulator")
+    std::printf("emulator backend: times are CPU emulation, not GPU performance\n");
+  std::printf("wrote results.json, benchmarks.json, roofline.svg, report.html to %s\n",
+              config_.out_dir.string().c_str());
 }
 
 }  // namespace rl::bench

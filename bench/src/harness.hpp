@@ -65,7 +65,6 @@ class Harness {
   Workload& workload_for(BenchEntry& entry);
   double time_sample(Workload& workload, int launches);
   void on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
-  void apply_roofs();
   void flush() const;
 
   HarnessConfig config_;

@@ -64,7 +64,7 @@ TEST(GoogleBenchmarkCounters, harness_counters_are_rates_over_gpu_time) {
       "fake_harness_counters",
       [&cost](benchmark::State& state) {
         for (auto _ : state) state.SetIterationTime(1e-3);
-        rl::bench::set_counters(state.counters, cost, 4e9);
+        rl::bench::set_counters(state.counters, cost, 100.0 * 1e6 / 4e9);  // a 4e9 FLOP/s roof
       },
       10, 1);
   ASSERT_EQ(runs.size(), 1u);

@@ -21,9 +21,11 @@ namespace rl::bench {
 //   "FLOP/s"      flops / time
 //   "bytes/s"     bytes_model / time
 //   "intensity"   flops / bytes_model (FLOP/B), a plain value
-//   "pct_of_roof" 100 x achieved FLOP/s / roof, only when a roof is known
+//   "pct_of_roof" % of roof, only when ceilings are known: what the kernel
+//                 would reach at 1 s per iteration (pct_of_roof_at_one_second),
+//                 divided by the time like the rates
 void set_counters(benchmark::UserCounters& counters, const roofline::Cost& cost,
-                  std::optional<double> roof_flops_per_s);
+                  std::optional<double> pct_of_roof_at_one_second);
 
 // Seconds per iteration of each repetition of one benchmark (iteration runs
 // without error, in repetition order); aggregates are skipped.
