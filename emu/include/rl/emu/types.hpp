@@ -23,9 +23,8 @@
 #ifndef __forceinline__
 #define __forceinline__ inline __attribute__((always_inline))
 #endif
-#ifndef __noinline__
-#define __noinline__ __attribute__((noinline))
-#endif
+// No __noinline__: libstdc++ spells its own attribute __attribute__((__noinline__)),
+// which such a macro would break.
 #ifndef __launch_bounds__
 #define __launch_bounds__(...)
 #endif

@@ -1,0 +1,73 @@
+// ldmatrix and cp.async emulation (reference sections 4 and 5).
+#include <cstdint>
+#include <cstring>
+#include <utility>
+
+#include "rl/emu/ptx_warp.hpp"
+
+namespace rl::emu::ptx {
+namespace {
+
+std::uint16_t row_element(const void* row, unsigned column) {
+  std::uint16_t value = 0;
+  std::memcpy(&value, static_cast<const unsigned char*>(row) + 2U * column, sizeof value);
+  return value;
+}
+
+}  // namespace
+
+void ldmatrix_lane(unsigned lane, int matrices, bool trans, const void* const (&rows)[kWarpLanes],
+                   std::uint32_t* out) {
+  // Non-transposed: M_j[L/4][2(L%4) + h]; transposed: M_j[2(L%4) + h][L/4].
+  const unsigned group = lane >> 2U;
+  const unsigned pair = 2U * (lane & 3U);
+  for (unsigned j = 0; j < static_cast<unsigned>(matrices); ++j) {
+    const void* const* matrix = &rows[8U * j];
+    std::uint16_t low = 0;
+    std::uint16_t high = 0;
+    if (trans) {
+      low = row_element(matrix[pair], group);
+      high = row_element(matrix[pair + 1U], group);
+    } else {
+      low = row_element(matrix[group], pair);
+      high = row_element(matrix[group], pair + 1U);
+    }
+    out[j] = static_cast<std::uint32_t>(low) | (static_cast<std::uint32_t>(high) << 16U);
+  }
+}
+
+void ldmatrix_warp(int matrices, bool trans, const void* const (&rows)[kWarpLanes],
+                   std::uint32_t (&out)[kWarpLanes][4]) {
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    ldmatrix_lane(lane, matrices, trans, rows, out[lane]);
+  }
+}
+
+void CpAsyncQueue::issue(void* dst, const void* src, unsigned cp_size, unsigned src_bytes) {
+  open_.push_back(Copy{dst, src, cp_size, src_bytes});
+}
+
+void CpAsyncQueue::commit() {
+  committed_.push_back(std::move(open_));
+  open_.clear();
+}
+
+void CpAsyncQueue::wait_group(unsigned newest_pending) {
+  while (committed_.size() > newest_pending) {
+    for (const Copy& copy : committed_.front()) {
+      auto* dst = static_cast<unsigned char*>(copy.dst);
+      if (copy.src_bytes != 0U) {
+        std::memcpy(dst, copy.src, copy.src_bytes);
+      }
+      std::memset(dst + copy.src_bytes, 0, copy.cp_size - copy.src_bytes);
+    }
+    committed_.pop_front();
+  }
+}
+
+void CpAsyncQueue::wait_all() {
+  commit();
+  wait_group(0);
+}
+
+}  // namespace rl::emu::ptx

@@ -1,0 +1,164 @@
+// mma.sync emulation: one lane's outputs from the whole warp's fragments.
+// Each accessor below inverts a PTX fragment table (reference sections 1-3):
+// it says which lane, register and sub-element holds A(m, k) or B(k, n).
+#include <array>
+#include <bit>
+#include <cstdint>
+
+#include "rl/emu/fp16.hpp"
+#include "rl/emu/ptx_warp.hpp"
+
+namespace rl::emu::ptx {
+namespace {
+
+struct Slot {
+  unsigned lane;
+  unsigned reg;
+  unsigned sub;  // 16-bit half (0 = bits 15:0) or byte index, by element width
+};
+
+int k_extent(MmaInput input) {
+  switch (input) {
+    case MmaInput::tf32:
+      return 8;
+    case MmaInput::e4m3:
+    case MmaInput::e5m2:
+      return 32;
+    default:
+      return 16;
+  }
+}
+
+// A (16 x K), row-major fragments: m fixes g and the register's row half.
+Slot a_slot(MmaInput input, unsigned m, unsigned k) {
+  const unsigned g = m & 7U;
+  const unsigned row_half = m >> 3U;
+  switch (input) {
+    case MmaInput::tf32:  // a0 (g,t) a1 (g+8,t) a2 (g,t+4) a3 (g+8,t+4)
+      return {4U * g + (k & 3U), row_half + 2U * (k >> 2U), 0U};
+    case MmaInput::e4m3:
+    case MmaInput::e5m2:  // reg r: rows g / g+8, k = 4t+byte (+16)
+      return {4U * g + ((k & 15U) >> 2U), row_half + 2U * (k >> 4U), k & 3U};
+    default:  // f16/bf16: reg r: rows g / g+8, k = 2t+half (+8)
+      return {4U * g + ((k & 7U) >> 1U), row_half + 2U * (k >> 3U), k & 1U};
+  }
+}
+
+// B (K x 8), column fragments: n is g.
+Slot b_slot(MmaInput input, unsigned k, unsigned n) {
+  switch (input) {
+    case MmaInput::tf32:  // b0 (t,g) b1 (t+4,g)
+      return {4U * n + (k & 3U), k >> 2U, 0U};
+    case MmaInput::e4m3:
+    case MmaInput::e5m2:  // reg r: k = 4t+byte (+16)
+      return {4U * n + ((k & 15U) >> 2U), k >> 4U, k & 3U};
+    default:  // reg r: k = 2t+half (+8)
+      return {4U * n + ((k & 7U) >> 1U), k >> 3U, k & 1U};
+  }
+}
+
+std::array<float, 256> fp8_table(const fp16_detail::Fp8Format& format) {
+  std::array<float, 256> table{};
+  for (unsigned bits = 0; bits < 256; ++bits) {
+    table[bits] = fp16_detail::fp8_bits_to_float(static_cast<unsigned char>(bits), format);
+  }
+  return table;
+}
+
+double decode(MmaInput input, std::uint32_t reg, unsigned sub) {
+  static const std::array<float, 256> e4m3 = fp8_table(fp16_detail::kE4M3);
+  static const std::array<float, 256> e5m2 = fp8_table(fp16_detail::kE5M2);
+  switch (input) {
+    case MmaInput::f16:
+      return fp16_detail::half_bits_to_float(static_cast<std::uint16_t>(reg >> (16U * sub)));
+    case MmaInput::bf16:
+      return fp16_detail::bfloat16_bits_to_float(static_cast<std::uint16_t>(reg >> (16U * sub)));
+    case MmaInput::tf32:
+      return std::bit_cast<float>(reg & 0xFFFFE000U);
+    case MmaInput::e4m3:
+      return e4m3[(reg >> (8U * sub)) & 0xFFU];
+    case MmaInput::e5m2:
+      return e5m2[(reg >> (8U * sub)) & 0xFFU];
+  }
+  return 0.0;
+}
+
+std::int32_t s8_of(std::uint32_t reg, unsigned sub) {
+  return static_cast<std::int8_t>(static_cast<std::uint8_t>(reg >> (8U * sub)));
+}
+
+// C/D: c_i at (g + 8*(i>>1), 2t + (i&1)).
+unsigned c_row(unsigned lane, int i) {
+  return (lane >> 2U) + 8U * (static_cast<unsigned>(i) >> 1U);
+}
+unsigned c_col(unsigned lane, int i) {
+  return 2U * (lane & 3U) + (static_cast<unsigned>(i) & 1U);
+}
+
+}  // namespace
+
+void mma_f32_lane(MmaInput input, unsigned lane, const MmaA& a, const MmaB& b, const float (&c)[4],
+                  float (&d)[4]) {
+  const auto k_count = static_cast<unsigned>(k_extent(input));
+  float result[4];
+  for (int i = 0; i < 4; ++i) {
+    const unsigned m = c_row(lane, i);
+    const unsigned n = c_col(lane, i);
+    double sum = c[i];
+    for (unsigned k = 0; k < k_count; ++k) {
+      const Slot as = a_slot(input, m, k);
+      const Slot bs = b_slot(input, k, n);
+      sum += decode(input, a[as.lane][as.reg], as.sub) * decode(input, b[bs.lane][bs.reg], bs.sub);
+    }
+    result[i] = static_cast<float>(sum);
+  }
+  for (int i = 0; i < 4; ++i) {
+    d[i] = result[i];  // after all reads: d may alias c
+  }
+}
+
+void mma_f32_warp(MmaInput input, const MmaA& a, const MmaB& b, const MmaCF32& c, MmaCF32& d) {
+  MmaCF32 result;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    mma_f32_lane(input, lane, a, b, c[lane], result[lane]);
+  }
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    for (int i = 0; i < 4; ++i) {
+      d[lane][i] = result[lane][i];
+    }
+  }
+}
+
+void mma_m16n8k32_s8_s32_lane(unsigned lane, const MmaA& a, const MmaB& b,
+                              const std::int32_t (&c)[4], std::int32_t (&d)[4]) {
+  std::int32_t result[4];
+  for (int i = 0; i < 4; ++i) {
+    const unsigned m = c_row(lane, i);
+    const unsigned n = c_col(lane, i);
+    auto sum = static_cast<std::uint32_t>(c[i]);  // unsigned: wraps without UB
+    for (unsigned k = 0; k < 32; ++k) {
+      const Slot as = a_slot(MmaInput::e4m3, m, k);  // s8 shares the 8-bit layout
+      const Slot bs = b_slot(MmaInput::e4m3, k, n);
+      sum += static_cast<std::uint32_t>(s8_of(a[as.lane][as.reg], as.sub) *
+                                        s8_of(b[bs.lane][bs.reg], bs.sub));
+    }
+    result[i] = static_cast<std::int32_t>(sum);
+  }
+  for (int i = 0; i < 4; ++i) {
+    d[i] = result[i];
+  }
+}
+
+void mma_m16n8k32_s8_s32_warp(const MmaA& a, const MmaB& b, const MmaCS32& c, MmaCS32& d) {
+  MmaCS32 result;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    mma_m16n8k32_s8_s32_lane(lane, a, b, c[lane], result[lane]);
+  }
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    for (int i = 0; i < 4; ++i) {
+      d[lane][i] = result[lane][i];
+    }
+  }
+}
+
+}  // namespace rl::emu::ptx

@@ -1,0 +1,448 @@
+// Warp-level PTX instructions for device code: tensor-core mma.sync,
+// ldmatrix, cp.async, tf32 conversion and two MUFU approximations.
+//
+// On the GPU each wrapper is one inline-PTX instruction (sm_80+; fp8 mma
+// sm_89+).  Under the emulator (RL_EMULATE) each warp-wide instruction is a
+// full-warp rendezvous (rl::emu::warp_allgather) followed by the exact
+// per-lane semantics in rl/emu/ptx_warp.hpp, which follow the PTX ISA
+// fragment layouts (docs: ptx-emulation-reference.md).  Register layouts, in
+// short (g = lane / 4, t = lane % 4; 16-bit elements low half first):
+//   mma m16n8k16 f16/bf16  A a0..a7: (g|g+8, 2t..2t+1 | +8), B b0..b3: (2t..2t+1 | +8, g)
+//   mma m16n8k8 tf32       A a0..a3: (g, t) (g+8, t) (g, t+4) (g+8, t+4); B (t, g) (t+4, g)
+//   mma m16n8k32 8-bit     A bytes: (g|g+8, 4t..4t+3 | +16), B bytes: (4t..4t+3 | +16, g)
+//   C/D (all)              c0..c3: (g, 2t) (g, 2t+1) (g+8, 2t) (g+8, 2t+1)
+// d may alias c.  All mma and ldmatrix calls must be reached by all 32 lanes.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "rl/cuda.hpp"
+
+#if defined(RL_EMULATE)
+#include <bit>
+#include <cmath>
+#include <cstring>
+
+#include "rl/emu/ptx_warp.hpp"
+#include "rl/emu/warp.hpp"
+#define RL_PTX_FN inline
+#else
+#define RL_PTX_FN __device__ __forceinline__
+#endif
+
+// Trap on GPU targets an instruction does not exist for: a kernel that needs
+// sm_80 is registered with min_cc, so reaching this is a registry bug.
+#if defined(__CUDA_ARCH__)
+#define RL_PTX_UNSUPPORTED() __trap()
+#else
+#define RL_PTX_UNSUPPORTED() ((void)0)
+#endif
+
+namespace rl::ptx {
+
+#if defined(RL_EMULATE)
+namespace emu_detail {
+
+struct MmaOperands {
+  std::uint32_t a[4];
+  std::uint32_t b[2];
+};
+
+// Gathers all lanes' A and B registers (the warp rendezvous of .sync.aligned).
+inline void gather(const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
+                   rl::emu::ptx::MmaA& all_a, rl::emu::ptx::MmaB& all_b) {
+  MmaOperands mine{};
+  std::memcpy(mine.a, a, sizeof mine.a);
+  std::memcpy(mine.b, b, sizeof mine.b);
+  MmaOperands all[rl::emu::ptx::kWarpLanes];
+  rl::emu::warp_allgather(&mine, all, sizeof(MmaOperands));
+  for (int lane = 0; lane < rl::emu::ptx::kWarpLanes; ++lane) {
+    std::memcpy(all_a[lane], all[lane].a, sizeof all[lane].a);
+    std::memcpy(all_b[lane], all[lane].b, sizeof all[lane].b);
+  }
+}
+
+inline void mma_f32(rl::emu::ptx::MmaInput input, float (&d)[4], const std::uint32_t (&a)[4],
+                    const std::uint32_t (&b)[2], const float (&c)[4]) {
+  rl::emu::ptx::MmaA all_a;
+  rl::emu::ptx::MmaB all_b;
+  gather(a, b, all_a, all_b);
+  rl::emu::ptx::mma_f32_lane(input, rl::emu::lane_id(), all_a, all_b, c, d);
+}
+
+template <int Matrices>
+void ldmatrix(std::uint32_t* out, const void* row, bool trans) {
+  const void* rows[rl::emu::ptx::kWarpLanes];
+  rl::emu::warp_allgather(&row, rows, sizeof row);
+  rl::emu::ptx::ldmatrix_lane(rl::emu::lane_id(), Matrices, trans, rows, out);
+}
+
+// The calling CUDA thread's cp.async queue, in the runtime's per-thread slot
+// (fibers share host threads, so thread_local would mix CUDA threads).
+// Copies still queued when the thread exits are dropped: no thread can
+// legally observe them (visibility needs the issuer's wait).
+inline rl::emu::ptx::CpAsyncQueue& cp_async_queue() {
+  rl::emu::ThreadSlot& slot = rl::emu::thread_slot();
+  if (slot.ptr == nullptr) {
+    slot.ptr = new rl::emu::ptx::CpAsyncQueue();
+    slot.cleanup = [](void* queue) { delete static_cast<rl::emu::ptx::CpAsyncQueue*>(queue); };
+  }
+  return *static_cast<rl::emu::ptx::CpAsyncQueue*>(slot.ptr);
+}
+
+}  // namespace emu_detail
+#endif  // RL_EMULATE
+
+// ---------------------------------------------------------------------------
+// mma.sync: D = A * B + C, f32 accumulators (int32 for s8)
+// ---------------------------------------------------------------------------
+
+// mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+RL_PTX_FN void mma_m16n8k16_f16_f32(float (&d)[4], const std::uint32_t (&a)[4],
+                                    const std::uint32_t (&b)[2], const float (&c)[4]) {
+#if defined(RL_EMULATE)
+  emu_detail::mma_f32(rl::emu::ptx::MmaInput::f16, d, a, b, c);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+        "f"(c[2]), "f"(c[3]));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
+RL_PTX_FN void mma_m16n8k16_bf16_f32(float (&d)[4], const std::uint32_t (&a)[4],
+                                     const std::uint32_t (&b)[2], const float (&c)[4]) {
+#if defined(RL_EMULATE)
+  emu_detail::mma_f32(rl::emu::ptx::MmaInput::bf16, d, a, b, c);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+        "f"(c[2]), "f"(c[3]));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32.  The tensor core reads
+// only the upper 19 bits of each operand: convert with f32_to_tf32 first.
+RL_PTX_FN void mma_m16n8k8_tf32_f32(float (&d)[4], const std::uint32_t (&a)[4],
+                                    const std::uint32_t (&b)[2], const float (&c)[4]) {
+#if defined(RL_EMULATE)
+  emu_detail::mma_f32(rl::emu::ptx::MmaInput::tf32, d, a, b, c);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+        "f"(c[2]), "f"(c[3]));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 (sm_89+).
+RL_PTX_FN void mma_m16n8k32_e4m3_f32(float (&d)[4], const std::uint32_t (&a)[4],
+                                     const std::uint32_t (&b)[2], const float (&c)[4]) {
+#if defined(RL_EMULATE)
+  emu_detail::mma_f32(rl::emu::ptx::MmaInput::e4m3, d, a, b, c);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+        "f"(c[2]), "f"(c[3]));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 (sm_89+).
+RL_PTX_FN void mma_m16n8k32_e5m2_f32(float (&d)[4], const std::uint32_t (&a)[4],
+                                     const std::uint32_t (&b)[2], const float (&c)[4]) {
+#if defined(RL_EMULATE)
+  emu_detail::mma_f32(rl::emu::ptx::MmaInput::e5m2, d, a, b, c);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};\n"
+      : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]),
+        "f"(c[2]), "f"(c[3]));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32: exact int32 sums that wrap
+// (no .satfinite).
+RL_PTX_FN void mma_m16n8k32_s8_s32(std::int32_t (&d)[4], const std::uint32_t (&a)[4],
+                                   const std::uint32_t (&b)[2], const std::int32_t (&c)[4]) {
+#if defined(RL_EMULATE)
+  rl::emu::ptx::MmaA all_a;
+  rl::emu::ptx::MmaB all_b;
+  emu_detail::gather(a, b, all_a, all_b);
+  rl::emu::ptx::mma_m16n8k32_s8_s32_lane(rl::emu::lane_id(), all_a, all_b, c, d);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+      "{%10,%11,%12,%13};\n"
+      : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]),
+        "r"(c[2]), "r"(c[3]));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared.b16
+// Lane L passes the shared-memory address of row L % 8 of matrix L / 8 (16
+// contiguous, 16-byte-aligned bytes).  Register j of lane L receives
+// M_j[L/4][2(L%4) .. +1], or with .trans M_j[2(L%4) .. +1][L/4].
+// ---------------------------------------------------------------------------
+
+#if !defined(RL_EMULATE) && defined(__CUDA_ARCH__)
+#define RL_PTX_SMEM(ptr) static_cast<unsigned>(__cvta_generic_to_shared(ptr))
+#endif
+
+RL_PTX_FN void ldmatrix_x1(std::uint32_t& r, const void* row) {
+#if defined(RL_EMULATE)
+  emu_detail::ldmatrix<1>(&r, row, false);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];\n"
+               : "=r"(r)
+               : "r"(RL_PTX_SMEM(row)));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+RL_PTX_FN void ldmatrix_x2(std::uint32_t (&r)[2], const void* row) {
+#if defined(RL_EMULATE)
+  emu_detail::ldmatrix<2>(r, row, false);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(RL_PTX_SMEM(row)));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+RL_PTX_FN void ldmatrix_x4(std::uint32_t (&r)[4], const void* row) {
+#if defined(RL_EMULATE)
+  emu_detail::ldmatrix<4>(r, row, false);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(RL_PTX_SMEM(row)));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+RL_PTX_FN void ldmatrix_x1_trans(std::uint32_t& r, const void* row) {
+#if defined(RL_EMULATE)
+  emu_detail::ldmatrix<1>(&r, row, true);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];\n"
+               : "=r"(r)
+               : "r"(RL_PTX_SMEM(row)));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+RL_PTX_FN void ldmatrix_x2_trans(std::uint32_t (&r)[2], const void* row) {
+#if defined(RL_EMULATE)
+  emu_detail::ldmatrix<2>(r, row, true);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0,%1}, [%2];\n"
+               : "=r"(r[0]), "=r"(r[1])
+               : "r"(RL_PTX_SMEM(row)));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+RL_PTX_FN void ldmatrix_x4_trans(std::uint32_t (&r)[4], const void* row) {
+#if defined(RL_EMULATE)
+  emu_detail::ldmatrix<4>(r, row, true);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(RL_PTX_SMEM(row)));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// cp.async (sm_80+): global -> shared copies that complete per thread, in
+// commit order.  The destination may be read only after a cp_async_wait that
+// covers the copy (and, by other threads, after a barrier following it).  The
+// emulator performs copies at that wait, so reading a stage early sees stale
+// data, as it may on a GPU.
+// ---------------------------------------------------------------------------
+
+// 16 bytes, L1 bypassed (.cg); both addresses 16-byte aligned.
+RL_PTX_FN void cp_async_16(void* shared_dst, const void* global_src) {
+#if defined(RL_EMULATE)
+  emu_detail::cp_async_queue().issue(shared_dst, global_src, 16, 16);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(RL_PTX_SMEM(shared_dst)),
+               "l"(global_src)
+               : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// 8 bytes (.ca); both addresses 8-byte aligned.
+RL_PTX_FN void cp_async_8(void* shared_dst, const void* global_src) {
+#if defined(RL_EMULATE)
+  emu_detail::cp_async_queue().issue(shared_dst, global_src, 8, 8);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 8;\n" ::"r"(RL_PTX_SMEM(shared_dst)),
+               "l"(global_src)
+               : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// 4 bytes (.ca); both addresses 4-byte aligned.
+RL_PTX_FN void cp_async_4(void* shared_dst, const void* global_src) {
+#if defined(RL_EMULATE)
+  emu_detail::cp_async_queue().issue(shared_dst, global_src, 4, 4);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(RL_PTX_SMEM(shared_dst)),
+               "l"(global_src)
+               : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// 16 bytes of which only the first src_bytes (0..16) are read from
+// global_src; the rest of the destination is zeroed.  With src_bytes == 0
+// the source is not read at all (use it for out-of-bounds tiles).
+RL_PTX_FN void cp_async_16_zfill(void* shared_dst, const void* global_src, unsigned src_bytes) {
+#if defined(RL_EMULATE)
+  emu_detail::cp_async_queue().issue(shared_dst, global_src, 16, src_bytes);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(RL_PTX_SMEM(shared_dst)),
+               "l"(global_src), "r"(src_bytes)
+               : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// cp.async.commit_group: closes a group with this thread's uncommitted copies.
+RL_PTX_FN void cp_async_commit() {
+#if defined(RL_EMULATE)
+  emu_detail::cp_async_queue().commit();
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// cp.async.wait_group N: all but the N most recent groups have completed.
+template <int N>
+RL_PTX_FN void cp_async_wait() {
+  static_assert(N >= 0, "cp.async.wait_group takes a non-negative immediate");
+#if defined(RL_EMULATE)
+  emu_detail::cp_async_queue().wait_group(static_cast<unsigned>(N));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// cp.async.wait_all: commit, then wait for every group.
+RL_PTX_FN void cp_async_wait_all() {
+#if defined(RL_EMULATE)
+  emu_detail::cp_async_queue().wait_all();
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_all;\n" ::: "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Conversions and approximations
+// ---------------------------------------------------------------------------
+
+// cvt.rna.tf32.f32: nearest, ties away from zero, 10 mantissa bits kept; the
+// fp32 pattern with the low 13 bits zero.  Inf stays Inf, NaN -> 0x7FFFFFFF.
+RL_PTX_FN std::uint32_t f32_to_tf32(float x) {
+#if defined(RL_EMULATE)
+  return rl::emu::ptx::f32_to_tf32_bits(std::bit_cast<std::uint32_t>(x));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  std::uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "f"(x));
+  return r;
+#else
+  RL_PTX_UNSUPPORTED();
+  return 0;
+#endif
+}
+
+// tanh.approx.f32 (sm_75+, MUFU.TANH).  The hardware result is approximate:
+// the PTX ISA's tanh section gives a maximum relative error of 2^-10.987
+// (about 4.9e-4); measurements published on NVIDIA's developer forum
+// ("Hardware-accelerated tanh() on Turing") found at most about 1.1e-5.  The emulator returns
+// std::tanh (nearly correctly rounded), so kernels using this must validate with a tolerance of at
+// least 2^-11 relative, never bit equality.
+RL_PTX_FN float tanh_approx(float x) {
+#if defined(RL_EMULATE)
+  return std::tanh(x);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 750
+  float y;
+  asm("tanh.approx.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+#else
+  RL_PTX_UNSUPPORTED();
+  return 0.0f;
+#endif
+}
+
+// ex2.approx.f32: 2^x, approximate on the GPU (MUFU.EX2; bound in the PTX
+// ISA's ex2 section).  The emulator returns std::exp2; validate with a
+// tolerance, never bit equality.
+RL_PTX_FN float ex2_approx(float x) {
+#if defined(RL_EMULATE)
+  return std::exp2(x);
+#elif defined(__CUDA_ARCH__)
+  float y;
+  asm("ex2.approx.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+#else
+  RL_PTX_UNSUPPORTED();
+  return 0.0f;
+#endif
+}
+
+}  // namespace rl::ptx
+
+#undef RL_PTX_FN
+#undef RL_PTX_UNSUPPORTED
+#if defined(RL_PTX_SMEM)
+#undef RL_PTX_SMEM
+#endif

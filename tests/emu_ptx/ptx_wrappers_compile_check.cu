@@ -1,0 +1,41 @@
+// Compiles every rl::ptx wrapper for each configured GPU architecture, so a
+// malformed inline-PTX string or operand constraint fails the build (ptxas
+// checks them).  Nothing runs this kernel.
+#include "rl/cuda.hpp"
+#include "rl/ptx.hpp"
+
+__global__ void rl_ptx_wrappers_compile_check(float* out, const float* in, int which) {
+  __shared__ __align__(16) unsigned short tile[16 * 16];
+  __shared__ __align__(16) float stage[64];
+  const unsigned lane = threadIdx.x % 32;
+  rl::ptx::cp_async_16(&stage[4 * lane % 64], in + 4 * lane);
+  rl::ptx::cp_async_8(&stage[2 * lane % 64], in + 2 * lane);
+  rl::ptx::cp_async_4(&stage[lane], in + lane);
+  rl::ptx::cp_async_16_zfill(&stage[0], in, static_cast<unsigned>(which) & 15U);
+  rl::ptx::cp_async_commit();
+  rl::ptx::cp_async_wait<1>();
+  rl::ptx::cp_async_wait_all();
+  __syncthreads();
+  std::uint32_t a[4];
+  std::uint32_t b[2];
+  std::uint32_t r1;
+  rl::ptx::ldmatrix_x4(a, &tile[(lane % 16) * 16 + 8 * (lane / 16)]);
+  rl::ptx::ldmatrix_x2_trans(b, &tile[(lane % 16) * 16]);
+  rl::ptx::ldmatrix_x1(r1, &tile[(lane % 8) * 16]);
+  rl::ptx::ldmatrix_x1_trans(r1, &tile[(lane % 8) * 16]);
+  rl::ptx::ldmatrix_x2(b, &tile[(lane % 16) * 16]);
+  rl::ptx::ldmatrix_x4_trans(a, &tile[(lane % 16) * 16]);
+  float acc[4] = {stage[lane], 0.0f, 0.0f, static_cast<float>(r1)};
+  rl::ptx::mma_m16n8k16_f16_f32(acc, a, b, acc);
+  rl::ptx::mma_m16n8k16_bf16_f32(acc, a, b, acc);
+  rl::ptx::mma_m16n8k8_tf32_f32(acc, a, b, acc);
+  if (which == 89) {  // fp8 exists from sm_89; the wrapper traps below that
+    rl::ptx::mma_m16n8k32_e4m3_f32(acc, a, b, acc);
+    rl::ptx::mma_m16n8k32_e5m2_f32(acc, a, b, acc);
+  }
+  std::int32_t iacc[4] = {which, 0, 0, 0};
+  rl::ptx::mma_m16n8k32_s8_s32(iacc, a, b, iacc);
+  out[threadIdx.x] = acc[0] + acc[1] + acc[2] + acc[3] + static_cast<float>(iacc[0] + iacc[3]) +
+                     __uint_as_float(rl::ptx::f32_to_tf32(in[0])) + rl::ptx::tanh_approx(in[1]) +
+                     rl::ptx::ex2_approx(in[2]);
+}
