@@ -1,6 +1,7 @@
 #include "rl/bench/gbench.hpp"
 
 #include <algorithm>
+#include <regex>
 
 namespace rl::bench {
 
@@ -24,6 +25,13 @@ std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkRep
     seconds.push_back(run.real_accumulated_time / static_cast<double>(run.iterations));
   }
   return seconds;
+}
+
+bool matches_benchmark_filter(const std::string& name, const std::string& filter) {
+  if (filter.empty() || filter == "all") return true;
+  const bool negative = filter.front() == '-';
+  const std::regex pattern(negative ? filter.substr(1) : filter, std::regex::extended);
+  return std::regex_search(name, pattern) != negative;
 }
 
 void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {

@@ -58,13 +58,25 @@ void Harness::register_benchmarks() {
     for (const auto& record : kernel_registry())
       if (record.ceiling.empty()) records.push_back(&record);
 
+  const std::string filter = benchmark::GetBenchmarkFilter();
   for (const KernelRecord* record : records) {
+    const std::optional<std::string> not_here = cannot_run_here(*record);
     for (const Shape& shape : record->shapes(config_.preset)) {
       BenchEntry& entry = entries_.emplace_back();
       entry.record = record;
       entry.shape = shape;
       entry.name = record->name + "/" + shape.to_string();
       entry.cost = record->cost(shape);
+      describe(entry);
+      if (not_here) {
+        // Recorded as skipped (when the filter selects it), never registered.
+        if (matches_benchmark_filter(entry.name + "/manual_time", filter)) {
+          entry.result.status = "skipped";
+          entry.result.error = *not_here;
+          results_.kernels.push_back(entry.result);
+        }
+        continue;
+      }
       by_name_[entry.name] = &entry;
       BenchEntry* ptr = &entry;
       benchmark::RegisterBenchmark(entry.name.c_str(),
@@ -111,9 +123,24 @@ double Harness::time_sample(Workload& workload, int launches) {
   return seconds / launches;
 }
 
-void Harness::prepare(BenchEntry& entry) {
-  entry.prepared = true;
-  entry.started = std::chrono::steady_clock::now();
+std::optional<std::string> Harness::cannot_run_here(const KernelRecord& record) const {
+  const roofline::Context& context = results_.context;
+  if (record.gpu_only && context.backend == "emulator")
+    return "GPU-only kernel: the emulator cannot run it (covered by static checks)";
+  if (record.min_cc > 0) {
+    const std::string& cc = context.device.compute_capability;  // "9.0"
+    const auto dot = cc.find('.');
+    const int device_cc = dot == std::string::npos ? 0
+                                                   : std::atoi(cc.substr(0, dot).c_str()) * 10 +
+                                                         std::atoi(cc.substr(dot + 1).c_str());
+    if (device_cc < record.min_cc)
+      return "needs compute capability " + std::to_string(record.min_cc / 10) + "." +
+             std::to_string(record.min_cc % 10) + ", the device has " + cc;
+  }
+  return std::nullopt;
+}
+
+void Harness::describe(BenchEntry& entry) {
   roofline::KernelResult& result = entry.result;
   const KernelRecord& record = *entry.record;
   result.name = record.name;
@@ -123,7 +150,12 @@ void Harness::prepare(BenchEntry& entry) {
   result.baseline = record.baseline;
   result.shape = entry.shape.dims;
   set_cost(result, entry.cost);
+}
 
+void Harness::prepare(BenchEntry& entry) {
+  entry.prepared = true;
+  entry.started = std::chrono::steady_clock::now();
+  roofline::KernelResult& result = entry.result;
   Workload& workload = workload_for(entry);
   const Validation validation = workload.validate(stream_);
   result.validated = validation.passed;

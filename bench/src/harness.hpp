@@ -61,6 +61,10 @@ class Harness {
 
  private:
   void body(benchmark::State& state, BenchEntry& entry);
+  // Why this record cannot run on this backend/device (GPU-only on the
+  // emulator, compute capability too low), or nullopt.
+  std::optional<std::string> cannot_run_here(const KernelRecord& record) const;
+  void describe(BenchEntry& entry);  // identity and cost fields of entry.result
   void prepare(BenchEntry& entry);
   Workload& workload_for(BenchEntry& entry);
   double time_sample(Workload& workload, int launches);

@@ -116,4 +116,16 @@ TEST(GoogleBenchmarkRuns, errored_benchmark_yields_no_repetition_seconds) {
   EXPECT_TRUE(rl::bench::repetition_seconds(runs).empty());
 }
 
+TEST(BenchmarkFilter, selects_like_google_benchmark) {
+  using rl::bench::matches_benchmark_filter;
+  const std::string name = "tc_bf16_wgmma/M=8192/manual_time";
+  EXPECT_TRUE(matches_benchmark_filter(name, ""));
+  EXPECT_TRUE(matches_benchmark_filter(name, "all"));
+  EXPECT_TRUE(matches_benchmark_filter(name, "^tc_"));
+  EXPECT_TRUE(matches_benchmark_filter(name, "bf16|fp8"));
+  EXPECT_FALSE(matches_benchmark_filter(name, "^scale_"));
+  EXPECT_FALSE(matches_benchmark_filter(name, "-wgmma"));
+  EXPECT_TRUE(matches_benchmark_filter(name, "-^scale"));
+}
+
 }  // namespace

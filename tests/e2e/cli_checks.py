@@ -170,6 +170,14 @@ def check_emu_run(binary, schema_path):
             missing = [field for field in needed if field not in b]
             if missing:
                 return fail(f"benchmarks.json entry {b.get('name')} lacks {missing}")
+        import xml.etree.ElementTree as ElementTree
+        svg = ElementTree.parse(os.path.join(out, "roofline.svg")).getroot()
+        if not svg.tag.endswith("svg"):
+            return fail(f"roofline.svg root is {svg.tag}")
+        with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+            html = f.read()
+        if "<svg" not in html or "scale_f32_vec4" not in html:
+            return fail("report.html lacks the chart or the kernel table")
         print(f"{len(results['kernels'])} kernels validated and timed; "
               f"{len(runs)} Google Benchmark entries")
         return 0

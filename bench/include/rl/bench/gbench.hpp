@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace rl::bench {
@@ -30,6 +31,11 @@ void set_counters(benchmark::UserCounters& counters, const roofline::Cost& cost,
 // Seconds per iteration of each repetition of one benchmark (iteration runs
 // without error, in repetition order); aggregates are skipped.
 std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
+
+// Whether Google Benchmark's --benchmark_filter selects `name`, as it decides:
+// "" and "all" select everything, a leading '-' negates, otherwise an
+// extended regular expression searched in the name.
+bool matches_benchmark_filter(const std::string& name, const std::string& filter);
 
 // Forwards runs to `display` (the console, or whatever --benchmark_format
 // chose; only aggregates, where there are any, with `aggregates_only`) and
