@@ -250,19 +250,26 @@ void Harness::finish() {
       config_.out_dir / "report.html",
       roofline::render_report_html(results_, {.sku = sku.sku, .sku_reason = sku.reason}));
 
-  std::printf("\n%-34s %-16s %-17s %11s %10s %10s %7s %-10s\n", "kernel", "shape", "status",
-              "median us", "GB/s", "GFLOP/s", "% roof", "bound");
+  int name_width = 6;
+  int shape_width = 5;
+  for (const auto& k : results_.kernels) {
+    name_width = std::max(name_width, static_cast<int>(k.name.size()));
+    shape_width = std::max(shape_width, static_cast<int>(Shape{k.shape}.to_string().size()));
+  }
+  std::printf("\n%-*s  %-*s  %-17s %11s %10s %10s %7s  %s\n", name_width, "kernel", shape_width,
+              "shape", "status", "median us", "GB/s", "GFLOP/s", "% roof", "bound");
   for (const auto& k : results_.kernels) {
     const std::string shape = Shape{k.shape}.to_string();
     if (!k.time_s) {
-      std::printf("%-34s %-16s %-17s %s\n", k.name.c_str(), shape.c_str(), k.status.c_str(),
-                  k.error.c_str());
+      std::printf("%-*s  %-*s  %-17s %s\n", name_width, k.name.c_str(), shape_width, shape.c_str(),
+                  k.status.c_str(), k.error.c_str());
       continue;
     }
-    const std::string pct = k.pct_of_roof ? std::to_string(*k.pct_of_roof).substr(0, 5) : "-";
-    std::printf("%-34s %-16s %-17s %11.3f %10.2f %10.2f %7s %-10s\n", k.name.c_str(), shape.c_str(),
-                k.status.c_str(), k.time_s->median * 1e6, k.achieved_bytes_per_s * 1e-9,
-                k.achieved_flops_per_s * 1e-9, pct.c_str(),
+    char pct[16] = "-";
+    if (k.pct_of_roof) std::snprintf(pct, sizeof pct, "%.1f", *k.pct_of_roof);
+    std::printf("%-*s  %-*s  %-17s %11.3f %10.2f %10.2f %7s  %s\n", name_width, k.name.c_str(),
+                shape_width, shape.c_str(), k.status.c_str(), k.time_s->median * 1e6,
+                k.achieved_bytes_per_s * 1e-9, k.achieved_flops_per_s * 1e-9, pct,
                 k.bound.empty() ? "-" : k.bound.c_str());
   }
   for (const auto& c : results_.ceilings)
