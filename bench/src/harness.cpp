@@ -242,7 +242,7 @@ void Harness::flush() const {
   roofline::write_results_atomic(config_.out_dir / "results.json", results_);
 }
 
-void Harness::finish() {
+std::size_t Harness::finish() {
   const roofline::SkuMatch sku = roofline::match_sku(results_.context.device);
   roofline::write_file_atomic(config_.out_dir / "roofline.svg",
                               roofline::render_roofline_svg(results_));
@@ -282,6 +282,9 @@ void Harness::finish() {
     std::printf("emulator backend: times are CPU emulation, not GPU performance\n");
   std::printf("wrote results.json, benchmarks.json, roofline.svg, report.html to %s\n",
               config_.out_dir.string().c_str());
+  return static_cast<std::size_t>(std::count_if(
+      results_.kernels.begin(), results_.kernels.end(),
+      [](const auto& k) { return k.status == "failed_validation" || k.status == "error"; }));
 }
 
 }  // namespace rl::bench

@@ -54,8 +54,9 @@ class Harness {
   void register_benchmarks();
   // Runs what --benchmark_filter selects; returns the number of benchmarks run.
   std::size_t run();
-  // roofline.svg, report.html, summary table.
-  void finish();
+  // roofline.svg, report.html, summary table.  Returns how many kernels
+  // failed validation or errored (skipped ones do not count).
+  std::size_t finish();
 
   const roofline::Results& results() const { return results_; }
 

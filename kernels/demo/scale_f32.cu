@@ -21,6 +21,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace rl::demo {
@@ -122,38 +124,30 @@ class ScaleWorkload final : public Workload {
   unsigned blocks_ = 1;
 };
 
+KernelRecord scale_f32_record(std::string name, std::string variant, std::string baseline,
+                              ScaleKernel kernel, std::int64_t elements_per_thread) {
+  return KernelRecord{
+      .name = std::move(name),
+      .family = "demo",
+      .variant = std::move(variant),
+      .precision = "fp32",
+      .unit = roofline::ComputeUnit::fp32,
+      .baseline = std::move(baseline),
+      .ceiling = "",
+      .gpu_only = false,
+      .min_cc = 0,
+      .shapes = scale_f32_shapes,
+      .cost = scale_f32_cost,
+      .make_workload = [kernel, elements_per_thread](
+                           const Shape& shape, std::uint64_t seed) -> std::unique_ptr<Workload> {
+        return std::make_unique<ScaleWorkload>(kernel, elements_per_thread, shape.at("n"), seed);
+      }};
+}
+
 }  // namespace
 
-RL_REGISTER_KERNEL(rl::KernelRecord{
-    .name = "scale_f32_scalar",
-    .family = "demo",
-    .variant = "scalar",
-    .precision = "fp32",
-    .unit = roofline::ComputeUnit::fp32,
-    .baseline = "",
-    .ceiling = "",
-    .gpu_only = false,
-    .min_cc = 0,
-    .shapes = scale_f32_shapes,
-    .cost = scale_f32_cost,
-    .make_workload = [](const Shape& shape, std::uint64_t seed) -> std::unique_ptr<Workload> {
-      return std::make_unique<ScaleWorkload>(scale_f32_scalar, 1, shape.at("n"), seed);
-    }});
-
-RL_REGISTER_KERNEL(rl::KernelRecord{
-    .name = "scale_f32_vec4",
-    .family = "demo",
-    .variant = "vec4",
-    .precision = "fp32",
-    .unit = roofline::ComputeUnit::fp32,
-    .baseline = "scale_f32_scalar",
-    .ceiling = "",
-    .gpu_only = false,
-    .min_cc = 0,
-    .shapes = scale_f32_shapes,
-    .cost = scale_f32_cost,
-    .make_workload = [](const Shape& shape, std::uint64_t seed) -> std::unique_ptr<Workload> {
-      return std::make_unique<ScaleWorkload>(scale_f32_vec4, 4, shape.at("n"), seed);
-    }});
+RL_REGISTER_KERNEL(scale_f32_record("scale_f32_scalar", "scalar", "", scale_f32_scalar, 1));
+RL_REGISTER_KERNEL(scale_f32_record("scale_f32_vec4", "vec4", "scale_f32_scalar", scale_f32_vec4,
+                                    4));
 
 }  // namespace rl::demo

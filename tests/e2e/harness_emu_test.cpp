@@ -123,10 +123,13 @@ class HarnessOnEmulator : public ::testing::Test {
       rl::bench::Harness harness(config, context, nullptr);
       harness.register_benchmarks();
       harness.run();
+      failed_ = harness.finish();
     }
     benchmark::ClearRegisteredBenchmarks();
     return rl::roofline::load_results(g_out_dir / "results.json");
   }
+
+  std::size_t failed_ = 0;  // what finish() reported (main's exit code 1 when > 0)
 
   static const rl::roofline::KernelResult* find(const rl::roofline::Results& r,
                                                 const std::string& name) {
@@ -145,6 +148,7 @@ TEST_F(HarnessOnEmulator, failed_validation_is_recorded_with_its_error_and_not_t
   EXPECT_NE(wrong->error.find("element 17"), std::string::npos) << wrong->error;
   EXPECT_FALSE(wrong->time_s.has_value());
   EXPECT_GT(wrong->max_rel_err, 0.0);
+  EXPECT_EQ(failed_, 1u);  // only the wrong output: skipped and timed kernels do not count
 }
 
 TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
@@ -199,6 +203,9 @@ TEST_F(HarnessOnEmulator, ceilings_only_measures_only_ceilings) {
   ASSERT_EQ(results.kernels.size(), 1u);
   EXPECT_EQ(results.kernels.front().name, "harness_test_c_ceiling_copy");
   EXPECT_EQ(results.ceilings.size(), 1u);
+  EXPECT_EQ(failed_, 0u);
+  EXPECT_TRUE(std::filesystem::exists(g_out_dir / "roofline.svg"));
+  EXPECT_TRUE(std::filesystem::exists(g_out_dir / "report.html"));
 }
 
 }  // namespace
