@@ -1,0 +1,393 @@
+#!/usr/bin/env python3
+"""Tests of check_static.py: its parsers and rules on recorded listings, and,
+with --fixture-dir, its verdicts on the fixture kernels compiled for every
+architecture (tests/static/fixtures/*.cu): the bad ones must fail, each for
+the reason it was written to show.
+
+Exit 77 (ctest: skipped) when a test could not run because no SASS listing
+was built (cuobjdump missing); 1 when any test failed.
+"""
+
+import argparse
+import contextlib
+import io
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import check_static as cs  # noqa: E402
+
+FIXTURE_DIR = None
+ARCHS = []
+
+# Recorded from nvcc 13.0 (-Xptxas -v, sm_80) on tests/static/fixtures/bad_spills.cu
+# and good_vector_copy.cu; trimmed.
+PTXAS_REPORT = textwrap.dedent("""\
+    ptxas info    : 0 bytes gmem
+    ptxas info    : Compiling entry function '_ZN2rl14static_fixture17register_pressureEPKfPfi' for 'sm_80'
+    ptxas info    : Function properties for _ZN2rl14static_fixture17register_pressureEPKfPfi
+        1088 bytes stack frame, 1368 bytes spill stores, 1720 bytes spill loads
+    ptxas info    : Used 32 registers, used 0 barriers, 372 bytes cmem[0]
+    ptxas info    : Compile time = 80.1 ms
+    ptxas info    : Function properties for _Z6helperv
+        16 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+    ptxas info    : Compiling entry function '_ZN2rl14static_fixture17reverse_in_sharedEPf' for 'sm_80'
+    ptxas info    : Function properties for _ZN2rl14static_fixture17reverse_in_sharedEPf
+        0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+    ptxas info    : Used 10 registers, used 1 barriers, 4096 bytes smem, 360 bytes cmem[0]
+    ptxas info    : Compiling entry function '_Z6callerPf' for 'sm_80'
+    ptxas info    : Function properties for _Z6callerPf
+        0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+    ptxas info    : Used 20 registers, used 0 barriers, 16 bytes cumulative stack size, 360 bytes cmem[0]
+    ptxas info    : Compiling entry function '_Z9old_ptxasPf' for 'sm_80'
+    ptxas info    : Used 12 registers, 8 bytes lmem, 360 bytes cmem[0]
+""")
+
+# Recorded from cuobjdump 13.5 -sass (sm_90a); encodings trimmed.
+SASS_LISTING = textwrap.dedent("""\
+    \tcode for sm_90a
+    \t\tFunction : _Z9copy_vec4PK6float4PS_i
+    \t.headerflags\t@"EF_CUDA_ACCELERATORS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+            /*0000*/                   LDC R1, c[0x0][0x28] ;             /* 0x00000a00ff017b82 */
+            /*0070*/               @P0 EXIT ;                             /* 0x000000000000094d */
+            /*00c0*/                   LDG.E.128.CONSTANT R8, desc[UR4][R2.64] ;
+            /*00f0*/                   FADD R0, R0, R0 ;
+            /*0110*/                   STG.E.128 desc[UR4][R4.64], R8 ;
+            /*0120*/                   EXIT ;
+            /*0130*/                   BRA 0x130;
+    \t\t..........
+    \t\tFunction : _Z8fma_loopPfffi
+            /*0170*/                   FFMA R4, R4, R3.reuse, c[0x0][0x16c] ;
+            /*0180*/              @!P1 FFMA R6, R6, R3.reuse, c[0x0][0x16c] ;
+            /*0190*/                   FFMA R8, R8, R3.reuse, c[0x0][0x16c] ;
+            /*01a0*/                   IMAD.IADD R9, R9, 0x1, R2 ;
+            /*01b0*/                   HMMA.16816.F32.BF16 R12, R4, R8, R12 ;
+            /*01c0*/                   HGMMA.64x8x16.F32.BF16 R24, gdesc[UR4], RZ, !UPT, gsb0 ;
+            /*01d0*/                   NOP;
+""")
+
+
+def decl(text):
+    return cs.parse_declaration(text, "test.cu:1")
+
+
+class Stash:
+    """One check run on in-memory inputs, as check_arch sees them."""
+
+    def __init__(self, decl_lines, ptxas=PTXAS_REPORT, sass=SASS_LISTING, arch="80"):
+        decls = [decl(line) for line in decl_lines]
+        self.failures, self.notes = [], []
+        sass_functions = cs.parse_sass(sass) if sass is not None else None
+        self.sass_needed = cs.check_arch(arch, decls, cs.parse_ptxas(ptxas), sass_functions,
+                                         self.failures, self.notes)
+
+    def failed_with(self, *fragments):
+        return any(all(f in line for f in fragments) for line in self.failures)
+
+
+class PtxasReportParsing(unittest.TestCase):
+    def test_reads_registers_smem_spills_and_stack_per_entry(self):
+        entries = cs.parse_ptxas(PTXAS_REPORT)
+        spill = entries["_ZN2rl14static_fixture17register_pressureEPKfPfi"]
+        self.assertEqual((spill.registers, spill.stack, spill.spill_stores, spill.spill_loads),
+                         (32, 1088, 1368, 1720))
+        shared = entries["_ZN2rl14static_fixture17reverse_in_sharedEPf"]
+        self.assertEqual((shared.registers, shared.smem, shared.spills), (10, 4096, 0))
+
+    def test_device_functions_are_not_entries(self):
+        self.assertNotIn("_Z6helperv", cs.parse_ptxas(PTXAS_REPORT))
+
+    def test_called_functions_stack_counts_through_cumulative_stack(self):
+        self.assertEqual(cs.parse_ptxas(PTXAS_REPORT)["_Z6callerPf"].stack, 16)
+
+    def test_old_ptxas_lmem_counts_as_stack(self):
+        self.assertEqual(cs.parse_ptxas(PTXAS_REPORT)["_Z9old_ptxasPf"].stack, 8)
+
+    def test_entry_without_register_line_is_an_input_error(self):
+        with self.assertRaises(cs.InputError):
+            cs.parse_ptxas("ptxas info    : Compiling entry function '_Z1kv' for 'sm_80'\n")
+
+
+class SassParsing(unittest.TestCase):
+    def test_opcodes_per_function_with_modifiers_and_predicates(self):
+        functions = cs.parse_sass(SASS_LISTING)
+        self.assertEqual(functions["_Z9copy_vec4PK6float4PS_i"],
+                         ["LDC", "EXIT", "LDG.E.128.CONSTANT", "FADD", "STG.E.128", "EXIT", "BRA"])
+        self.assertEqual(functions["_Z8fma_loopPfffi"].count("FFMA"), 3)
+        self.assertEqual(functions["_Z8fma_loopPfffi"][-2:], ["HGMMA.64x8x16.F32.BF16", "NOP"])
+
+    def test_opcode_prefix_matches_at_dot_boundary_only(self):
+        self.assertTrue(cs.opcode_matches("LDG.E.128.CONSTANT", "LDG.E.128"))
+        self.assertTrue(cs.opcode_matches("HMMA.16816.F32.BF16", "HMMA"))
+        self.assertTrue(cs.opcode_matches("LDG.E.128", "LDG.E.128"))
+        self.assertFalse(cs.opcode_matches("LDG.E.128", "LDG.E.12"))
+        self.assertFalse(cs.opcode_matches("LDGSTS.E", "LDG"))
+
+
+class Declarations(unittest.TestCase):
+    def test_parses_numbers_lists_and_strings(self):
+        d = decl("kernel=k max_regs=40 sass=LDG.E.128,STG.E.128 arch=80,90a sass_dominant=FFMA")
+        self.assertEqual(d.fields["max_regs"], 40)
+        self.assertEqual(d.fields["sass"], ["LDG.E.128", "STG.E.128"])
+        self.assertEqual(d.fields["sass_dominant"], "FFMA")
+
+    def test_rejects_unknown_key_missing_kernel_bad_number_and_repeats(self):
+        for text in ("kernel=k max_reg=40", "max_regs=40", "kernel=k max_regs=forty",
+                     "kernel=k max_regs", "kernel=k max_regs=1 max_regs=2"):
+            with self.assertRaises(cs.InputError, msg=text):
+                decl(text)
+
+    def test_kernel_matches_whole_identifiers_only(self):
+        d = decl("kernel=copy")
+        self.assertFalse(d.matches("_Z9copy_vec4PK6float4PS_i"))
+        self.assertTrue(decl("kernel=copy_vec4").matches("_Z9copy_vec4PK6float4PS_i"))
+        self.assertTrue(decl("kernel=copy_vec4").matches("_ZN2rl4gelu9copy_vec4EPf"))
+        # "19copy..." must not be read as length 9 of "copy_vec4..." after a 1.
+        self.assertFalse(decl("kernel=copy_vec4").matches("_Z19copy_vec4_and_moreiv"))
+
+    def test_kernel_glob_matches_the_mangled_name(self):
+        self.assertTrue(decl("kernel=*add_oneIf*").matches("_Z7add_oneIfEvPT_"))
+        self.assertFalse(decl("kernel=*add_oneId*").matches("_Z7add_oneIfEvPT_"))
+
+    def test_arch_and_min_arch_select_architectures(self):
+        self.assertTrue(decl("kernel=k arch=90").applies_to("90a"))
+        self.assertFalse(decl("kernel=k arch=90a").applies_to("90"))
+        self.assertTrue(decl("kernel=k arch=90a").applies_to("90a"))
+        self.assertFalse(decl("kernel=k arch=80,86").applies_to("89"))
+        self.assertFalse(decl("kernel=k min_arch=89").applies_to("86"))
+        self.assertTrue(decl("kernel=k min_arch=89").applies_to("90a"))
+
+    def test_rejects_a_declaration_wrapped_by_a_formatter(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".cu", delete=False) as f:
+            f.write("// rl-static: kernel=a max_regs=1 max_smem=0 sass=LDG.E.128\n"
+                    "// sass_absent=LDL\n")
+        try:
+            with self.assertRaisesRegex(cs.InputError, "continues the declaration"):
+                cs.read_declarations(f.name)
+        finally:
+            os.unlink(f.name)
+
+    def test_reads_declarations_from_comment_lines(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".cu", delete=False) as f:
+            f.write("// idea\n//rl-static: kernel=a max_regs=1\n__global__ void a() {}\n"
+                    "  // rl-static: kernel=b max_smem=0\n")
+        try:
+            self.assertEqual([d.kernel for d in cs.read_declarations(f.name)], ["a", "b"])
+        finally:
+            os.unlink(f.name)
+
+
+class HeaderDeclarations(unittest.TestCase):
+    def test_project_headers_come_from_the_dependency_file(self):
+        with tempfile.TemporaryDirectory() as root:
+            for rel in ("kernels/x/common.hpp", "build/default/gen.hpp", "kernels/x/k.cu"):
+                os.makedirs(os.path.join(root, os.path.dirname(rel)), exist_ok=True)
+                open(os.path.join(root, rel), "w").close()
+            dep = os.path.join(root, "k.sm_80.d")
+            with open(dep, "w") as f:
+                f.write("%s/k.sm_80.cubin : %s/kernels/x/k.cu \\\n    /usr/include/stdio.h \\\n"
+                        "    %s/kernels/x/common.hpp %s/build/default/gen.hpp\n"
+                        % (root, root, root, root))
+            headers = cs.project_headers([dep, os.path.join(root, "missing.d")], root)
+            self.assertEqual(headers, [os.path.realpath(os.path.join(root, "kernels/x/common.hpp"))])
+
+    def test_header_declaration_need_not_match_in_every_includer(self):
+        header_decl = cs.parse_declaration("kernel=fill_pattern max_regs=16 max_smem=0",
+                                           "common.hpp:3", from_header=True)
+        failures, notes = [], []
+        ptxas = ("ptxas info    : Compiling entry function '_Z1kPf' for 'sm_80'\n"
+                 "ptxas info    : Used 8 registers, used 0 barriers\n")
+        cs.check_arch("80", [decl("kernel=k max_regs=8 max_smem=0"), header_decl],
+                      cs.parse_ptxas(ptxas), None, failures, notes)
+        self.assertEqual(failures, [])
+
+    def test_undeclared_kernel_message_suggests_its_name(self):
+        self.assertEqual(cs.kernel_identifier(
+            "void rl::ceilings::(anonymous namespace)::fma_chains<rl::X<int>>(float, int*)"),
+            "fma_chains")
+        self.assertEqual(cs.kernel_identifier("rl::demo::scale_f32_vec4(float const*, long)"),
+                         "scale_f32_vec4")
+
+
+class Rules(unittest.TestCase):
+    ALL = ("kernel=register_pressure max_regs=32 max_smem=0 spills=4000 stack=2000",
+           "kernel=reverse_in_shared max_regs=10 max_smem=4096",
+           "kernel=caller max_regs=20 max_smem=0 stack=16",
+           "kernel=old_ptxas max_regs=12 max_smem=0 stack=8")
+
+    def test_fully_declared_report_passes(self):
+        self.assertEqual(Stash(self.ALL, sass=None).failures, [])
+
+    def test_undeclared_kernel_fails(self):
+        s = Stash(self.ALL[1:], sass=None)
+        self.assertTrue(s.failed_with("register_pressure", "undeclared kernel"))
+
+    def test_budget_exceeded_fails_with_origin(self):
+        s = Stash(("kernel=reverse_in_shared max_regs=9 max_smem=1024",) + self.ALL[:1]
+                  + self.ALL[2:], sass=None)
+        self.assertTrue(s.failed_with("reverse_in_shared", "registers = 10 exceeds 9", "test.cu:1"))
+        self.assertTrue(s.failed_with("reverse_in_shared", "4096 exceeds 1024"))
+
+    def test_spills_and_stack_default_to_zero(self):
+        s = Stash(("kernel=register_pressure max_regs=32 max_smem=0",) + self.ALL[1:], sass=None)
+        self.assertTrue(s.failed_with("register_pressure", "spills", "3088 exceeds 0", "default"))
+        self.assertTrue(s.failed_with("register_pressure", "stack", "1088 exceeds 0"))
+
+    def test_a_budget_is_required(self):
+        s = Stash(("kernel=reverse_in_shared max_regs=10",) + self.ALL[:1] + self.ALL[2:],
+                  sass=None)
+        self.assertTrue(s.failed_with("reverse_in_shared", "no shared memory budget"))
+
+    def test_stale_declaration_fails(self):
+        s = Stash(self.ALL + ("kernel=renamed_away max_regs=1 max_smem=0",), sass=None)
+        self.assertTrue(s.failed_with("renamed_away", "matches no kernel"))
+
+    def test_declaration_for_another_arch_is_not_stale(self):
+        s = Stash(self.ALL + ("kernel=hopper_only arch=90a sass=HGMMA",), sass=None)
+        self.assertEqual(s.failures, [])
+
+    def test_sass_expectations_without_listing_ask_for_a_skip(self):
+        s = Stash(("kernel=reverse_in_shared max_regs=10 max_smem=4096 sass=LDS",)
+                  + self.ALL[:1] + self.ALL[2:], sass=None)
+        self.assertTrue(s.sass_needed)
+        self.assertEqual(s.failures, [])
+
+
+class SassRules(unittest.TestCase):
+    PTXAS = textwrap.dedent("""\
+        ptxas info    : Compiling entry function '_Z9copy_vec4PK6float4PS_i' for 'sm_90a'
+        ptxas info    : Used 14 registers, used 0 barriers
+        ptxas info    : Compiling entry function '_Z8fma_loopPfffi' for 'sm_90a'
+        ptxas info    : Used 17 registers, used 0 barriers
+    """)
+    FMA = "kernel=fma_loop max_regs=32 max_smem=0"
+
+    def run_rules(self, copy_decl, fma_decl=FMA):
+        return Stash((copy_decl, fma_decl), ptxas=self.PTXAS, arch="90a")
+
+    def test_present_and_absent_opcodes(self):
+        ok = self.run_rules("kernel=copy_vec4 max_regs=14 max_smem=0 sass=LDG.E.128,STG.E.128 "
+                            "sass_absent=LDG.E.64")
+        self.assertEqual(ok.failures, [])
+        bad = self.run_rules("kernel=copy_vec4 max_regs=14 max_smem=0 sass=HMMA sass_absent=FADD")
+        self.assertTrue(bad.failed_with("copy_vec4", "SASS lacks HMMA"))
+        self.assertTrue(bad.failed_with("copy_vec4", "FADD", "must be absent"))
+
+    def test_dominant_arithmetic_opcode(self):
+        copy = "kernel=copy_vec4 max_regs=14 max_smem=0"
+        self.assertEqual(self.run_rules(copy, self.FMA + " sass_dominant=FFMA").failures, [])
+        s = self.run_rules(copy, self.FMA + " sass_dominant=HMMA")
+        self.assertTrue(s.failed_with("fma_loop", "HMMA is not the dominant", "FFMA 3"))
+
+    def test_local_memory_is_absent_by_default(self):
+        listing = SASS_LISTING.replace("FADD R0, R0, R0", "STL [R1], R0")
+        s = Stash(("kernel=copy_vec4 max_regs=14 max_smem=0", self.FMA), ptxas=self.PTXAS,
+                  sass=listing, arch="90a")
+        self.assertTrue(s.failed_with("copy_vec4", "STL", "must be absent"))
+        allowed = Stash(("kernel=copy_vec4 max_regs=14 max_smem=0 stack=16", self.FMA),
+                        ptxas=self.PTXAS, sass=listing, arch="90a")
+        self.assertEqual(allowed.failures, [])
+
+
+class CompileStep(unittest.TestCase):
+    def test_failed_compile_leaves_no_report(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            prefix = os.path.join(tmp, "k.sm_80")
+            with contextlib.redirect_stderr(io.StringIO()):
+                rc = cs.main(["compile", "--prefix", prefix, "--", sys.executable, "-c",
+                              "import sys; sys.stderr.write('error: boom'); sys.exit(2)"])
+            self.assertEqual(rc, 1)
+            self.assertFalse(os.path.exists(prefix + ".ptxas.txt"))
+
+
+class Fixtures(unittest.TestCase):
+    """The checker on real nvcc output of tests/static/fixtures/*.cu."""
+
+    def check(self, stem):
+        if FIXTURE_DIR is None:
+            self.skipTest("no --fixture-dir (no CUDA build)")
+        args = ["check", "--source", os.path.join(HERE, "fixtures", stem + ".cu"),
+                "--dir", FIXTURE_DIR, "--stem", stem]
+        for arch in ARCHS:
+            args += ["--arch", arch]
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            rc = cs.main(args)
+        return rc, out.getvalue()
+
+    def need_sass(self):
+        missing = [a for a in ARCHS
+                   if not os.path.exists(os.path.join(FIXTURE_DIR, "bad_spills.sm_%s.sass" % a))]
+        if missing:
+            self.skipTest("no SASS listing for sm_%s (cuobjdump not found)" % ",".join(missing))
+
+    def lines_about(self, output, *fragments):
+        return [l for l in output.splitlines() if all(f in l for f in fragments)]
+
+    def test_spilling_and_stack_kernels_fail_on_every_arch(self):
+        rc, out = self.check("bad_spills")
+        self.assertEqual(rc, 1, out)
+        for arch in ARCHS:
+            self.assertTrue(self.lines_about(out, "sm_%s " % arch, "register_pressure", "spills",
+                                             "exceeds 0"), out)
+            self.assertTrue(self.lines_about(out, "sm_%s " % arch, "dynamic_index_array",
+                                             "stack", "exceeds 0"), out)
+
+    def test_local_memory_instructions_are_reported(self):
+        self.need_sass()
+        rc, out = self.check("bad_spills")
+        for arch in ARCHS:
+            self.assertTrue(self.lines_about(out, "sm_%s " % arch, "dynamic_index_array",
+                                             "STL", "must be absent"), out)
+
+    def test_each_broken_declaration_is_reported(self):
+        rc, out = self.check("bad_declarations")
+        self.assertEqual(rc, 1, out)
+        for arch in ARCHS:
+            for fragments in (("undeclared_scale", "undeclared kernel"),
+                              ("over_register_budget", "exceeds 2"),
+                              ("missing_smem_budget", "no shared memory budget"),
+                              ("renamed_away", "matches no kernel")):
+                self.assertTrue(self.lines_about(out, "sm_%s" % arch, *fragments), out)
+
+    def test_wrong_sass_expectations_are_reported(self):
+        self.need_sass()
+        rc, out = self.check("bad_declarations")
+        for arch in ARCHS:
+            for fragments in (("SASS lacks HMMA",), ("SASS lacks LDG.E.128",),
+                              ("STG", "must be absent"), ("DFMA is not the dominant",)):
+                self.assertTrue(self.lines_about(out, "sm_%s " % arch, "wrong_sass_expectations",
+                                                 *fragments), out)
+
+
+def load_tests(loader, standard_tests, pattern):
+    # Without a CUDA build there are no fixtures to check: leave those tests
+    # out rather than report the whole self-test as skipped.
+    if FIXTURE_DIR is None:
+        return unittest.TestSuite(t for t in standard_tests
+                                  if not any(isinstance(c, Fixtures) for c in t))
+    return standard_tests
+
+
+def main():
+    global FIXTURE_DIR, ARCHS
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--fixture-dir")
+    parser.add_argument("--archs", default="", help="comma-separated, as built")
+    args, rest = parser.parse_known_args()
+    FIXTURE_DIR = args.fixture_dir
+    ARCHS = [a for a in args.archs.split(",") if a]
+    if FIXTURE_DIR and not ARCHS:
+        parser.error("--fixture-dir needs --archs")
+    result = unittest.main(argv=[sys.argv[0]] + rest, exit=False, verbosity=2).result
+    if not result.wasSuccessful():
+        return 1
+    return cs.EXIT_SKIP if result.skipped else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
