@@ -25,8 +25,9 @@
 #include <utility>
 #include <vector>
 
+// Everything is in rl::demo, not an anonymous namespace: the static checks match
+// kernel names in the mangled symbol, which an anonymous namespace obscures.
 namespace rl::demo {
-namespace {
 
 roofline::Cost scale_f32_cost(const Shape& shape) {
   const auto n = static_cast<double>(shape.at("n"));
@@ -147,8 +148,6 @@ KernelRecord scale_f32_record(std::string name, std::string variant, std::string
         return std::make_unique<ScaleWorkload>(kernel, elements_per_thread, shape.at("n"), seed);
       }};
 }
-
-}  // namespace
 
 RL_REGISTER_KERNEL(scale_f32_record("scale_f32_scalar", "scalar", "", scale_f32_scalar, 1));
 RL_REGISTER_KERNEL(scale_f32_record("scale_f32_vec4", "vec4", "scale_f32_scalar", scale_f32_vec4,
