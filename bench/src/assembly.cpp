@@ -1,5 +1,7 @@
 #include "rl/bench/assembly.hpp"
 
+#include "rl/roofline/model.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -76,6 +78,13 @@ void merge_ceiling(std::vector<roofline::Ceiling>& ceilings, roofline::Ceiling c
     return;
   }
   ceilings.push_back(std::move(ceiling));
+}
+
+std::optional<double> pct_of_roof_at_one_second(const roofline::KernelResult& costed,
+                                                const std::vector<roofline::Ceiling>& ceilings) {
+  roofline::KernelResult one_second = costed;
+  set_timing(one_second, {1.0});
+  return roofline::judge(one_second, ceilings).pct_of_roof;
 }
 
 }  // namespace rl::bench

@@ -2,7 +2,11 @@
 
 #include "rl/bench/assembly.hpp"
 #include "rl/bench/gbench.hpp"
+#include "rl/roofline/model.hpp"
+#include "rl/roofline/report.hpp"
 #include "rl/roofline/results_io.hpp"
+#include "rl/roofline/sku.hpp"
+#include "rl/roofline/svg.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -54,13 +58,25 @@ void Harness::register_benchmarks() {
     for (const auto& record : kernel_registry())
       if (record.ceiling.empty()) records.push_back(&record);
 
+  const std::string filter = benchmark::GetBenchmarkFilter();
   for (const KernelRecord* record : records) {
+    const std::optional<std::string> not_here = cannot_run_here(*record);
     for (const Shape& shape : record->shapes(config_.preset)) {
       BenchEntry& entry = entries_.emplace_back();
       entry.record = record;
       entry.shape = shape;
       entry.name = record->name + "/" + shape.to_string();
       entry.cost = record->cost(shape);
+      describe(entry);
+      if (not_here) {
+        // Recorded as skipped (when the filter selects it), never registered.
+        if (matches_benchmark_filter(entry.name + "/manual_time", filter)) {
+          entry.result.status = "skipped";
+          entry.result.error = *not_here;
+          results_.kernels.push_back(entry.result);
+        }
+        continue;
+      }
       by_name_[entry.name] = &entry;
       BenchEntry* ptr = &entry;
       benchmark::RegisterBenchmark(entry.name.c_str(),
@@ -80,6 +96,7 @@ void Harness::register_benchmarks() {
 std::size_t Harness::run() {
   CollectingReporter reporter(
       std::unique_ptr<benchmark::BenchmarkReporter>(benchmark::CreateDefaultDisplayReporter()),
+      config_.display_aggregates_only,
       [this](const std::vector<benchmark::BenchmarkReporter::Run>& runs) { on_runs(runs); });
   const std::size_t count = benchmark::RunSpecifiedBenchmarks(&reporter);
   flush();  // also when nothing matched the filter: an empty but valid results.json
@@ -106,9 +123,24 @@ double Harness::time_sample(Workload& workload, int launches) {
   return seconds / launches;
 }
 
-void Harness::prepare(BenchEntry& entry) {
-  entry.prepared = true;
-  entry.started = std::chrono::steady_clock::now();
+std::optional<std::string> Harness::cannot_run_here(const KernelRecord& record) const {
+  const roofline::Context& context = results_.context;
+  if (record.gpu_only && context.backend == "emulator")
+    return "GPU-only kernel: the emulator cannot run it (covered by static checks)";
+  if (record.min_cc > 0) {
+    const std::string& cc = context.device.compute_capability;  // "9.0"
+    const auto dot = cc.find('.');
+    const int device_cc = dot == std::string::npos ? 0
+                                                   : std::atoi(cc.substr(0, dot).c_str()) * 10 +
+                                                         std::atoi(cc.substr(dot + 1).c_str());
+    if (device_cc < record.min_cc)
+      return "needs compute capability " + std::to_string(record.min_cc / 10) + "." +
+             std::to_string(record.min_cc % 10) + ", the device has " + cc;
+  }
+  return std::nullopt;
+}
+
+void Harness::describe(BenchEntry& entry) {
   roofline::KernelResult& result = entry.result;
   const KernelRecord& record = *entry.record;
   result.name = record.name;
@@ -118,7 +150,12 @@ void Harness::prepare(BenchEntry& entry) {
   result.baseline = record.baseline;
   result.shape = entry.shape.dims;
   set_cost(result, entry.cost);
+}
 
+void Harness::prepare(BenchEntry& entry) {
+  entry.prepared = true;
+  entry.started = std::chrono::steady_clock::now();
+  roofline::KernelResult& result = entry.result;
   Workload& workload = workload_for(entry);
   const Validation validation = workload.validate(stream_);
   result.validated = validation.passed;
@@ -146,7 +183,8 @@ void Harness::body(benchmark::State& state, BenchEntry& entry) {
     }
     Workload& workload = workload_for(entry);
     for (auto _ : state) state.SetIterationTime(time_sample(workload, entry.launches_per_sample));
-    set_counters(state.counters, entry.cost, entry.result.roof);
+    set_counters(state.counters, entry.cost,
+                 pct_of_roof_at_one_second(entry.result, results_.ceilings));
   } catch (const std::exception& error) {
     entry.failed = true;
     entry.result.status = "error";
@@ -156,7 +194,12 @@ void Harness::body(benchmark::State& state, BenchEntry& entry) {
 }
 
 void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
-  if (runs.empty()) return;
+  // Google Benchmark reports a benchmark's repetitions and then, in a second
+  // call, its aggregates; the repetitions carry everything results.json needs.
+  const bool has_repetitions = std::any_of(runs.begin(), runs.end(), [](const auto& run) {
+    return run.run_type == benchmark::BenchmarkReporter::Run::RT_Iteration;
+  });
+  if (!has_repetitions) return;
   const auto found = by_name_.find(runs.front().run_name.function_name);
   if (found == by_name_.end()) return;
   BenchEntry& entry = *found->second;
@@ -179,7 +222,9 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
     }
   }
   results_.kernels.push_back(std::move(result));
-  apply_roofs();
+  // Every kernel's roof from the ceilings measured so far (ceilings run first,
+  // so normally all of them); without ceilings the roof fields stay absent.
+  roofline::apply_roofline(results_);
   if (workload_owner_ == &entry) {
     workload_.reset();
     workload_owner_ = nullptr;
@@ -193,32 +238,53 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
   }
 }
 
-void Harness::apply_roofs() {
-  // Filled in by the roofline model (roof, pct_of_roof, bound) once it lands;
-  // without measured ceilings the fields stay absent.
-}
-
 void Harness::flush() const {
   roofline::write_results_atomic(config_.out_dir / "results.json", results_);
 }
 
-void Harness::finish() {
-  std::printf("\n%-40s %-22s %-18s %12s %12s %12s\n", "kernel", "shape", "status", "median us",
-              "GB/s", "GFLOP/s");
+std::size_t Harness::finish() {
+  const roofline::SkuMatch sku = roofline::match_sku(results_.context.device);
+  roofline::write_file_atomic(config_.out_dir / "roofline.svg",
+                              roofline::render_roofline_svg(results_));
+  roofline::write_file_atomic(
+      config_.out_dir / "report.html",
+      roofline::render_report_html(results_, {.sku = sku.sku, .sku_reason = sku.reason}));
+
+  int name_width = 6;
+  int shape_width = 5;
+  for (const auto& k : results_.kernels) {
+    name_width = std::max(name_width, static_cast<int>(k.name.size()));
+    shape_width = std::max(shape_width, static_cast<int>(Shape{k.shape}.to_string().size()));
+  }
+  std::printf("\n%-*s  %-*s  %-17s %11s %10s %10s %7s  %s\n", name_width, "kernel", shape_width,
+              "shape", "status", "median us", "GB/s", "GFLOP/s", "% roof", "bound");
   for (const auto& k : results_.kernels) {
     const std::string shape = Shape{k.shape}.to_string();
-    if (k.time_s)
-      std::printf("%-40s %-22s %-18s %12.3f %12.2f %12.2f\n", k.name.c_str(), shape.c_str(),
-                  k.status.c_str(), k.time_s->median * 1e6, k.achieved_bytes_per_s * 1e-9,
-                  k.achieved_flops_per_s * 1e-9);
-    else
-      std::printf("%-40s %-22s %-18s %s\n", k.name.c_str(), shape.c_str(), k.status.c_str(),
-                  k.error.c_str());
+    if (!k.time_s) {
+      std::printf("%-*s  %-*s  %-17s %s\n", name_width, k.name.c_str(), shape_width, shape.c_str(),
+                  k.status.c_str(), k.error.c_str());
+      continue;
+    }
+    char pct[16] = "-";
+    if (k.pct_of_roof) std::snprintf(pct, sizeof pct, "%.1f", *k.pct_of_roof);
+    std::printf("%-*s  %-*s  %-17s %11.3f %10.2f %10.2f %7s  %s\n", name_width, k.name.c_str(),
+                shape_width, shape.c_str(), k.status.c_str(), k.time_s->median * 1e6,
+                k.achieved_bytes_per_s * 1e-9, k.achieved_flops_per_s * 1e-9, pct,
+                k.bound.empty() ? "-" : k.bound.c_str());
   }
   for (const auto& c : results_.ceilings)
-    std::printf("ceiling %-12s %14.4g %-6s (%s)\n", c.name.c_str(), c.value, c.unit.c_str(),
-                c.method.c_str());
-  std::printf("results: %s\n", (config_.out_dir / "results.json").string().c_str());
+    std::printf("ceiling %-12s %s%s (best; median %s) from %s\n", c.name.c_str(),
+                roofline::si(c.value).c_str(), c.unit.c_str(),
+                c.median ? roofline::si(*c.median).c_str() : "-", c.method.c_str());
+  if (results_.ceilings.empty())
+    std::printf("no ceiling was measured: %% of roof and bound are left empty\n");
+  if (results_.context.backend == "emulator")
+    std::printf("emulator backend: times are CPU emulation, not GPU performance\n");
+  std::printf("wrote results.json, benchmarks.json, roofline.svg, report.html to %s\n",
+              config_.out_dir.string().c_str());
+  return static_cast<std::size_t>(std::count_if(
+      results_.kernels.begin(), results_.kernels.end(),
+      [](const auto& k) { return k.status == "failed_validation" || k.status == "error"; }));
 }
 
 }  // namespace rl::bench

@@ -41,6 +41,7 @@ struct HarnessConfig {
   std::uint64_t seed = 1;
   bool flush_l2 = true;
   bool ceilings_only = false;
+  bool display_aggregates_only = false;  // console shows aggregates, not each repetition
   std::filesystem::path out_dir;
 };
 
@@ -53,18 +54,22 @@ class Harness {
   void register_benchmarks();
   // Runs what --benchmark_filter selects; returns the number of benchmarks run.
   std::size_t run();
-  // roofline.svg, report.html, summary table.
-  void finish();
+  // roofline.svg, report.html, summary table.  Returns how many kernels
+  // failed validation or errored (skipped ones do not count).
+  std::size_t finish();
 
   const roofline::Results& results() const { return results_; }
 
  private:
   void body(benchmark::State& state, BenchEntry& entry);
+  // Why this record cannot run on this backend/device (GPU-only on the
+  // emulator, compute capability too low), or nullopt.
+  std::optional<std::string> cannot_run_here(const KernelRecord& record) const;
+  void describe(BenchEntry& entry);  // identity and cost fields of entry.result
   void prepare(BenchEntry& entry);
   Workload& workload_for(BenchEntry& entry);
   double time_sample(Workload& workload, int launches);
   void on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
-  void apply_roofs();
   void flush() const;
 
   HarnessConfig config_;

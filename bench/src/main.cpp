@@ -1,7 +1,8 @@
 // bench_roofline / bench_roofline_emu: parse our flags, hand Google
 // Benchmark's to it, check the device, run the harness.  Every failure ends as
 // one line "<program>: ..." and an exit code (2: bad input or no device;
-// 1: the run failed), never an abort or a stack trace.
+// 1: the run failed, or a kernel failed validation or errored, with the
+// results still written), never an abort or a stack trace.
 #include "harness.hpp"
 
 #include "rl/bench/backend.hpp"
@@ -93,12 +94,18 @@ int run_main(int argc, char** argv) {
   config.seed = options.seed;
   config.flush_l2 = !options.warm_l2;
   config.ceilings_only = options.ceilings_only;
+  config.display_aggregates_only = options.display_aggregates_only;
   config.out_dir = out_dir;
   Harness harness(config, std::move(context), std::move(nvml));
   harness.register_benchmarks();
   harness.run();
-  harness.finish();
+  const std::size_t failed = harness.finish();
   benchmark::Shutdown();
+  if (failed > 0) {
+    std::fprintf(stderr, "%s: %zu kernel(s) failed validation or errored (see results.json)\n",
+                 program.c_str(), failed);
+    return 1;
+  }
   return 0;
 }
 

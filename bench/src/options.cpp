@@ -20,6 +20,14 @@ bool user_set_benchmark_flag(const Options& options, std::string_view name) {
   return false;
 }
 
+// "--flag", "--flag=true|false|1|0|yes|no" as Google Benchmark spells booleans.
+bool parse_bool(std::string_view flag, std::string_view rest) {
+  if (rest.empty() || rest == "=true" || rest == "=1" || rest == "=yes") return true;
+  if (rest == "=false" || rest == "=0" || rest == "=no") return false;
+  throw UsageError(std::string(flag) + " expects true or false, got '" +
+                   std::string(rest.substr(rest.starts_with("=") ? 1 : 0)) + "'");
+}
+
 std::uint64_t parse_seed(std::string_view text) {
   std::uint64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -34,6 +42,17 @@ Options parse_options(const std::vector<std::string>& args) {
   Options options;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
+    if (arg.starts_with("--benchmark_report_aggregates_only"))
+      throw UsageError(
+          "--benchmark_report_aggregates_only is not supported: results.json needs every "
+          "repetition (--benchmark_display_aggregates_only shortens the console instead)");
+    if (const std::string_view flag = "--benchmark_display_aggregates_only";
+        arg.starts_with(flag)) {
+      // Ours to apply (CollectingReporter): Google Benchmark would hide the
+      // repetitions from the reporter that collects them.
+      options.display_aggregates_only = parse_bool(flag, std::string_view(arg).substr(flag.size()));
+      continue;
+    }
     if (is_benchmark_flag(arg)) {
       options.benchmark_args.push_back(arg);
       continue;

@@ -64,7 +64,7 @@ TEST(GoogleBenchmarkCounters, harness_counters_are_rates_over_gpu_time) {
       "fake_harness_counters",
       [&cost](benchmark::State& state) {
         for (auto _ : state) state.SetIterationTime(1e-3);
-        rl::bench::set_counters(state.counters, cost, 4e9);
+        rl::bench::set_counters(state.counters, cost, 100.0 * 1e6 / 4e9);  // a 4e9 FLOP/s roof
       },
       10, 1);
   ASSERT_EQ(runs.size(), 1u);
@@ -114,6 +114,18 @@ TEST(GoogleBenchmarkRuns, errored_benchmark_yields_no_repetition_seconds) {
   EXPECT_TRUE(runs.front().error_occurred);
   EXPECT_EQ(runs.front().error_message, "validation failed");
   EXPECT_TRUE(rl::bench::repetition_seconds(runs).empty());
+}
+
+TEST(BenchmarkFilter, selects_like_google_benchmark) {
+  using rl::bench::matches_benchmark_filter;
+  const std::string name = "tc_bf16_wgmma/M=8192/manual_time";
+  EXPECT_TRUE(matches_benchmark_filter(name, ""));
+  EXPECT_TRUE(matches_benchmark_filter(name, "all"));
+  EXPECT_TRUE(matches_benchmark_filter(name, "^tc_"));
+  EXPECT_TRUE(matches_benchmark_filter(name, "bf16|fp8"));
+  EXPECT_FALSE(matches_benchmark_filter(name, "^scale_"));
+  EXPECT_FALSE(matches_benchmark_filter(name, "-wgmma"));
+  EXPECT_TRUE(matches_benchmark_filter(name, "-^scale"));
 }
 
 }  // namespace

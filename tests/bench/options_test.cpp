@@ -40,6 +40,17 @@ TEST(CommandLine, google_benchmark_flags_pass_through_in_order) {
                                                         "--benchmark_repetitions=3", "--v=2"}));
 }
 
+TEST(CommandLine, display_aggregates_only_is_applied_by_us_and_report_aggregates_only_refused) {
+  EXPECT_TRUE(parse_options({"--benchmark_display_aggregates_only"}).display_aggregates_only);
+  const Options o = parse_options({"--benchmark_display_aggregates_only=true"});
+  EXPECT_TRUE(o.display_aggregates_only);
+  EXPECT_TRUE(o.benchmark_args.empty());  // not handed to Google Benchmark
+  EXPECT_FALSE(
+      parse_options({"--benchmark_display_aggregates_only=false"}).display_aggregates_only);
+  EXPECT_THROW(parse_options({"--benchmark_display_aggregates_only=maybe"}), UsageError);
+  EXPECT_THROW(parse_options({"--benchmark_report_aggregates_only=true"}), UsageError);
+}
+
 TEST(CommandLine, unknown_flags_and_bad_values_are_usage_errors) {
   EXPECT_THROW(parse_options({"--bogus"}), UsageError);
   EXPECT_THROW(parse_options({"stray"}), UsageError);

@@ -120,6 +120,16 @@ def schema_errors(schema_path, results):
             for e in validator.iter_errors(results)]
 
 
+def load_schema_valid_results(out, schema_path):
+    """(results, None) or (None, why) for <out>/results.json."""
+    with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
+        results = json.load(f)
+    errors = schema_errors(schema_path, results)
+    if errors:
+        return None, "results.json violates the schema: " + "; ".join(errors[:5])
+    return results, None
+
+
 def check_emu_run(binary, schema_path):
     with tempfile.TemporaryDirectory() as out:
         r = run(binary, *EMU_RUN_ARGS, "--out", out)
@@ -127,11 +137,9 @@ def check_emu_run(binary, schema_path):
             return fail(f"exit {r.returncode}; stderr {r.stderr!r}")
         if out not in r.stdout:
             return fail(f"the summary does not name the output folder {out}: {r.stdout!r}")
-        with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
-            results = json.load(f)
-        errors = schema_errors(schema_path, results)
-        if errors:
-            return fail("results.json violates the schema: " + "; ".join(errors[:5]))
+        results, why = load_schema_valid_results(out, schema_path)
+        if why:
+            return fail(why)
         if results["context"]["backend"] != "emulator":
             return fail(f"context.backend is {results['context']['backend']!r}")
         names = sorted((k["name"], k["shape"]["n"]) for k in results["kernels"])
@@ -170,6 +178,14 @@ def check_emu_run(binary, schema_path):
             missing = [field for field in needed if field not in b]
             if missing:
                 return fail(f"benchmarks.json entry {b.get('name')} lacks {missing}")
+        import xml.etree.ElementTree as ElementTree
+        svg = ElementTree.parse(os.path.join(out, "roofline.svg")).getroot()
+        if not svg.tag.endswith("svg"):
+            return fail(f"roofline.svg root is {svg.tag}")
+        with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+            html = f.read()
+        if "<svg" not in html or "scale_f32_vec4" not in html:
+            return fail("report.html lacks the chart or the kernel table")
         print(f"{len(results['kernels'])} kernels validated and timed; "
               f"{len(runs)} Google Benchmark entries")
         return 0
@@ -180,11 +196,9 @@ def check_emu_crash_keeps_partial_results(binary, schema_path):
         r = run(binary, *EMU_RUN_ARGS, "--out", out, env={"RL_BENCH_TEST_ABORT_AFTER": "1"})
         if r.returncode != 70:
             return fail(f"exit {r.returncode}, expected the simulated crash (70); {r.stderr!r}")
-        with open(os.path.join(out, "results.json"), encoding="utf-8") as f:
-            results = json.load(f)
-        errors = schema_errors(schema_path, results)
-        if errors:
-            return fail("partial results.json violates the schema: " + "; ".join(errors[:5]))
+        results, why = load_schema_valid_results(out, schema_path)
+        if why:
+            return fail("partial " + why)
         if len(results["kernels"]) != 1 or results["kernels"][0]["status"] != "ok":
             return fail(f"expected the one finished kernel, got {results['kernels']}")
         leftovers = [f for f in os.listdir(out) if f not in ("results.json", "benchmarks.json")]

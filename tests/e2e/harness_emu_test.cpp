@@ -16,6 +16,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace {
@@ -88,6 +89,15 @@ rl::KernelRecord copy_record(std::string name, std::string ceiling, bool corrupt
 RL_REGISTER_KERNEL(copy_record("harness_test_a_wrong_output", "", true, false));
 RL_REGISTER_KERNEL(copy_record("harness_test_b_observer", "", false, true));
 RL_REGISTER_KERNEL(copy_record("harness_test_c_ceiling_copy", "hbm.copy", false, false));
+rl::KernelRecord gpu_only_record() {
+  rl::KernelRecord r = copy_record("harness_test_d_gpu_only", "", false, false);
+  r.gpu_only = true;
+  r.make_workload = [](const rl::Shape&, std::uint64_t) -> std::unique_ptr<rl::Workload> {
+    throw std::logic_error("a GPU-only workload was built on the emulator");
+  };
+  return r;
+}
+RL_REGISTER_KERNEL(gpu_only_record());
 
 class HarnessOnEmulator : public ::testing::Test {
  protected:
@@ -113,10 +123,13 @@ class HarnessOnEmulator : public ::testing::Test {
       rl::bench::Harness harness(config, context, nullptr);
       harness.register_benchmarks();
       harness.run();
+      failed_ = harness.finish();
     }
     benchmark::ClearRegisteredBenchmarks();
     return rl::roofline::load_results(g_out_dir / "results.json");
   }
+
+  std::size_t failed_ = 0;  // what finish() reported (main's exit code 1 when > 0)
 
   static const rl::roofline::KernelResult* find(const rl::roofline::Results& r,
                                                 const std::string& name) {
@@ -135,12 +148,20 @@ TEST_F(HarnessOnEmulator, failed_validation_is_recorded_with_its_error_and_not_t
   EXPECT_NE(wrong->error.find("element 17"), std::string::npos) << wrong->error;
   EXPECT_FALSE(wrong->time_s.has_value());
   EXPECT_GT(wrong->max_rel_err, 0.0);
+  EXPECT_EQ(failed_, 1u);  // only the wrong output: skipped and timed kernels do not count
 }
 
 TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
   const auto results = run_harness(false);
-  ASSERT_EQ(results.kernels.size(), 3u);
-  EXPECT_EQ(results.kernels.front().name, "harness_test_c_ceiling_copy");
+  ASSERT_EQ(results.kernels.size(), 4u);
+  // Skipped records are written when the run starts; the first kernel timed is
+  // the ceiling, although it was registered after two others.
+  std::vector<std::string> timed_order;
+  for (const auto& k : results.kernels)
+    if (k.status != "skipped") timed_order.push_back(k.name);
+  EXPECT_EQ(timed_order,
+            (std::vector<std::string>{"harness_test_c_ceiling_copy", "harness_test_a_wrong_output",
+                                      "harness_test_b_observer"}));
   ASSERT_EQ(results.ceilings.size(), 1u);
   const auto& ceiling = results.ceilings.front();
   EXPECT_EQ(ceiling.name, "hbm.copy");
@@ -157,13 +178,24 @@ TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
 TEST_F(HarnessOnEmulator, results_are_flushed_after_every_benchmark) {
   const auto results = run_harness(false);
   // The observer ran after the ceiling and the wrong-output kernel finished
-  // (registration order after the ceiling), and found both on disk.
+  // (registration order after the ceiling) and found both on disk, beside the
+  // skipped GPU-only record.
   ASSERT_TRUE(g_kernels_seen_on_disk.has_value());
-  EXPECT_EQ(*g_kernels_seen_on_disk, 2u);
+  EXPECT_EQ(*g_kernels_seen_on_disk, 3u);
   const auto* observer = find(results, "harness_test_b_observer");
   ASSERT_NE(observer, nullptr);
   EXPECT_EQ(observer->status, "ok");
   EXPECT_TRUE(observer->validated);
+}
+
+TEST_F(HarnessOnEmulator, gpu_only_kernels_are_recorded_as_skipped_on_the_emulator) {
+  const auto results = run_harness(false);
+  const auto* gpu_only = find(results, "harness_test_d_gpu_only");
+  ASSERT_NE(gpu_only, nullptr);
+  EXPECT_EQ(gpu_only->status, "skipped");
+  EXPECT_NE(gpu_only->error.find("GPU-only"), std::string::npos) << gpu_only->error;
+  EXPECT_FALSE(gpu_only->time_s.has_value());
+  EXPECT_FALSE(gpu_only->validated);
 }
 
 TEST_F(HarnessOnEmulator, ceilings_only_measures_only_ceilings) {
@@ -171,6 +203,9 @@ TEST_F(HarnessOnEmulator, ceilings_only_measures_only_ceilings) {
   ASSERT_EQ(results.kernels.size(), 1u);
   EXPECT_EQ(results.kernels.front().name, "harness_test_c_ceiling_copy");
   EXPECT_EQ(results.ceilings.size(), 1u);
+  EXPECT_EQ(failed_, 0u);
+  EXPECT_TRUE(std::filesystem::exists(g_out_dir / "roofline.svg"));
+  EXPECT_TRUE(std::filesystem::exists(g_out_dir / "report.html"));
 }
 
 }  // namespace

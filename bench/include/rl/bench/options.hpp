@@ -27,6 +27,7 @@ struct Options {
   bool list = false;
   bool ceilings_only = false;
   bool help = false;
+  bool display_aggregates_only = false;     // --benchmark_display_aggregates_only
   std::vector<std::string> benchmark_args;  // Google Benchmark's flags, in the order given
 };
 

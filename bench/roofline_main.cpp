@@ -1,0 +1,24 @@
+// The `roofline` CLI (rl::roofline::cli_main) with the kernel registry passed
+// in, so `roofline model --sku NAME` can place every registered kernel.  Only
+// the registry's cost functions run here: nothing touches a device.
+#include "rl/registry.hpp"
+#include "rl/roofline/cli.hpp"
+
+#include <vector>
+
+int main(int argc, char** argv) {
+  std::vector<rl::roofline::RegisteredKernel> registered;
+  // The large preset: the sizes a GPU run measures, so the predicted
+  // placement is the one a real run would be compared against.
+  for (const auto& record : rl::kernel_registry())
+    for (const rl::Shape& shape : record.shapes(rl::SizePreset::large))
+      registered.push_back({.name = record.name,
+                            .family = record.family,
+                            .variant = record.variant,
+                            .precision = record.precision,
+                            .unit = record.unit,
+                            .baseline = record.baseline,
+                            .shape = shape.dims,
+                            .cost = record.cost(shape)});
+  return rl::roofline::cli_main(argc, argv, registered);
+}
