@@ -7,6 +7,7 @@
 #include "rl/roofline/results_io.hpp"
 #include "rl/roofline/sku.hpp"
 #include "rl/roofline/svg.hpp"
+#include "rl/roofline/verdict.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -216,9 +217,18 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
       set_timing(result, std::move(seconds));
       set_clocks(result, window);
       result.status = "ok";
-      if (!entry.record->ceiling.empty())
-        merge_ceiling(results_.ceilings, measured_ceiling(result, entry.record->ceiling,
-                                                          entry.shape.to_string(), window));
+      if (!entry.record->ceiling.empty()) {
+        roofline::Ceiling ceiling =
+            measured_ceiling(result, entry.record->ceiling, entry.shape.to_string(), window);
+        // A library ceiling says which algorithm its heuristic picked.
+        if (workload_owner_ == &entry && workload_)
+          if (const std::string notes = workload_->notes(); !notes.empty())
+            ceiling.method += "; " + notes;
+        merge_ceiling(results_.ceilings, std::move(ceiling));
+        // Datasheet figure and derived peak at the observed clock, from the
+        // matched SKU row (nothing for an unknown device).
+        roofline::attach_vendor_claims(results_);
+      }
     }
   }
   results_.kernels.push_back(std::move(result));
@@ -278,6 +288,10 @@ std::size_t Harness::finish() {
                 c.median ? roofline::si(*c.median).c_str() : "-", c.method.c_str());
   if (results_.ceilings.empty())
     std::printf("no ceiling was measured: %% of roof and bound are left empty\n");
+  else
+    std::printf("\nvendor-claim verdict (%s):\n", sku.sku ? "matched SKU row" : sku.reason.c_str());
+  for (const std::string& line : roofline::verdict_lines(results_))
+    std::printf("  %s\n", line.c_str());
   if (results_.context.backend == "emulator")
     std::printf("emulator backend: times are CPU emulation, not GPU performance\n");
   std::printf("wrote results.json, benchmarks.json, roofline.svg, report.html to %s\n",

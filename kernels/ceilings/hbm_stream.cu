@@ -23,6 +23,7 @@
 #include "rl/device_buffer.hpp"
 #include "rl/registry.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -113,10 +114,14 @@ namespace {
 
 std::vector<Shape> stream_shapes(SizePreset preset) {
   switch (preset) {
-    // Even the small preset stays well above the L2: an L2-sized array would
-    // measure the cache, not HBM.
-    case SizePreset::small:
-      return {Shape{{{"n", std::int64_t{1} << 26}}}};  // 256 MiB
+    // The small preset is what the emulator runs: 8x the device's L2 per
+    // array (an L2-sized array would measure the cache, not HBM), at least
+    // 16 MiB, at most 256 MiB.
+    case SizePreset::small: {
+      const std::int64_t bytes =
+          std::clamp<std::int64_t>(8 * device_l2_bytes(), std::int64_t{16} << 20, std::int64_t{256} << 20);
+      return {Shape{{{"n", bytes / 16 * 4}}}};  // whole float4s
+    }
     case SizePreset::medium:
       return {Shape{{{"n", std::int64_t{1} << 27}}}};  // 512 MiB
     case SizePreset::large:

@@ -62,19 +62,9 @@ __global__ void l2_read_vec16_rotating(const float4* __restrict__ in, std::size_
 
 namespace {
 
-// Half the L2 of the current device, in floats (whole 4 KiB pages).  Without a
-// device (listing the registry) a 40 MB L2 is assumed; the harness asks again
-// on the device it measures.
+// Half the L2 of the current device, in floats (whole 4 KiB pages).
 std::int64_t half_l2_floats() {
-  int device = 0;
-  int l2_bytes = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess ||
-      l2_bytes <= 0) {
-    cudaGetLastError();  // not sticky: leave no error behind for the caller
-    l2_bytes = 40 << 20;
-  }
-  const std::int64_t pages = std::max<std::int64_t>(l2_bytes / 2 / 4096, 1);
+  const std::int64_t pages = std::max<std::int64_t>(device_l2_bytes() / 2 / 4096, 1);
   return pages * 1024;
 }
 

@@ -68,6 +68,21 @@ int resident_blocks(void (*kernel)(Params...), int block_threads, std::int64_t m
   return static_cast<int>(std::clamp<std::int64_t>(max_blocks, 1, full));
 }
 
+// L2 size of the current device in bytes.  Without a device (listing the
+// registry) a 40 MB L2 is assumed; the harness asks again on the device it
+// measures.
+inline std::int64_t device_l2_bytes() {
+  int device = 0;
+  int l2_bytes = 0;
+  if (cudaGetDevice(&device) != cudaSuccess ||
+      cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess ||
+      l2_bytes <= 0) {
+    cudaGetLastError();  // not sticky: leave no error behind for the caller
+    l2_bytes = 40 << 20;
+  }
+  return l2_bytes;
+}
+
 // The ceiling kernels' outputs are sums of small integers, exact in their
 // output type, so any difference from the reference is a missing or extra
 // operation: the comparison demands equality (up to printing noise), not the
