@@ -288,10 +288,13 @@ std::size_t Harness::finish() {
                 c.median ? roofline::si(*c.median).c_str() : "-", c.method.c_str());
   if (results_.ceilings.empty())
     std::printf("no ceiling was measured: %% of roof and bound are left empty\n");
-  else
-    std::printf("\nvendor-claim verdict (%s):\n", sku.sku ? "matched SKU row" : sku.reason.c_str());
-  for (const std::string& line : roofline::verdict_lines(results_))
-    std::printf("  %s\n", line.c_str());
+  else if (sku.sku == nullptr)
+    std::printf("no vendor-claim verdict: %s\n", sku.reason.c_str());
+  else {
+    std::printf("\nvendor-claim verdict (%s):\n", sku.reason.c_str());
+    for (const std::string& line : roofline::verdict_lines(results_))
+      std::printf("  %s\n", line.c_str());
+  }
   if (results_.context.backend == "emulator")
     std::printf("emulator backend: times are CPU emulation, not GPU performance\n");
   std::printf("wrote results.json, benchmarks.json, roofline.svg, report.html to %s\n",
