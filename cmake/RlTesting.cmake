@@ -1,4 +1,4 @@
-# rl_add_gtest(NAME <exe> SOURCES ... [LIBS ...] LABELS <label>... [GPU])
+# rl_add_gtest(NAME <exe> SOURCES ... [LIBS ...] LABELS <label>... [FILTER gtest-filter])
 #
 # One executable, each TEST() a ctest entry (discovered when ctest runs, so
 # building never executes test binaries, which matters for the sanitizer and
@@ -7,7 +7,7 @@
 # them as skipped, never as passed.
 include(GoogleTest)
 function(rl_add_gtest)
-  cmake_parse_arguments(T "GPU" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(T "GPU" "NAME;TIMEOUT;FILTER" "SOURCES;LIBS;LABELS;ENVIRONMENT" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
@@ -19,5 +19,10 @@ function(rl_add_gtest)
   if(T_ENVIRONMENT)
     list(APPEND props ENVIRONMENT "${T_ENVIRONMENT}")
   endif()
-  gtest_discover_tests(${T_NAME} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${T_NAME}." PROPERTIES ${props})
+  set(filter)
+  if(T_FILTER)
+    set(filter TEST_FILTER "${T_FILTER}")
+  endif()
+  gtest_discover_tests(${T_NAME} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${T_NAME}." ${filter}
+                       PROPERTIES ${props})
 endfunction()
