@@ -68,25 +68,24 @@ int resident_blocks(void (*kernel)(Params...), int block_threads, std::int64_t m
   return static_cast<int>(std::clamp<std::int64_t>(max_blocks, 1, full));
 }
 
-// L2 size of the current device in bytes.  Without a device (listing the
-// registry) a 40 MB L2 is assumed; the harness asks again on the device it
-// measures.
-inline std::int64_t device_l2_bytes() {
+// An attribute of the current device, or `fallback` without a device (when
+// the registry is listed); the harness asks again on the device it measures.
+inline int device_attribute_or(cudaDeviceAttr attribute, int fallback) {
   int device = 0;
-  int l2_bytes = 0;
+  int value = 0;
   if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess ||
-      l2_bytes <= 0) {
+      cudaDeviceGetAttribute(&value, attribute, device) != cudaSuccess || value <= 0) {
     cudaGetLastError();  // not sticky: leave no error behind for the caller
-    l2_bytes = 40 << 20;
+    return fallback;
   }
-  return l2_bytes;
+  return value;
 }
 
-// The ceiling kernels' outputs are sums of small integers, exact in their
-// output type, so any difference from the reference is a missing or extra
-// operation: the comparison demands equality (up to printing noise), not the
-// precision's usual tolerance, which a whole missing FMA chain could pass.
+// L2 size of the current device in bytes (40 MB assumed without a device).
+inline std::int64_t device_l2_bytes() {
+  return device_attribute_or(cudaDevAttrL2CacheSize, 40 << 20);
+}
+
 inline constexpr Tolerance kExactIntegers{1e-9, 1e-9};
 
 // One resident wave of `kernel` for launch-shape declarations (shapes(), which

@@ -159,13 +159,7 @@ class WgmmaLoop final : public Workload {
 
 std::vector<Shape> wgmma_shapes(SizePreset preset) {
   // Two warpgroups per SM; the fallback (no device) assumes 132 SMs.
-  int device = 0, sms = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-      sms <= 0) {
-    cudaGetLastError();
-    sms = 132;
-  }
+  const int sms = device_attribute_or(cudaDevAttrMultiProcessorCount, 132);
   return loop_shapes(preset, std::int64_t{2} * sms, kWarpgroup, 4096);
 }
 
