@@ -1,5 +1,6 @@
 #include "rl/bench/options.hpp"
 #include "rl/bench/run_info.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -93,15 +94,14 @@ TEST(CommandLine, benchmark_argv_keeps_the_users_choices) {
 }
 
 TEST(OutputDir, is_created_with_parents_and_must_be_writable) {
-  const auto base = std::filesystem::temp_directory_path() / "rl_bench_options_test";
-  std::filesystem::remove_all(base);
+  const rl::test::ScratchDir scratch("rl_bench_options_test");
+  const auto& base = scratch.path();
   rl::bench::prepare_output_dir(base / "a" / "b");
   EXPECT_TRUE(std::filesystem::is_directory(base / "a" / "b"));
   EXPECT_TRUE(std::filesystem::is_empty(base / "a" / "b"));  // the probe file is gone
   std::ofstream(base / "file") << "x";
   EXPECT_THROW(rl::bench::prepare_output_dir(base / "file"), UsageError);
   EXPECT_THROW(rl::bench::prepare_output_dir(base / "file" / "sub"), UsageError);
-  std::filesystem::remove_all(base);
 }
 
 TEST(RunInfo, device_slug_is_lowercase_words_joined_by_dashes) {

@@ -11,10 +11,12 @@
 #include "rl/registry.hpp"
 #include "rl/roofline/results_io.hpp"
 #include "rl/validate.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <vector>
@@ -102,10 +104,8 @@ RL_REGISTER_KERNEL(gpu_only_record());
 class HarnessOnEmulator : public ::testing::Test {
  protected:
   rl::roofline::Results run_harness(bool ceilings_only) {
-    g_out_dir = std::filesystem::temp_directory_path() /
-                ("rl_harness_emu_test_" + std::to_string(ceilings_only));
-    std::filesystem::remove_all(g_out_dir);
-    std::filesystem::create_directories(g_out_dir);
+    scratch_ = std::make_unique<rl::test::ScratchDir>("rl_harness_emu_test");
+    g_out_dir = scratch_->path();
     g_kernels_seen_on_disk.reset();
     std::string a0 = "harness_emu_test", a1 = "--benchmark_filter=^harness_test_",
                 a2 = "--benchmark_repetitions=2", a3 = "--benchmark_min_time=0.001";
@@ -129,6 +129,7 @@ class HarnessOnEmulator : public ::testing::Test {
     return rl::roofline::load_results(g_out_dir / "results.json");
   }
 
+  std::unique_ptr<rl::test::ScratchDir> scratch_;
   std::size_t failed_ = 0;  // what finish() reported (main's exit code 1 when > 0)
 
   static const rl::roofline::KernelResult* find(const rl::roofline::Results& r,

@@ -1,5 +1,6 @@
 #include "fixtures.hpp"
 #include "rl/roofline/report.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -43,9 +44,8 @@ TEST(Report, without_a_ceiling_there_is_no_roof_and_no_fusion_for_untimed_pairs)
 }
 
 TEST(Report, chart_and_report_are_written_beside_the_results) {
-  auto dir = std::filesystem::temp_directory_path() / "rl_report_test_artifacts";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
+  const rl::test::ScratchDir scratch("rl_report_test_artifacts");
+  const auto& dir = scratch.path();
   write_chart_and_report(dir, testing::emulator_fixture());
   std::ifstream svg(dir / "roofline.svg"), html(dir / "report.html");
   std::stringstream s, h;
@@ -53,7 +53,6 @@ TEST(Report, chart_and_report_are_written_beside_the_results) {
   h << html.rdbuf();
   EXPECT_TRUE(s.str().starts_with("<?xml"));
   EXPECT_NE(h.str().find("<svg"), std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "fixtures.hpp"
 #include "rl/roofline/results_io.hpp"
+#include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
 
@@ -174,15 +175,8 @@ TEST(ResultsIo, control_characters_in_input_never_reach_the_message) {
 
 class AtomicWrite : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("rl_atomic_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    std::filesystem::remove_all(dir_);
-    std::filesystem::create_directories(dir_);
-  }
-  void TearDown() override { std::filesystem::remove_all(dir_); }
-  std::filesystem::path dir_;
+  rl::test::ScratchDir scratch_{"rl_atomic"};
+  const std::filesystem::path& dir_ = scratch_.path();
 };
 
 TEST_F(AtomicWrite, replaces_the_file_and_leaves_no_temporary_behind) {
