@@ -6,6 +6,8 @@
 //   gelu_scalar.cu    one element per thread, grid-stride loop (the baseline)
 //   gelu_vec128.cu    128-bit loads/stores: 4 floats, or 8 bf16 with fp32 math
 //   (gelu_vec128.cu)  + the hardware tanh.approx.f32 (tanh form only)
+// and, as a family of its own (bias_gelu), bias + GELU unfused vs fused in
+// bias_gelu.cu: fusion on the memory-bound side of the roofline.
 //
 // GELU is a pure stream: each element is read once and written once, so no
 // rung can change its arithmetic intensity except by shrinking the element
@@ -102,10 +104,13 @@ inline std::vector<Shape> shapes(SizePreset preset, std::size_t element_bytes) {
 }
 
 // Grid for a grid-stride loop over `work_items`: enough blocks to cover the
-// work once, capped so a huge n loops instead of launching millions of blocks.
-inline dim3 grid_stride_grid(std::int64_t work_items, int threads) {
+// work once, capped so a huge n loops instead of launching millions of blocks
+// (tests lower the cap to make every thread go round the loop).
+inline constexpr std::int64_t kMaxGridStrideBlocks = 65535;
+inline dim3 grid_stride_grid(std::int64_t work_items, int threads,
+                             std::int64_t max_blocks = kMaxGridStrideBlocks) {
   const std::int64_t blocks = (std::max<std::int64_t>(work_items, 1) + threads - 1) / threads;
-  return dim3(static_cast<unsigned>(std::min<std::int64_t>(blocks, 65535)));
+  return dim3(static_cast<unsigned>(std::min(blocks, max_blocks)));
 }
 
 template <typename T>
@@ -187,12 +192,7 @@ class GeluWorkload final : public InspectableWorkload {
     x_.upload(host);
   }
 
-  std::vector<float> download_outputs() const override {
-    const std::vector<T> raw = y_.download();
-    std::vector<float> out(raw.size());
-    std::transform(raw.begin(), raw.end(), out.begin(), [](T v) { return to_f32(v); });
-    return out;
-  }
+  std::vector<float> download_outputs() const override { return download_as_float(y_); }
 
  private:
   std::int64_t n() const { return static_cast<std::int64_t>(x_.size()); }

@@ -295,14 +295,6 @@ class LayerNormWorkload final : public InspectableWorkload {
     return host;
   }
 
-  template <typename U>
-  static std::vector<float> download_as_float(const DeviceBuffer<U>& buffer) {
-    const std::vector<U> raw = buffer.download();
-    std::vector<float> out(raw.size());
-    std::transform(raw.begin(), raw.end(), out.begin(), [](U v) { return to_f32(v); });
-    return out;
-  }
-
   int rows_;
   int C_;
   DeviceBuffer<T> x_, y_, weight_, bias_;

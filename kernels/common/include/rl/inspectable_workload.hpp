@@ -5,8 +5,11 @@
 // record of the family through the registry.
 #pragma once
 
+#include "rl/device_buffer.hpp"
+#include "rl/packed128.hpp"
 #include "rl/registry.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -25,5 +28,14 @@ class InspectableWorkload : public Workload {
   // Every output of the last run, converted to float, concatenated.
   virtual std::vector<float> download_outputs() const = 0;
 };
+
+// A device buffer of fp32 or bf16 read back as float, for download_outputs().
+template <typename T>
+std::vector<float> download_as_float(const DeviceBuffer<T>& buffer) {
+  const std::vector<T> raw = buffer.download();
+  std::vector<float> out(raw.size());
+  std::transform(raw.begin(), raw.end(), out.begin(), [](T v) { return to_f32(v); });
+  return out;
+}
 
 }  // namespace rl

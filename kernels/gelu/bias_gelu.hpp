@@ -1,0 +1,121 @@
+// Bias + GELU (tanh form): the cost model, shapes, arguments and workload of
+// bias_gelu.cu (the kernels and the idea are there).  A header so the tests
+// can reach the workload's launch hook.
+#pragma once
+
+#include "gelu/gelu_common.hpp"
+
+namespace rl::gelu {
+
+// Cost model.
+// FLOPs per element: the tanh GELU's 9 (flops_per_element) + 1 for the bias add.
+// bytes_min   = (2N + C) elements: x read, y written, the bias read once (its
+//               re-reads per row hit in L1/L2, a C-element vector).
+// bytes_model = bytes_min for the fused rung; the unfused pair also writes and
+//               re-reads t: (4N + C) elements.
+inline roofline::Cost bias_gelu_cost(const Shape& shape, std::size_t element_bytes, bool fused) {
+  const auto rows = static_cast<double>(shape.at("rows"));
+  const auto c = static_cast<double>(shape.at("C"));
+  const double n = rows * c;
+  const auto e = static_cast<double>(element_bytes);
+  return {.flops = (flops_per_element(Form::tanh) + 1.0) * n,
+          .bytes_min = (2.0 * n + c) * e,
+          .bytes_model = ((fused ? 2.0 : 4.0) * n + c) * e,
+          .unit = roofline::ComputeUnit::fp32};
+}
+
+// C = 3072 is GPT-2 small's MLP width (4 x 768).  small: odd C, so vectors
+// straddle rows and the scalar tail runs (emulator-sized).  large: x + y >=
+// 256 MiB, beyond any L2.
+inline std::vector<Shape> bias_gelu_shapes(SizePreset preset, std::size_t element_bytes) {
+  constexpr std::int64_t kWidth = 3072;
+  switch (preset) {
+    case SizePreset::small:
+      return {Shape{{{"rows", 5}, {"C", 1003}}}};
+    case SizePreset::medium:
+      return {Shape{{{"rows", 1027}, {"C", kWidth}}}};
+    case SizePreset::large: {
+      const std::int64_t per_row = 2 * kWidth * static_cast<std::int64_t>(element_bytes);
+      return {Shape{{{"rows", ((std::int64_t{1} << 28) + per_row - 1) / per_row}, {"C", kWidth}}}};
+    }
+  }
+  return {};
+}
+
+template <typename T>
+struct BiasGeluArgs {
+  T* y;
+  T* scratch;  // the unfused pair's intermediate t, one element per x element
+  const T* x;
+  const T* bias;
+  std::int64_t rows;
+  int width;
+  std::int64_t max_blocks = kMaxGridStrideBlocks;  // grid cap (see grid_stride_grid)
+};
+
+template <typename T>
+using BiasGeluLauncher = void (*)(const BiasGeluArgs<T>&, cudaStream_t);
+
+template <typename T>
+class BiasGeluWorkload final : public InspectableWorkload {
+ public:
+  // Public so a test can wrap it (e.g. drop the last element).
+  std::function<void(const BiasGeluArgs<T>&, cudaStream_t)> launch;
+
+  BiasGeluWorkload(BiasGeluLauncher<T> launcher, bool needs_scratch, std::int64_t rows,
+                   std::int64_t width, std::uint64_t seed)
+      : launch(launcher),
+        rows_(rows),
+        width_(static_cast<int>(width)),
+        x_(static_cast<std::size_t>(rows * width)),
+        bias_(static_cast<std::size_t>(width)),
+        y_(static_cast<std::size_t>(rows * width)),
+        scratch_(needs_scratch ? static_cast<std::size_t>(rows * width) : 0) {
+    redraw_inputs(kDefaultInputs, seed);
+  }
+
+  void run(cudaStream_t stream) override {
+    launch({y_.get(), scratch_.get(), x_.get(), bias_.get(), rows_, width_}, stream);
+  }
+
+  Validation validate(cudaStream_t stream) override {
+    y_.poison(stream);
+    if (scratch_.size() != 0) scratch_.poison(stream);
+    run(stream);
+    RL_CUDA_CHECK(cudaGetLastError());
+    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    return compare_to_reference(download_outputs(), reference_, tolerance_for(precision_name<T>()));
+  }
+
+  // x from `spec` (the tests' large offsets apply to the activations); the
+  // bias is always N(0, 1), as a trained layer's bias is small.
+  void redraw_inputs(const InputSpec& spec, std::uint64_t seed) override {
+    SeededRng rng(seed);
+    std::vector<T> x(x_.size()), bias(bias_.size());
+    std::vector<double> bias_seen(bias.size());
+    for (std::size_t c = 0; c < bias.size(); ++c) {
+      bias[c] = from_f32<T>(static_cast<float>(rng.normal(0.0, 1.0)));
+      bias_seen[c] = to_f32(bias[c]);
+    }
+    reference_.resize(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) {
+      x[i] = from_f32<T>(static_cast<float>(rng.normal(spec.mean, spec.stddev)));
+      reference_[i] = reference(Form::tanh, to_f32(x[i]) + bias_seen[i % bias.size()]);
+    }
+    x_.upload(x);
+    bias_.upload(bias);
+  }
+
+  std::vector<float> download_outputs() const override { return download_as_float(y_); }
+
+ private:
+  std::int64_t rows_;
+  int width_;
+  DeviceBuffer<T> x_;
+  DeviceBuffer<T> bias_;
+  DeviceBuffer<T> y_;
+  DeviceBuffer<T> scratch_;
+  std::vector<double> reference_;
+};
+
+}  // namespace rl::gelu
