@@ -1,4 +1,5 @@
-# rl_add_gtest(NAME <exe> SOURCES ... [LIBS ...] LABELS <label>... [FILTER gtest-filter])
+# rl_add_gtest(NAME <exe> SOURCES ... [LIBS ...] LABELS <label>... [TIMEOUT s]
+#              [ENVIRONMENT VAR=value] [FILTER gtest-filter])
 #
 # One executable, each TEST() a ctest entry (discovered when ctest runs, so
 # building never executes test binaries, which matters for the sanitizer and
@@ -17,6 +18,12 @@ function(rl_add_gtest)
   endif()
   set(props LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
   if(T_ENVIRONMENT)
+    # gtest_discover_tests flattens PROPERTIES, so a second VAR=value would be
+    # read as a property name: refuse it rather than set it wrongly.
+    list(LENGTH T_ENVIRONMENT env_count)
+    if(env_count GREATER 1)
+      message(FATAL_ERROR "rl_add_gtest(${T_NAME}): ENVIRONMENT takes one VAR=value")
+    endif()
     list(APPEND props ENVIRONMENT "${T_ENVIRONMENT}")
   endif()
   set(filter)

@@ -109,7 +109,7 @@ roofline::Context collect_context(std::unique_ptr<Nvml>* nvml) {
 #endif
   c.library_versions["benchmark"] = RL_BENCHMARK_VERSION;
   c.host = host_name();
-  c.git_commit = RL_GIT_COMMIT;
+  c.git_commit = build_git_commit();
 
   // Peak clocks from the device attributes (kHz); NVML, when present, gives
   // current and max clocks and replaces them.

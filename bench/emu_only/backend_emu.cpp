@@ -45,7 +45,7 @@ roofline::Context collect_context(std::unique_ptr<Nvml>* nvml) {
   c.nvml_available = false;
   c.nvml_note = "emulator backend: no GPU, no NVML";
   c.host = host_name();
-  c.git_commit = RL_GIT_COMMIT;
+  c.git_commit = build_git_commit();
   return c;
 }
 

@@ -5,6 +5,7 @@ Exit 0: passed, 1: failed (reason printed), 77: skipped (reason printed).
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -130,6 +131,24 @@ def load_schema_valid_results(out, schema_path):
     return results, None
 
 
+def git_commit_mismatch(recorded):
+    """Why the recorded commit is not the checkout's HEAD (None when it is).
+
+    The stamp is made at build time, so the binary names the commit it was
+    built from even after later commits (scripts/test builds before testing).
+    """
+    repo = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    head = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=repo,
+                          capture_output=True, text=True)
+    if head.returncode != 0:
+        return None if recorded == "unknown" else f"git_commit {recorded!r} outside a checkout"
+    if not re.fullmatch(r"[0-9a-f]{12}(-dirty)?", recorded or ""):
+        return f"git_commit {recorded!r} is not <12-hex-sha>[-dirty]"
+    if recorded.split("-")[0] != head.stdout.strip():
+        return f"git_commit {recorded!r} is not HEAD {head.stdout.strip()} (stale build stamp?)"
+    return None
+
+
 def check_emu_run(binary, schema_path):
     with tempfile.TemporaryDirectory() as out:
         r = run(binary, *EMU_RUN_ARGS, "--out", out)
@@ -142,6 +161,9 @@ def check_emu_run(binary, schema_path):
             return fail(why)
         if results["context"]["backend"] != "emulator":
             return fail(f"context.backend is {results['context']['backend']!r}")
+        why = git_commit_mismatch(results["context"].get("git_commit"))
+        if why:
+            return fail(why)
         names = sorted((k["name"], k["shape"]["n"]) for k in results["kernels"])
         want = sorted((name, n) for name in ("scale_f32_scalar", "scale_f32_vec4")
                       for n in (1000, 4097))

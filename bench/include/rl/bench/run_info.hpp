@@ -16,4 +16,8 @@ std::string utc_iso_timestamp(std::chrono::system_clock::time_point when);
 
 std::string host_name();  // gethostname, or "unknown"
 
+// The commit this binary was built from, "<sha>-dirty" with uncommitted
+// changes to tracked files, "unknown" outside a git checkout.
+const char* build_git_commit();
+
 }  // namespace rl::bench
