@@ -17,8 +17,8 @@
 namespace {
 
 const std::vector<std::string> kBiasGeluLadder = {
-    "bias_gelu_tanh_fp32_unfused",
-    "bias_gelu_tanh_fp32_fused",
+    "bias_gelu_tanh_f32_unfused",
+    "bias_gelu_tanh_f32_fused",
     "bias_gelu_tanh_bf16_unfused",
     "bias_gelu_tanh_bf16_fused",
 };
@@ -134,8 +134,8 @@ TEST(BiasGeluRegistry, RegistersExactlyTheLadderAndFusedPointsAtUnfused) {
 
 TEST(BiasGeluCostModel, UnfusedMovesTheIntermediateTwiceMoreAndFusedOnlyTheCompulsoryBytes) {
   const rl::Shape shape = shape_of(10, 100);  // N = 1000, C = 100
-  const rl::roofline::Cost fused = rl::find_kernel("bias_gelu_tanh_fp32_fused")->cost(shape);
-  const rl::roofline::Cost unfused = rl::find_kernel("bias_gelu_tanh_fp32_unfused")->cost(shape);
+  const rl::roofline::Cost fused = rl::find_kernel("bias_gelu_tanh_f32_fused")->cost(shape);
+  const rl::roofline::Cost unfused = rl::find_kernel("bias_gelu_tanh_f32_unfused")->cost(shape);
   EXPECT_DOUBLE_EQ(fused.flops, 10.0 * 1000);  // tanh GELU's 9 + the bias add
   EXPECT_DOUBLE_EQ(fused.bytes_min, (2 * 1000 + 100) * 4.0);
   EXPECT_DOUBLE_EQ(fused.bytes_model, fused.bytes_min);
