@@ -59,7 +59,7 @@ using BiasGeluLauncher = void (*)(const BiasGeluArgs<T>&, cudaStream_t);
 template <typename T>
 class BiasGeluWorkload final : public InspectableWorkload {
  public:
-  // Public so a test can wrap it (e.g. drop the last element).
+  // Public so a test can wrap it (skip the last row, cap the grid).
   std::function<void(const BiasGeluArgs<T>&, cudaStream_t)> launch;
 
   BiasGeluWorkload(BiasGeluLauncher<T> launcher, bool needs_scratch, std::int64_t rows,

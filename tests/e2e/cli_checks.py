@@ -142,8 +142,8 @@ def git_commit_mismatch(recorded):
                           capture_output=True, text=True)
     if head.returncode != 0:
         return None if recorded == "unknown" else f"git_commit {recorded!r} outside a checkout"
-    if not re.fullmatch(r"[0-9a-f]{12}(-dirty)?", recorded or ""):
-        return f"git_commit {recorded!r} is not <12-hex-sha>[-dirty]"
+    if not re.fullmatch(r"[0-9a-f]{12}(-dirty|-unknown-state)?", recorded or ""):
+        return f"git_commit {recorded!r} is not <12-hex-sha>[-dirty|-unknown-state]"
     if recorded.split("-")[0] != head.stdout.strip():
         return f"git_commit {recorded!r} is not HEAD {head.stdout.strip()} (stale build stamp?)"
     return None

@@ -29,7 +29,6 @@ class ScratchDir {
   ScratchDir& operator=(const ScratchDir&) = delete;
 
   const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::filesystem::path& p) const { return path_ / p; }
 
  private:
   std::filesystem::path path_;
