@@ -67,4 +67,45 @@ inline Validation compare_to_reference(std::span<const float> got, std::span<con
   return result;
 }
 
+// Element i passes if |got - ref| <= bound[i], an absolute error bound the
+// caller derived for that element (GEMM: gamma * sum_k |a_ik| |b_kj|, see
+// gemm/gemm_common.hpp).  For operations whose error scales with the size of
+// the terms rather than of the result, where a relative tolerance would be
+// either vacuous or fail on cancellation.  max_rel_err is |got - ref| /
+// max(|ref|, bound[i]); max_abs_err is the largest |got - ref|.
+inline Validation compare_with_bounds(std::span<const float> got, std::span<const double> ref,
+                                      std::span<const double> bound, Validation result = {}) {
+  if (got.size() != ref.size() || bound.size() != ref.size()) {
+    result.passed = false;
+    result.detail = "output size " + std::to_string(got.size()) + " != reference size " +
+                    std::to_string(ref.size()) + " or bound size " + std::to_string(bound.size());
+    return result;
+  }
+  if (result.detail.empty()) result.passed = true;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i];
+    const double r = ref[i];
+    const double diff = std::fabs(g - r);
+    if (!std::isfinite(g)) {
+      if (result.passed || result.detail.empty())
+        result.detail =
+            "non-finite output at " + std::to_string(i) + " (reference " + std::to_string(r) + ")";
+      result.passed = false;
+      result.max_rel_err = INFINITY;
+      result.max_abs_err = INFINITY;
+      continue;
+    }
+    const double rel = diff / std::fmax(std::fabs(r), bound[i]);
+    if (rel > result.max_rel_err) result.max_rel_err = rel;
+    if (diff > result.max_abs_err) result.max_abs_err = diff;
+    if (!(diff <= bound[i]) && result.passed) {
+      result.passed = false;
+      result.detail = "element " + std::to_string(i) + ": got " + std::to_string(g) +
+                      ", expected " + std::to_string(r) + " (bound " + std::to_string(bound[i]) +
+                      ")";
+    }
+  }
+  return result;
+}
+
 }  // namespace rl

@@ -1,0 +1,578 @@
+// GEMM: what every rung of the ladder shares (shapes, the cost model, the
+// float64 reference and its error bound, the workload, the record builder and
+// the device-side tile loaders).
+//
+//   C = A * B,   A: M x K, B: K x N, C: M x N, all row-major with leading
+//   dimensions lda, ldb, ldc (the BLAS convention; the workload passes
+//   lda = K, ldb = N, ldc = N).  Any M, N, K >= 1: every rung handles the
+//   tails itself, no padding.  A and B in a storage type T (fp32 here; fp16,
+//   bf16, tf32 and fp8 tensor-core rungs reuse this header), C in fp32.
+//
+// The FP32 SIMT ladder, one file per rung, each changing one thing:
+//   gemm_f32_naive.cu          a thread per output, lanes walk down a column of C
+//                              (A reads uncoalesced)
+//   gemm_f32_coalesced.cu      lanes walk along a row of C: B reads coalesced,
+//                              A reads broadcast
+//   gemm_f32_smem_tiled.cu     32 x 32 tiles of A and B staged in shared memory
+//   gemm_f32_blocktile_1d.cu   64 x 64 block tile, 8 outputs per thread (a column)
+//   gemm_f32_blocktile_2d.cu   128 x 128 block tile, an 8 x 8 register tile per thread
+//   gemm_f32_vec128.cu         128-bit global and shared loads, A transposed in
+//                              shared memory
+//   gemm_f32_warptiled.cu      warp tiles, double-buffered shared memory
+// (the idea follows siboehm's SGEMM_CUDA ladder; the code is this project's).
+//
+// Indices are 32-bit in the kernels: the workload refuses a problem whose A,
+// B or C holds 2^31 elements or more (8192^2 is 2^26).
+#pragma once
+
+#include "rl/cuda.hpp"
+#include "rl/device_buffer.hpp"
+#include "rl/inspectable_workload.hpp"
+#include "rl/packed128.hpp"
+#include "rl/registry.hpp"
+#include "rl/validate.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rl::gemm {
+
+struct Dims {
+  std::int64_t M;
+  std::int64_t N;
+  std::int64_t K;
+};
+
+inline Dims dims(const Shape& shape) {
+  return {shape.at("M"), shape.at("N"), shape.at("K")};
+}
+
+inline Shape make_shape(std::int64_t M, std::int64_t N, std::int64_t K) {
+  return Shape{{{"M", M}, {"N", N}, {"K", K}}};
+}
+
+// ---------------------------------------------------------------- cost model
+//
+// FLOPs: 2 M N K (one multiply and one add per term; an FMA counts 2).
+//
+// bytes_min: A and B read once, C written once, at their storage sizes.
+//
+// bytes_model: the global-memory traffic the rung requests, counted at the
+// granularity at which the rung shares a load between the outputs that need
+// it, its reuse tile (TileM x TileN outputs).  A tile of C needs a TileM x K
+// panel of A and a K x TileN panel of B; so A is requested ceil(N / TileN)
+// times in all, B ceil(M / TileM) times, and C is written once:
+//
+//   bytes_model = M K ceil(N / TileN) sizeof(A) + K N ceil(M / TileM) sizeof(B)
+//                 + M N sizeof(C)
+//
+// The reuse tile is the block tile (BlockM x BlockN) for every rung that
+// stages its panels in shared memory.  The naive and coalesced rungs stage
+// nothing; the only sharing they get without relying on a cache is a warp's
+// broadcast (one request serves every lane that reads the same address), so
+// their reuse tile is the warp's footprint in C: 32 x 1 (naive) or 1 x 32
+// (coalesced).  Whatever L1 and L2 recover on top of that shows as achieved
+// bandwidth above the model, not as fewer modelled bytes.  BlockK does not
+// enter: it sets how a panel is cut into steps, not how often it is read.
+// As tiles grow the ladder moves right on the roofline, and the FP32 rungs
+// cross from the memory-bound side to the compute-bound side.
+struct ReuseTile {
+  int M;
+  int N;
+};
+
+inline double ceil_div(double a, double b) {
+  return std::ceil(a / b);
+}
+
+inline roofline::Cost cost(const Dims& d, ReuseTile tile, std::size_t input_bytes,
+                           roofline::ComputeUnit unit) {
+  const double M = static_cast<double>(d.M), N = static_cast<double>(d.N),
+               K = static_cast<double>(d.K);
+  const double in = static_cast<double>(input_bytes);
+  const double c_bytes = M * N * sizeof(float);
+  return {
+      .flops = 2.0 * M * N * K,
+      .bytes_min = (M * K + K * N) * in + c_bytes,
+      .bytes_model = M * K * ceil_div(N, tile.N) * in + K * N * ceil_div(M, tile.M) * in + c_bytes,
+      .unit = unit};
+}
+
+// ---------------------------------------------------------------- shapes
+//
+// small: what the emulator runs in the main job, odd and square.
+// medium: a moderate GPU run (seconds), an odd square among them.
+// large: square 1024 to 8192, and transformer GEMMs: the GPT-2 MLP (8192
+// tokens, 768 -> 3072), the Llama-7B MLP (4096 tokens, 4096 -> 11008) and a
+// skinny decode step (16 tokens).  A rung may drop the large shapes whose
+// FLOPs exceed `max_large_flops` (0: no limit).
+inline std::vector<Shape> shapes(SizePreset preset, double max_large_flops = 0) {
+  switch (preset) {
+    case SizePreset::small:
+      return {make_shape(127, 129, 65), make_shape(256, 256, 256)};
+    case SizePreset::medium:
+      return {make_shape(1024, 1024, 1024), make_shape(1023, 1025, 1021),
+              make_shape(2048, 768, 768)};
+    case SizePreset::large: {
+      std::vector<Shape> out;
+      for (const Dims d : {Dims{1024, 1024, 1024}, Dims{2048, 2048, 2048}, Dims{4096, 4096, 4096},
+                           Dims{8192, 8192, 8192}, Dims{8192, 3072, 768}, Dims{4096, 11008, 4096},
+                           Dims{16, 4096, 4096}}) {
+        const double flops =
+            2.0 * static_cast<double>(d.M) * static_cast<double>(d.N) * static_cast<double>(d.K);
+        if (max_large_flops == 0 || flops <= max_large_flops)
+          out.push_back(make_shape(d.M, d.N, d.K));
+      }
+      return out;
+    }
+  }
+  return {};
+}
+
+// ---------------------------------------------------------------- error bound
+//
+// Every rung sums the K products of an output in some order (a running sum,
+// BlockK-sized partial sums, FMAs or not).  For any order, floating-point
+// summation of the K products with unit roundoff u satisfies
+//
+//   |c - ref| <= gamma_K * sum_k |a_ik| |b_kj|,   gamma_K = K u / (1 - K u)
+//
+// (Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., §3.1 and
+// eq. 3.5: each product passes through at most K roundings).  A kernel that
+// rounds its inputs to a narrower type first (TF32 tensor cores read fp32 A
+// and B with 10 mantissa bits) adds a relative error of at most u_in to each
+// factor, (1 + u_in)^2 on each product.  The bound is applied to
+// sum |a||b|, not to |c|: it is what the arithmetic guarantees even where
+// the terms cancel, and a wrong index, a dropped K step or a missing tile
+// changes c by about one term, |a||b| ~ sum |a||b| / K, far above gamma_K.
+struct ErrorModel {
+  double unit_roundoff_accumulate = 0x1p-24;  // fp32 accumulation
+  double unit_roundoff_inputs = 0;            // rounding of A and B by the kernel (0: none)
+};
+
+inline double error_bound_factor(std::int64_t K, const ErrorModel& e) {
+  const double ku = static_cast<double>(K) * e.unit_roundoff_accumulate;
+  const double gamma = ku / (1.0 - ku);
+  const double input = (1.0 + e.unit_roundoff_inputs) * (1.0 + e.unit_roundoff_inputs);
+  return input * (1.0 + gamma) - 1.0;
+}
+
+// ---------------------------------------------------------------- reference
+//
+// Validation is full while the float64 reference costs at most
+// kFullCheckMaxMacs multiply-adds and C has at most kFullCheckMaxOutputs
+// elements; beyond that it is sampled: every element of the first and last
+// row and column (where the tails of every tiling lie) plus at least
+// kRandomSamples seeded positions, an O(samples K) host cost.
+inline constexpr std::int64_t kFullCheckMaxMacs = std::int64_t{1} << 30;
+inline constexpr std::int64_t kFullCheckMaxOutputs = std::int64_t{1} << 22;
+inline constexpr std::int64_t kRandomSamples = 4096;
+
+// Row-major positions (row * N + col), sorted, without repeats.
+inline std::vector<std::int64_t> sample_positions(const Dims& d, std::uint64_t seed) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t c = 0; c < d.N; ++c) {
+    out.push_back(c);
+    out.push_back((d.M - 1) * d.N + c);
+  }
+  for (std::int64_t r = 0; r < d.M; ++r) {
+    out.push_back(r * d.N);
+    out.push_back(r * d.N + d.N - 1);
+  }
+  auto dedup = [&] {
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+  };
+  dedup();
+  const std::int64_t target =
+      std::min<std::int64_t>(d.M * d.N, static_cast<std::int64_t>(out.size()) + kRandomSamples);
+  SeededRng rng(seed);
+  while (static_cast<std::int64_t>(out.size()) < target) {
+    for (std::int64_t i = 0; i < kRandomSamples; ++i)
+      out.push_back(
+          static_cast<std::int64_t>(rng.next_u64() % static_cast<std::uint64_t>(d.M * d.N)));
+    dedup();
+  }
+  return out;
+}
+
+struct Reference {
+  std::vector<std::int64_t> positions;  // empty: every output, in row-major order
+  std::vector<double> value;            // float64 C at each checked position
+  std::vector<double> bound;            // its absolute error bound
+};
+
+// a: M x K, b: K x N, exactly the values the kernel reads.  Full: row by row,
+// c_i += a_ik b_k (streams B).  Sampled: over a transposed copy of B so that
+// each sampled dot product reads both operands contiguously.
+template <typename T>
+Reference reference(std::span<const T> a, std::span<const T> b, const Dims& d,
+                    const ErrorModel& error, bool sampled, std::uint64_t seed) {
+  const auto M = static_cast<std::size_t>(d.M), N = static_cast<std::size_t>(d.N),
+             K = static_cast<std::size_t>(d.K);
+  const double factor = error_bound_factor(d.K, error);
+  if (!sampled) {
+    std::vector<double> value(M * N, 0.0), bound(M * N, 0.0);
+    for (std::size_t i = 0; i < M; ++i) {
+      double* c = value.data() + i * N;
+      double* s = bound.data() + i * N;
+      for (std::size_t k = 0; k < K; ++k) {
+        const double aik = to_f32(a[i * K + k]);
+        const T* bk = b.data() + k * N;
+        for (std::size_t j = 0; j < N; ++j) {
+          const double bkj = to_f32(bk[j]);
+          c[j] += aik * bkj;
+          s[j] += std::fabs(aik * bkj);
+        }
+      }
+    }
+    for (double& s : bound) s *= factor;
+    return Reference{{}, std::move(value), std::move(bound)};
+  }
+  std::vector<T> bt(K * N);
+  for (std::size_t k = 0; k < K; ++k)
+    for (std::size_t j = 0; j < N; ++j) bt[j * K + k] = b[k * N + j];
+  std::vector<std::int64_t> positions = sample_positions(d, seed);
+  std::vector<double> value(positions.size()), bound(positions.size());
+  for (std::size_t p = 0; p < positions.size(); ++p) {
+    const auto i = static_cast<std::size_t>(positions[p]) / N;
+    const auto j = static_cast<std::size_t>(positions[p]) % N;
+    double c = 0, s = 0;
+    for (std::size_t k = 0; k < K; ++k) {
+      const double prod = static_cast<double>(to_f32(a[i * K + k])) * to_f32(bt[j * K + k]);
+      c += prod;
+      s += std::fabs(prod);
+    }
+    value[p] = c;
+    bound[p] = factor * s;
+  }
+  return Reference{std::move(positions), std::move(value), std::move(bound)};
+}
+
+// ---------------------------------------------------------------- workload
+
+template <typename T>
+struct Args {
+  float* C;
+  const T* A;
+  const T* B;
+  int M;
+  int N;
+  int K;
+  int lda;
+  int ldb;
+  int ldc;
+};
+
+template <typename T>
+using Launcher = std::function<void(const Args<T>&, cudaStream_t)>;
+
+// Inputs: SeededRng::normal(mean, stddev) rounded to T, an exact zero redrawn
+// (never zeros, never all equal).
+template <typename T>
+class GemmWorkload final : public InspectableWorkload {
+ public:
+  // Public so a test can wrap it (e.g. skip the last K step to prove that a
+  // missing term fails the error bound).
+  Launcher<T> launch;
+
+  GemmWorkload(Launcher<T> launcher, ErrorModel error, const Dims& d, std::uint64_t seed)
+      : launch(std::move(launcher)),
+        error_(error),
+        d_(d),
+        seed_(seed),
+        a_(count(d.M, d.K)),
+        b_(count(d.K, d.N)),
+        c_(count(d.M, d.N)) {
+    redraw_inputs(InputSpec{}, seed);
+  }
+
+  void run(cudaStream_t stream) override {
+    launch(Args<T>{c_.get(), a_.get(), b_.get(), static_cast<int>(d_.M), static_cast<int>(d_.N),
+                   static_cast<int>(d_.K), static_cast<int>(d_.K), static_cast<int>(d_.N),
+                   static_cast<int>(d_.N)},
+           stream);
+  }
+
+  Validation validate(cudaStream_t stream) override {
+    c_.poison(stream);
+    run(stream);
+    RL_CUDA_CHECK(cudaGetLastError());
+    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (!ref_) ref_ = reference<T>(a_host_, b_host_, d_, error_, sampled(), seed_);
+    const std::vector<float> all = download_outputs();
+    if (ref_->positions.empty()) return compare_with_bounds(all, ref_->value, ref_->bound);
+    std::vector<float> got(ref_->positions.size());
+    for (std::size_t p = 0; p < got.size(); ++p)
+      got[p] = all[static_cast<std::size_t>(ref_->positions[p])];
+    Validation v = compare_with_bounds(got, ref_->value, ref_->bound);
+    if (!v.passed)
+      v.detail = "sampled check of " + std::to_string(got.size()) + " outputs (element = index " +
+                 "into sample_positions()): " + v.detail;
+    return v;
+  }
+
+  void redraw_inputs(const InputSpec& spec, std::uint64_t seed) override {
+    SeededRng rng(seed);
+    auto draw = [&](std::vector<T>& host) {
+      for (T& v : host) {
+        do {
+          v = from_f32<T>(static_cast<float>(rng.normal(spec.mean, spec.stddev)));
+        } while (to_f32(v) == 0.0f);
+      }
+    };
+    a_host_.resize(a_.size());
+    b_host_.resize(b_.size());
+    draw(a_host_);
+    draw(b_host_);
+    a_.upload(a_host_);
+    b_.upload(b_host_);
+    ref_.reset();
+  }
+
+  std::vector<float> download_outputs() const override { return c_.download(); }
+
+  // Test hooks: the size above which validation is sampled (multiply-adds of
+  // the full reference), and the positions the sampled check looks at.
+  void set_full_check_max_macs(std::int64_t macs) {
+    full_check_max_macs_ = macs;
+    ref_.reset();
+  }
+  bool sampled() const {
+    return d_.M * d_.N * d_.K > full_check_max_macs_ || d_.M * d_.N > kFullCheckMaxOutputs;
+  }
+  std::vector<std::int64_t> checked_positions() const {
+    return sampled() ? sample_positions(d_, seed_) : std::vector<std::int64_t>{};
+  }
+  // The inputs as uploaded (row-major A, then B).
+  const std::vector<T>& host_a() const { return a_host_; }
+  const std::vector<T>& host_b() const { return b_host_; }
+
+ private:
+  static std::size_t count(std::int64_t rows, std::int64_t cols) {
+    if (rows < 1 || cols < 1 || rows * cols >= std::numeric_limits<int>::max())
+      throw std::invalid_argument("gemm: every dimension >= 1 and each matrix < 2^31 elements");
+    return static_cast<std::size_t>(rows * cols);
+  }
+
+  ErrorModel error_;
+  Dims d_;
+  std::uint64_t seed_;
+  std::int64_t full_check_max_macs_ = kFullCheckMaxMacs;
+  DeviceBuffer<T> a_;
+  DeviceBuffer<T> b_;
+  DeviceBuffer<float> c_;
+  std::vector<T> a_host_;
+  std::vector<T> b_host_;
+  std::optional<Reference> ref_;
+};
+
+// What differs between GEMM records; the rest follows from it.
+template <typename T>
+struct RecordSpec {
+  std::string name;
+  std::string variant;
+  std::string baseline;
+  std::string precision;
+  roofline::ComputeUnit unit;
+  ReuseTile tile;  // cost model: see "bytes_model" above
+  Launcher<T> launcher;
+  ErrorModel error = {};
+  double max_large_flops = 0;  // drop large shapes beyond this many FLOPs (0: keep all)
+};
+
+template <typename T>
+KernelRecord make_record(RecordSpec<T> spec) {
+  return KernelRecord{
+      .name = std::move(spec.name),
+      .family = "gemm",
+      .variant = std::move(spec.variant),
+      .precision = std::move(spec.precision),
+      .unit = spec.unit,
+      .baseline = std::move(spec.baseline),
+      .ceiling = "",
+      .gpu_only = false,
+      .min_cc = 0,
+      .shapes = [max = spec.max_large_flops](SizePreset preset) { return shapes(preset, max); },
+      .cost = [tile = spec.tile, unit = spec.unit](
+                  const Shape& shape) { return cost(dims(shape), tile, sizeof(T), unit); },
+      .make_workload =
+          [launcher = spec.launcher, error = spec.error](const Shape& shape, std::uint64_t seed) {
+            return std::unique_ptr<Workload>(
+                new GemmWorkload<T>(launcher, error, dims(shape), seed));
+          },
+  };
+}
+
+// An FP32 SIMT rung: fp32 A, B and C, the FP32 pipe, no rounding of the
+// inputs; the variant label is the name without its "gemm_f32_" prefix.
+inline KernelRecord make_fp32_simt_record(std::string name, std::string baseline, ReuseTile tile,
+                                          Launcher<float> launcher, double max_large_flops = 0) {
+  std::string variant = name.substr(std::string_view("gemm_f32_").size());
+  return make_record<float>({.name = std::move(name),
+                             .variant = std::move(variant),
+                             .baseline = std::move(baseline),
+                             .precision = "fp32",
+                             .unit = roofline::ComputeUnit::fp32,
+                             .tile = tile,
+                             .launcher = std::move(launcher),
+                             .max_large_flops = max_large_flops});
+}
+
+// Grid of output tiles: x walks N, y walks M.
+inline dim3 tile_grid(int M, int N, int tile_m, int tile_n) {
+  return dim3(static_cast<unsigned>((N + tile_n - 1) / tile_n),
+              static_cast<unsigned>((M + tile_m - 1) / tile_m));
+}
+
+// ---------------------------------------------------------------- tile loaders
+//
+// Device code only: the host compiler sees this header too, from the tests of
+// the CUDA backend.
+#if defined(__CUDACC__) || defined(RL_EMULATE)
+
+// `#pragma unroll` for nvcc, which keeps the register tiles in registers only
+// when their loops are unrolled; the emulator's host compiler does not know
+// the pragma (-Wunknown-pragmas).
+#if defined(__CUDACC__)
+#define RL_GEMM_UNROLL _Pragma("unroll")
+#else
+#define RL_GEMM_UNROLL
+#endif
+
+// Launches a kernel with the (C, A, B, M, N, K, lda, ldb, ldc) parameters of
+// every rung.
+template <typename T, typename Kernel>
+void launch_gemm(Kernel kernel, dim3 grid, dim3 block, const Args<T>& a, cudaStream_t stream) {
+  rl::launch(kernel, grid, block, 0, stream, a.C, a.A, a.B, a.M, a.N, a.K, a.lda, a.ldb, a.ldc);
+}
+
+// dst[r][c] = src[(row0 + r) * ld + col0 + c], 0 outside rows x cols, by
+// `Threads` threads (the whole block) in turn.  Zeros past the edges make the
+// tile loops of every rung tail-free: a zero term adds nothing, exactly.
+template <int Rows, int Cols, int Threads>
+__device__ __forceinline__ void load_tile(float (&dst)[Rows][Cols], const float* __restrict__ src,
+                                          int ld, int row0, int col0, int rows, int cols) {
+  const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
+  RL_GEMM_UNROLL
+  for (int i = tid; i < Rows * Cols; i += Threads) {
+    const int r = i / Cols, c = i % Cols;
+    dst[r][c] = (row0 + r < rows && col0 + c < cols) ? src[(row0 + r) * ld + col0 + c] : 0.0f;
+  }
+}
+
+// Four consecutive elements of a row, src[0..3], of which `valid` (possibly
+// fewer than 4) lie inside the matrix, the rest read as 0.  One 128-bit load
+// (LDG.E.128) when all four are inside and `aligned` (src 16-byte aligned).
+__device__ __forceinline__ Packed128<float> load4_or_zeros(const float* __restrict__ src, int valid,
+                                                           bool aligned) {
+  if (aligned && valid >= 4) return load128(src);
+  Packed128<float> v;
+  RL_GEMM_UNROLL
+  for (int j = 0; j < 4; ++j) v[j] = j < valid ? src[j] : 0.0f;
+  return v;
+}
+
+// acc[i][j] += a[i] * b[j]: the 4 x 4 outer product of one float4 of A and
+// one of B, 16 FFMAs.
+__device__ __forceinline__ void outer_product_4x4(float (&acc)[4][4], const Packed128<float>& a,
+                                                  const Packed128<float>& b) {
+  RL_GEMM_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    RL_GEMM_UNROLL
+    for (int j = 0; j < 4; ++j) acc[i][j] += a[i] * b[j];
+  }
+}
+
+// A 16-byte-aligned matrix with a leading dimension that keeps every row
+// 16-byte aligned: the precondition of the 128-bit paths.
+__device__ __forceinline__ bool rows_aligned16(const float* base, int ld) {
+  return (reinterpret_cast<std::uintptr_t>(base) & 15u) == 0 && (ld & 3) == 0;
+}
+
+// Stores the four values of row `row`, columns col..col+3 of C, where in
+// bounds: one 128-bit store (STG.E.128) when all four are and `aligned`.
+__device__ __forceinline__ void store4_clipped(float* __restrict__ C, int ldc, int row, int col,
+                                               int M, int N, bool aligned,
+                                               const Packed128<float>& v) {
+  if (row >= M) return;
+  float* dst = C + row * ldc + col;
+  if (aligned && col + 4 <= N) {
+    store128(dst, v);
+    return;
+  }
+  RL_GEMM_UNROLL
+  for (int j = 0; j < 4; ++j)
+    if (col + j < N) dst[j] = v[j];
+}
+
+// The global -> register half of a 128-bit tile load, for a block tile of
+// BlockM x BlockN x BlockK by `Threads` threads: each thread fetches
+// whole float4 rows-pieces of the A tile (BlockM x BlockK) and of the B tile
+// (BlockK x BlockN).  store_staged() writes them into shared memory with A
+// transposed (As[k][m]), so the compute loop reads A's thread fragment as
+// consecutive floats, 128 bits at a time, just as it reads B's.
+template <int BlockM, int BlockN, int BlockK, int Threads>
+struct Vec128TileLoader {
+  static constexpr int kAVecs = BlockM * BlockK / 4 / Threads;  // float4 per thread
+  static constexpr int kBVecs = BlockK * BlockN / 4 / Threads;
+  static_assert(kAVecs >= 1 && kAVecs * Threads * 4 == BlockM * BlockK, "A tile split evenly");
+  static_assert(kBVecs >= 1 && kBVecs * Threads * 4 == BlockK * BlockN, "B tile split evenly");
+
+  Packed128<float> a[kAVecs];
+  Packed128<float> b[kBVecs];
+
+  // Tile (block_row, block_col) of C at K offset k0.
+  __device__ __forceinline__ void fetch(const float* __restrict__ A, const float* __restrict__ B,
+                                        int M, int N, int K, int lda, int ldb, int block_row,
+                                        int block_col, int k0, bool a_aligned, bool b_aligned) {
+    const int tid = static_cast<int>(threadIdx.x);
+    RL_GEMM_UNROLL
+    for (int i = 0; i < kAVecs; ++i) {
+      const int v = tid + i * Threads;
+      const int r = v / (BlockK / 4), c = (v % (BlockK / 4)) * 4;
+      const int row = block_row + r, col = k0 + c;
+      a[i] = load4_or_zeros(A + row * lda + col, row < M ? K - col : 0, a_aligned);
+    }
+    RL_GEMM_UNROLL
+    for (int i = 0; i < kBVecs; ++i) {
+      const int v = tid + i * Threads;
+      const int r = v / (BlockN / 4), c = (v % (BlockN / 4)) * 4;
+      const int row = k0 + r, col = block_col + c;
+      b[i] = load4_or_zeros(B + row * ldb + col, row < K ? N - col : 0, b_aligned);
+    }
+  }
+
+  __device__ __forceinline__ void store_staged(float (&As)[BlockK][BlockM],
+                                               float (&Bs)[BlockK][BlockN]) const {
+    const int tid = static_cast<int>(threadIdx.x);
+    RL_GEMM_UNROLL
+    for (int i = 0; i < kAVecs; ++i) {
+      const int v = tid + i * Threads;
+      const int r = v / (BlockK / 4), c = (v % (BlockK / 4)) * 4;
+      RL_GEMM_UNROLL
+      for (int j = 0; j < 4; ++j) As[c + j][r] = a[i][j];
+    }
+    RL_GEMM_UNROLL
+    for (int i = 0; i < kBVecs; ++i) {
+      const int v = tid + i * Threads;
+      const int r = v / (BlockN / 4), c = (v % (BlockN / 4)) * 4;
+      store128(&Bs[r][c], b[i]);
+    }
+  }
+};
+
+#endif  // __CUDACC__ || RL_EMULATE
+
+}  // namespace rl::gemm
