@@ -472,15 +472,21 @@ __device__ __forceinline__ void load_tile(float (&dst)[Rows][Cols], const float*
   }
 }
 
-// Four consecutive elements of a row, src[0..3], of which `valid` (possibly
-// fewer than 4) lie inside the matrix, the rest read as 0.  One 128-bit load
-// (LDG.E.128) when all four are inside and `aligned` (src 16-byte aligned).
-__device__ __forceinline__ Packed128<float> load4_or_zeros(const float* __restrict__ src, int valid,
+// Elements (row, col .. col + 3) of a rows x cols row-major matrix with
+// leading dimension ld, those outside the matrix read as 0.  One 128-bit load
+// (LDG.E.128) when all four are inside and `aligned` (rows_aligned16, col a
+// multiple of 4); element loads at the edges.  No address outside the matrix
+// is formed.
+__device__ __forceinline__ Packed128<float> load4_or_zeros(const float* __restrict__ m, int ld,
+                                                           int row, int col, int rows, int cols,
                                                            bool aligned) {
-  if (aligned && valid >= 4) return load128(src);
-  Packed128<float> v;
+  Packed128<float> v{};
+  if (row >= rows || col >= cols) return v;
+  const float* src = m + row * ld + col;
+  if (aligned && col + 4 <= cols) return load128(src);
   RL_GEMM_UNROLL
-  for (int j = 0; j < 4; ++j) v[j] = j < valid ? src[j] : 0.0f;
+  for (int j = 0; j < 4; ++j)
+    if (col + j < cols) v[j] = src[j];
   return v;
 }
 
@@ -506,7 +512,7 @@ __device__ __forceinline__ bool rows_aligned16(const float* base, int ld) {
 __device__ __forceinline__ void store4_clipped(float* __restrict__ C, int ldc, int row, int col,
                                                int M, int N, bool aligned,
                                                const Packed128<float>& v) {
-  if (row >= M) return;
+  if (row >= M || col >= N) return;
   float* dst = C + row * ldc + col;
   if (aligned && col + 4 <= N) {
     store128(dst, v);
@@ -518,10 +524,10 @@ __device__ __forceinline__ void store4_clipped(float* __restrict__ C, int ldc, i
 }
 
 // The global -> register half of a 128-bit tile load, for a block tile of
-// BlockM x BlockN x BlockK by `Threads` threads: each thread fetches
-// whole float4 rows-pieces of the A tile (BlockM x BlockK) and of the B tile
-// (BlockK x BlockN).  store_staged() writes them into shared memory with A
-// transposed (As[k][m]), so the compute loop reads A's thread fragment as
+// BlockM x BlockN x BlockK by `Threads` threads: each thread fetches runs of
+// four consecutive floats of a row (float4) of the A tile (BlockM x BlockK)
+// and of the B tile (BlockK x BlockN), kAVecs and kBVecs of them.  store_staged() writes them into
+// shared memory with A transposed (As[k][m]), so the compute loop reads A's thread fragment as
 // consecutive floats, 128 bits at a time, just as it reads B's.
 template <int BlockM, int BlockN, int BlockK, int Threads>
 struct Vec128TileLoader {
@@ -542,15 +548,13 @@ struct Vec128TileLoader {
     for (int i = 0; i < kAVecs; ++i) {
       const int v = tid + i * Threads;
       const int r = v / (BlockK / 4), c = (v % (BlockK / 4)) * 4;
-      const int row = block_row + r, col = k0 + c;
-      a[i] = load4_or_zeros(A + row * lda + col, row < M ? K - col : 0, a_aligned);
+      a[i] = load4_or_zeros(A, lda, block_row + r, k0 + c, M, K, a_aligned);
     }
     RL_GEMM_UNROLL
     for (int i = 0; i < kBVecs; ++i) {
       const int v = tid + i * Threads;
       const int r = v / (BlockN / 4), c = (v % (BlockN / 4)) * 4;
-      const int row = k0 + r, col = block_col + c;
-      b[i] = load4_or_zeros(B + row * ldb + col, row < K ? N - col : 0, b_aligned);
+      b[i] = load4_or_zeros(B, ldb, k0 + r, block_col + c, K, N, b_aligned);
     }
   }
 
