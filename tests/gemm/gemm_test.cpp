@@ -137,8 +137,16 @@ TEST(GemmSampledCheck, ForcedOnASmallShapePassesAndCatchesEdgeErrors) {
     ASSERT_NE(workload, nullptr);
     auto* gemm = as_gemm(*workload);
     ASSERT_FALSE(gemm->sampled());
+    EXPECT_TRUE(gemm->checked_positions().empty()) << "full check: every output";
     gemm->set_full_check_max_macs(0);
     ASSERT_TRUE(gemm->sampled());
+    const std::vector<std::int64_t> checked = gemm->checked_positions();
+    const std::set<std::int64_t> s(checked.begin(), checked.end());
+    for (std::int64_t c = 0; c < 127; ++c)
+      ASSERT_TRUE(s.count(c) && s.count(128 * 127 + c)) << "first and last row, column " << c;
+    for (std::int64_t r = 0; r < 129; ++r)
+      ASSERT_TRUE(s.count(r * 127) && s.count(r * 127 + 126)) << "first and last column, row " << r;
+    EXPECT_GE(checked.size(), static_cast<std::size_t>(rl::gemm::kRandomSamples));
     rl::test::expect_passes_under_two_schedules(*workload);
 
     wrap_launch(*gemm, [](rl::gemm::Args<float>& a) { a.M -= 1; });
