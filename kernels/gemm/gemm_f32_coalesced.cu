@@ -36,7 +36,8 @@ void launch_gemm_f32_coalesced(const Args<float>& a, cudaStream_t stream) {
               dim3(kCoalescedTile, kCoalescedTile), a, stream);
 }
 
-RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_coalesced", "gemm_f32_naive", {.M = 1, .N = 32},
+RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_coalesced", "gemm_f32_naive",
+                                         {.M = 1, .N = kCoalescedTile},
                                          &launch_gemm_f32_coalesced));
 
 }  // namespace rl::gemm

@@ -38,12 +38,13 @@ __global__ void __launch_bounds__(BlockM* BlockN)
 
 void launch_gemm_f32_naive(const Args<float>& a, cudaStream_t stream) {
   // Grid x walks M (the warp runs down a column), y walks N.
-  const dim3 grid = tile_grid(a.N, a.M, kNaiveTile, kNaiveTile);
+  const dim3 grid(static_cast<unsigned>((a.M + kNaiveTile - 1) / kNaiveTile),
+                  static_cast<unsigned>((a.N + kNaiveTile - 1) / kNaiveTile));
   launch_gemm(gemm_f32_naive<kNaiveTile, kNaiveTile>, grid, dim3(kNaiveTile, kNaiveTile), a,
               stream);
 }
 
-RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_naive", "", {.M = 32, .N = 1},
+RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_naive", "", {.M = kNaiveTile, .N = 1},
                                          &launch_gemm_f32_naive, kNaiveMaxLargeFlops));
 
 }  // namespace rl::gemm

@@ -7,8 +7,9 @@
 // changes from the 128-bit rung:
 //  - a lane's fragments are 4-wide pieces 32 rows / 16 columns apart, so at
 //    each k the warp's 128-bit shared loads cover one contiguous 128-byte
-//    (A) or 64-byte (B) run: broadcasts, no bank conflicts (the rung below
-//    reads 8 consecutive floats per lane, two lanes per bank group);
+//    (A) or 64-byte (B) run: broadcasts, no bank conflicts (in the rung
+//    below each lane reads 8 consecutive floats of B, so the 128-bit loads
+//    of neighbouring lanes are 32 bytes apart: 2-way bank conflicts);
 //  - a warp's reads stay within its own 64 x 32 panel pair, which is the
 //    level the tensor-core rungs will compute at (a warp tile of mma tiles);
 //  - double buffering: the global loads of K step t+1 are issued into
