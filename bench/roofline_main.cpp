@@ -1,6 +1,8 @@
 // The `roofline` CLI (rl::roofline::cli_main) with the kernel registry passed
 // in, so `roofline model --sku NAME` can place every registered kernel.  Only
 // the registry's cost functions run here: nothing touches a device.
+#include "rl/bench/run_info.hpp"
+#include "rl/cuda.hpp"
 #include "rl/registry.hpp"
 #include "rl/roofline/cli.hpp"
 
@@ -18,7 +20,20 @@ int main(int argc, char** argv) {
                             .precision = record.precision,
                             .unit = record.unit,
                             .baseline = record.baseline,
+                            .min_cc = record.min_cc,
                             .shape = shape.dims,
-                            .cost = record.cost(shape)});
-  return rl::roofline::cli_main(argc, argv, registered);
+                            .cost = record.cost(shape),
+                            .cost_of = [cost = record.cost](const rl::roofline::ShapeDims& dims) {
+                              return cost(rl::Shape{dims});
+                            }});
+  // Ceiling loops list one wave of the device the registry sees here (the
+  // emulator's, or a GPU's); the model re-sizes them to the SKU it models.
+  int sm_count = 0;
+  if (cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0) != cudaSuccess ||
+      sm_count <= 0) {
+    cudaGetLastError();
+    sm_count = 1;
+  }
+  return rl::roofline::cli_main(argc, argv, registered, sm_count,
+                                rl::bench::version_text("roofline"));
 }

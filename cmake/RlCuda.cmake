@@ -1,11 +1,33 @@
 # CUDA backend detection.
 #
-# Architectures: `native` when a GPU is visible (nvidia-smi answers), otherwise
-# every architecture we ship kernels for: Turing (75), Ampere (80, 86),
-# Ada (89), Hopper with its arch-specific features (90a: wgmma, TMA) and,
-# where the toolkit knows it, consumer Blackwell (120).  The `ci` preset passes
-# a leaner list (80;90a) to fit CI's time budget.
+# Architectures, unless CMAKE_CUDA_ARCHITECTURES is given:
+# - a GPU is visible (nvidia-smi answers): that GPU's own architecture, with the
+#   arch-specific feature set where our kernels use one: compute capability 9.0
+#   builds as 90a and 10.0 as 100a (plain `native` would give sm_90 / sm_100,
+#   where the wgmma/TMA code compiles to nothing);
+# - no GPU: the architectures the static checks cover, one per generation we
+#   ship kernels for: Ampere (80), Ada (89, FP8 mma.sync), Hopper (90a: wgmma,
+#   TMA), datacenter Blackwell (100a) and consumer Blackwell (120), each where
+#   the toolkit knows it.  This is what `scripts/test` (and so CI) builds.
 include(CheckLanguage)
+
+# rl_cuda_archs_of_compute_caps("9.0\n8.0" out): nvidia-smi's compute
+# capabilities as CMake architectures, 9.0 -> 90a and 10.0 -> 100a (the
+# arch-specific feature sets our Hopper/Blackwell kernels need), duplicates dropped.
+function(rl_cuda_archs_of_compute_caps caps out)
+  string(REGEX MATCHALL "[0-9]+\\.[0-9]+" caps "${caps}")
+  set(archs)
+  foreach(cap IN LISTS caps)
+    string(REPLACE "." "" arch ${cap})
+    if(arch STREQUAL "90" OR arch STREQUAL "100")
+      set(arch ${arch}a)
+    endif()
+    list(APPEND archs ${arch})
+  endforeach()
+  list(REMOVE_DUPLICATES archs)
+  set(${out} ${archs} PARENT_SCOPE)
+endfunction()
+
 set(RL_HAVE_CUDA OFF)
 if(RL_ENABLE_CUDA)
   check_language(CUDA)
@@ -15,14 +37,18 @@ if(RL_ENABLE_CUDA AND CMAKE_CUDA_COMPILER)
     execute_process(COMMAND nvidia-smi --query-gpu=compute_cap --format=csv,noheader
                     RESULT_VARIABLE rl_smi_rc OUTPUT_VARIABLE rl_smi_out ERROR_QUIET)
     if(rl_smi_rc EQUAL 0 AND NOT rl_smi_out STREQUAL "")
-      set(CMAKE_CUDA_ARCHITECTURES native)
+      rl_cuda_archs_of_compute_caps("${rl_smi_out}" rl_archs)
+      set(CMAKE_CUDA_ARCHITECTURES ${rl_archs})
     else()
-      set(CMAKE_CUDA_ARCHITECTURES 75 80 86 89 90a)
       execute_process(COMMAND ${CMAKE_CUDA_COMPILER} --list-gpu-arch
                       OUTPUT_VARIABLE rl_nvcc_archs ERROR_QUIET)
-      if(rl_nvcc_archs MATCHES "compute_120")
-        list(APPEND CMAKE_CUDA_ARCHITECTURES 120)
-      endif()
+      set(CMAKE_CUDA_ARCHITECTURES)
+      foreach(arch 80 89 90a 100a 120)
+        string(REGEX REPLACE "a$" "" base ${arch})
+        if(rl_nvcc_archs MATCHES "compute_${base}")
+          list(APPEND CMAKE_CUDA_ARCHITECTURES ${arch})
+        endif()
+      endforeach()
     endif()
   endif()
   enable_language(CUDA)

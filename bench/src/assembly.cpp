@@ -80,11 +80,4 @@ void merge_ceiling(std::vector<roofline::Ceiling>& ceilings, roofline::Ceiling c
   ceilings.push_back(std::move(ceiling));
 }
 
-std::optional<double> pct_of_roof_at_one_second(const roofline::KernelResult& costed,
-                                                const std::vector<roofline::Ceiling>& ceilings) {
-  roofline::KernelResult one_second = costed;
-  set_timing(one_second, {1.0});
-  return roofline::judge(one_second, ceilings).pct_of_roof;
-}
-
 }  // namespace rl::bench

@@ -1,19 +1,19 @@
 #include "rl/bench/gbench.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <regex>
 
 namespace rl::bench {
 
-void set_counters(benchmark::UserCounters& counters, const roofline::Cost& cost,
-                  std::optional<double> pct_of_roof_at_one_second) {
+void set_counters(benchmark::UserCounters& counters, const roofline::KernelResult& timed,
+                  std::optional<double> pct_of_roof) {
   using benchmark::Counter;
-  counters["FLOP/s"] = Counter(cost.flops, Counter::kIsIterationInvariantRate);
-  counters["bytes/s"] = Counter(cost.bytes_model, Counter::kIsIterationInvariantRate);
-  counters["intensity"] = Counter(cost.bytes_model > 0 ? cost.flops / cost.bytes_model : 0.0);
-  if (pct_of_roof_at_one_second)
-    counters["pct_of_roof"] =
-        Counter(*pct_of_roof_at_one_second, Counter::kIsIterationInvariantRate);
+  counters["FLOP/s"] = Counter(timed.achieved_flops_per_s);
+  counters["bytes/s"] = Counter(timed.achieved_bytes_per_s);
+  counters["intensity"] = Counter(timed.bytes_model > 0 ? timed.flops / timed.bytes_model : 0.0);
+  if (pct_of_roof && std::isfinite(*pct_of_roof)) counters["pct_of_roof"] = Counter(*pct_of_roof);
 }
 
 std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {
@@ -34,6 +34,18 @@ bool matches_benchmark_filter(const std::string& name, const std::string& filter
   return std::regex_search(name, pattern) != negative;
 }
 
+bool CollectingReporter::ReportContext(const Context& context) {
+  const bool ok = display_->ReportContext(context);
+#if defined(RL_BENCHMARK_LIB_IS_DEBUG)
+  std::fprintf(stderr,
+               "note: the '***WARNING*** Library was built as DEBUG' line comes from this "
+               "system's Google Benchmark build; it concerns Google Benchmark's own CPU timer, "
+               "while every time here is manual time from CUDA events (or the emulator's "
+               "clock), so it does not affect the numbers\n");
+#endif
+  return ok;
+}
+
 void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
   // Google Benchmark reports a benchmark's repetitions, then its aggregates in
   // a second call; hiding the first call hides the repetitions.
@@ -42,7 +54,11 @@ void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
   const auto timed =
       std::count_if(runs.begin(), runs.end(), [](const Run& run) { return !run.error_occurred; });
   const bool has_aggregates_to_come = only_repetitions && timed > 1;
-  if (!(aggregates_only_ && has_aggregates_to_come)) display_->ReportRuns(runs);
+  // Benchmarks skipped because the run was interrupted are not shown.
+  const bool interrupted = std::all_of(runs.begin(), runs.end(), [](const Run& run) {
+    return run.error_occurred && run.error_message == kInterruptedMessage;
+  });
+  if (!interrupted && !(aggregates_only_ && has_aggregates_to_come)) display_->ReportRuns(runs);
   on_runs_(runs);
 }
 

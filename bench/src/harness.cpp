@@ -2,6 +2,7 @@
 
 #include "rl/bench/assembly.hpp"
 #include "rl/bench/gbench.hpp"
+#include "rl/bench/interrupt.hpp"
 #include "rl/roofline/model.hpp"
 #include "rl/roofline/report.hpp"
 #include "rl/roofline/results_io.hpp"
@@ -10,9 +11,14 @@
 #include "rl/roofline/verdict.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <sstream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace rl::bench {
 
@@ -28,13 +34,60 @@ std::optional<std::size_t> abort_after_from_env() {
   return static_cast<std::size_t>(std::strtoull(value, nullptr, 10));
 }
 
+// "1m23s" / "45s".
+std::string elapsed_text(std::chrono::steady_clock::duration elapsed) {
+  const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(elapsed).count();
+  char text[32];
+  if (seconds >= 60)
+    std::snprintf(text, sizeof text, "%lldm%02llds", static_cast<long long>(seconds / 60),
+                  static_cast<long long>(seconds % 60));
+  else
+    std::snprintf(text, sizeof text, "%llds", static_cast<long long>(seconds));
+  return text;
+}
+
+// "0.41 ms", "12.3 us", "1.20 s".
+std::string time_text(double seconds) {
+  char text[32];
+  if (seconds >= 1)
+    std::snprintf(text, sizeof text, "%.2f s", seconds);
+  else if (seconds >= 1e-3)
+    std::snprintf(text, sizeof text, "%.3g ms", seconds * 1e3);
+  else
+    std::snprintf(text, sizeof text, "%.3g us", seconds * 1e6);
+  return text;
+}
+
 }  // namespace
+
+std::vector<Instance> selected_instances(SizePreset preset, bool ceilings_only,
+                                         const std::string& filter) {
+  // Ceilings first: every later kernel's roof is computed from them.
+  std::vector<const KernelRecord*> records;
+  for (const auto& record : kernel_registry())
+    if (!record.ceiling.empty()) records.push_back(&record);
+  if (!ceilings_only)
+    for (const auto& record : kernel_registry())
+      if (record.ceiling.empty()) records.push_back(&record);
+  std::vector<Instance> selected;
+  for (const KernelRecord* record : records)
+    for (const Shape& shape : record->shapes(preset)) {
+      std::string name = record->name + "/" + shape.to_string();
+      // Google Benchmark matches the filter against the name it reports,
+      // which UseManualTime suffixes with "/manual_time".
+      if (matches_benchmark_filter(name + "/manual_time", filter))
+        selected.push_back({record, shape, std::move(name)});
+    }
+  return selected;
+}
 
 Harness::Harness(HarnessConfig config, roofline::Context context, std::unique_ptr<Nvml> nvml)
     : config_(std::move(config)), nvml_(std::move(nvml)), abort_after_(abort_after_from_env()) {
   results_.context = std::move(context);
   results_.context.size_preset = std::string(size_preset_name(config_.preset));
   results_.context.l2_flushed = config_.flush_l2;
+  results_.run.complete = false;  // until finish() says otherwise
+  results_.run.command_line = config_.command_line;
   if (nvml_) sampler_ = std::make_unique<ClockSampler>(*nvml_, kClockSamplePeriod);
   RL_CUDA_CHECK(cudaStreamCreate(&stream_));
   timer_ = std::make_unique<EventTimer>();
@@ -51,47 +104,40 @@ Harness::~Harness() {
 }
 
 void Harness::register_benchmarks() {
-  // Ceilings first: every later kernel's roof is computed from them.
-  std::vector<const KernelRecord*> records;
-  for (const auto& record : kernel_registry())
-    if (!record.ceiling.empty()) records.push_back(&record);
-  if (!config_.ceilings_only)
-    for (const auto& record : kernel_registry())
-      if (record.ceiling.empty()) records.push_back(&record);
-
-  const std::string filter = benchmark::GetBenchmarkFilter();
-  for (const KernelRecord* record : records) {
-    const std::optional<std::string> not_here = cannot_run_here(*record);
-    for (const Shape& shape : record->shapes(config_.preset)) {
-      BenchEntry& entry = entries_.emplace_back();
-      entry.record = record;
-      entry.shape = shape;
-      entry.name = record->name + "/" + shape.to_string();
-      entry.cost = record->cost(shape);
-      describe(entry);
-      if (not_here) {
-        // Recorded as skipped (when the filter selects it), never registered.
-        if (matches_benchmark_filter(entry.name + "/manual_time", filter)) {
-          entry.result.status = "skipped";
-          entry.result.error = *not_here;
-          results_.kernels.push_back(entry.result);
-        }
-        continue;
-      }
-      by_name_[entry.name] = &entry;
-      BenchEntry* ptr = &entry;
-      benchmark::RegisterBenchmark(entry.name.c_str(),
-                                   [this, ptr](benchmark::State& state) { body(state, *ptr); })
-          ->UseManualTime()
-          ->Unit(benchmark::kMicrosecond)
-          ->ComputeStatistics(
-              "min",
-              [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
-          ->ComputeStatistics("max", [](const std::vector<double>& v) {
-            return *std::max_element(v.begin(), v.end());
-          });
+  for (Instance& instance :
+       selected_instances(config_.preset, config_.ceilings_only, benchmark::GetBenchmarkFilter())) {
+    BenchEntry& entry = entries_.emplace_back();
+    entry.record = instance.record;
+    entry.shape = std::move(instance.shape);
+    entry.name = std::move(instance.name);
+    entry.cost = entry.record->cost(entry.shape);
+    describe(entry);
+    if (const std::optional<std::string> not_here = cannot_run_here(*entry.record)) {
+      // Recorded as skipped, never registered.
+      entry.result.status = "skipped";
+      entry.result.error = *not_here;
+      results_.kernels.push_back(entry.result);
+      std::fprintf(stderr, "[skip] %s: %s\n", entry.name.c_str(), not_here->c_str());
+      continue;
     }
+    by_name_[entry.name] = &entry;
+    ++to_run_;
+    BenchEntry* ptr = &entry;
+    benchmark::RegisterBenchmark(entry.name.c_str(),
+                                 [this, ptr](benchmark::State& state) { body(state, *ptr); })
+        ->UseManualTime()
+        ->Unit(benchmark::kMicrosecond)
+        ->ComputeStatistics(
+            "min",
+            [](const std::vector<double>& v) { return *std::min_element(v.begin(), v.end()); })
+        ->ComputeStatistics("max", [](const std::vector<double>& v) {
+          return *std::max_element(v.begin(), v.end());
+        });
   }
+  std::fprintf(stderr,
+               "%zu benchmark(s) to run (ceilings first), each validated before it is "
+               "timed\n",
+               to_run_);
 }
 
 std::size_t Harness::run() {
@@ -99,8 +145,10 @@ std::size_t Harness::run() {
       std::unique_ptr<benchmark::BenchmarkReporter>(benchmark::CreateDefaultDisplayReporter()),
       config_.display_aggregates_only,
       [this](const std::vector<benchmark::BenchmarkReporter::Run>& runs) { on_runs(runs); });
+  run_started_ = std::chrono::steady_clock::now();
   const std::size_t count = benchmark::RunSpecifiedBenchmarks(&reporter);
-  flush();  // also when nothing matched the filter: an empty but valid results.json
+  if (interrupt_signal() != 0) mark_benchmarks_json_incomplete();
+  flush();
   return count;
 }
 
@@ -177,15 +225,37 @@ void Harness::prepare(BenchEntry& entry) {
 
 void Harness::body(benchmark::State& state, BenchEntry& entry) {
   try {
+    if (interrupt_signal() != 0) {
+      entry.interrupted = true;
+      state.SkipWithError(kInterruptedMessage);
+      return;
+    }
     if (!entry.prepared) prepare(entry);
     if (entry.failed) {
       state.SkipWithError(entry.result.error.c_str());
       return;
     }
     Workload& workload = workload_for(entry);
-    for (auto _ : state) state.SetIterationTime(time_sample(workload, entry.launches_per_sample));
-    set_counters(state.counters, entry.cost,
-                 pct_of_roof_at_one_second(entry.result, results_.ceilings));
+    double total = 0;
+    for (auto _ : state) {
+      if (interrupt_signal() != 0) {
+        entry.interrupted = true;
+        state.SkipWithError(kInterruptedMessage);
+        break;
+      }
+      const double seconds = time_sample(workload, entry.launches_per_sample);
+      state.SetIterationTime(seconds);
+      total += seconds;
+    }
+    if (entry.interrupted || state.iterations() == 0) return;
+    // This repetition's figures, as results.json computes them for the
+    // median: a ceiling kernel is judged with its own measurement included.
+    roofline::KernelResult repetition = entry.result;
+    set_timing(repetition, {total / static_cast<double>(state.iterations())});
+    std::vector<roofline::Ceiling> ceilings = results_.ceilings;
+    if (!entry.record->ceiling.empty())
+      merge_ceiling(ceilings, measured_ceiling(repetition, entry.record->ceiling, "", {}));
+    set_counters(state.counters, repetition, roofline::judge(repetition, ceilings).pct_of_roof);
   } catch (const std::exception& error) {
     entry.failed = true;
     entry.result.status = "error";
@@ -204,6 +274,14 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
   const auto found = by_name_.find(runs.front().run_name.function_name);
   if (found == by_name_.end()) return;
   BenchEntry& entry = *found->second;
+  if (entry.interrupted) {
+    // Not finished: neither recorded nor counted (the run is marked incomplete).
+    if (workload_owner_ == &entry) {
+      workload_.reset();
+      workload_owner_ = nullptr;
+    }
+    return;
+  }
   roofline::KernelResult result = entry.result;
   const ClockWindow window =
       sampler_ ? sampler_->window(entry.started, std::chrono::steady_clock::now()) : ClockWindow{};
@@ -232,6 +310,7 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
     }
   }
   results_.kernels.push_back(std::move(result));
+  ++reported_;
   // Every kernel's roof from the ceilings measured so far (ceilings run first,
   // so normally all of them); without ceilings the roof fields stay absent.
   roofline::apply_roofline(results_);
@@ -240,7 +319,7 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
     workload_owner_ = nullptr;
   }
   flush();
-  ++reported_;
+  print_progress(results_.kernels.back());
   if (abort_after_ && reported_ >= *abort_after_) {
     // Simulated crash for the partial-results test: no cleanup, no final write.
     std::fprintf(stderr, "RL_BENCH_TEST_ABORT_AFTER=%zu: exiting as if crashed\n", *abort_after_);
@@ -252,7 +331,44 @@ void Harness::flush() const {
   roofline::write_results_atomic(config_.out_dir / "results.json", results_);
 }
 
+void Harness::print_progress(const roofline::KernelResult& k) const {
+  std::string what = k.status;
+  if (k.status == "ok" && k.time_s) {
+    what += " " + time_text(k.time_s->median);
+    if (k.pct_of_roof) {
+      char pct[32];
+      std::snprintf(pct, sizeof pct, ", %.1f%% of roof", *k.pct_of_roof);
+      what += pct;
+    }
+  } else if (!k.error.empty())
+    what += ": " + k.error;
+  std::fprintf(stderr, "[%zu/%zu] %s %s ... %s (%s)\n", reported_, to_run_, k.name.c_str(),
+               Shape{k.shape}.to_string().c_str(), what.c_str(),
+               elapsed_text(std::chrono::steady_clock::now() - run_started_).c_str());
+}
+
+void Harness::mark_benchmarks_json_incomplete() const {
+  if (!config_.benchmarks_json) return;
+  std::ifstream in(*config_.benchmarks_json);
+  if (!in) return;
+  nlohmann::ordered_json json = nlohmann::ordered_json::parse(in, nullptr, false);
+  if (json.is_discarded() || !json.contains("benchmarks")) return;
+  nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+  for (auto& b : json["benchmarks"])
+    if (!(b.value("error_occurred", false) && b.value("error_message", "") == kInterruptedMessage))
+      kept.push_back(std::move(b));
+  json["benchmarks"] = std::move(kept);
+  json["context"]["bench_roofline_complete"] = false;
+  json["context"]["bench_roofline_interrupted_by"] = std::string(signal_name(interrupt_signal()));
+  roofline::write_file_atomic(*config_.benchmarks_json, json.dump(2) + "\n");
+}
+
 std::size_t Harness::finish() {
+  if (const int signal = interrupt_signal(); signal != 0)
+    results_.run.interrupted_by = std::string(signal_name(signal));
+  else
+    results_.run.complete = true;
+  flush();
   const roofline::SkuMatch sku = roofline::match_sku(results_.context.device);
   roofline::write_file_atomic(config_.out_dir / "roofline.svg",
                               roofline::render_roofline_svg(results_));

@@ -32,9 +32,22 @@ struct BenchEntry {
   roofline::KernelResult result;  // filled as the benchmark goes
   bool prepared = false;          // validated and warmed up
   bool failed = false;            // failed validation or errored: never timed
+  bool interrupted = false;       // SIGINT/SIGTERM came before it finished: not recorded
   int launches_per_sample = 1;
   std::chrono::steady_clock::time_point started;
 };
+
+// The (record, shape) pairs a run would benchmark: ceilings first, then the
+// kernels (unless ceilings_only), each shape of the preset, as selected by a
+// Google Benchmark filter ("" = all).  Records that cannot run here are
+// included: they are reported as skipped.
+struct Instance {
+  const KernelRecord* record = nullptr;
+  Shape shape;
+  std::string name;  // "<kernel>/<shape>"
+};
+std::vector<Instance> selected_instances(SizePreset preset, bool ceilings_only,
+                                         const std::string& filter);
 
 struct HarnessConfig {
   SizePreset preset = SizePreset::small;
@@ -43,6 +56,8 @@ struct HarnessConfig {
   bool ceilings_only = false;
   bool display_aggregates_only = false;  // console shows aggregates, not each repetition
   std::filesystem::path out_dir;
+  std::vector<std::string> command_line;  // recorded in results.json (run.command_line)
+  std::optional<std::filesystem::path> benchmarks_json;  // ours to mark after an interrupt
 };
 
 class Harness {
@@ -71,6 +86,11 @@ class Harness {
   double time_sample(Workload& workload, int launches);
   void on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
   void flush() const;
+  // "[17/52] name shape ... ok 0.41 ms (1m23s)" on stderr.
+  void print_progress(const roofline::KernelResult& result) const;
+  // benchmarks.json after an interrupt: Google Benchmark's file without the
+  // entries of the skipped benchmarks, marked incomplete, written atomically.
+  void mark_benchmarks_json_incomplete() const;
 
   HarnessConfig config_;
   roofline::Results results_;
@@ -85,6 +105,8 @@ class Harness {
   std::unique_ptr<Workload> workload_;
   const BenchEntry* workload_owner_ = nullptr;
   std::size_t reported_ = 0;
+  std::size_t to_run_ = 0;  // registered benchmarks (the progress count's total)
+  std::chrono::steady_clock::time_point run_started_ = std::chrono::steady_clock::now();
   std::optional<std::size_t> abort_after_;  // RL_BENCH_TEST_ABORT_AFTER (tests only)
 };
 

@@ -6,6 +6,7 @@
 #include "harness.hpp"
 
 #include "rl/bench/backend.hpp"
+#include "rl/bench/interrupt.hpp"
 #include "rl/bench/options.hpp"
 #include "rl/bench/run_info.hpp"
 
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <deque>
 #include <exception>
 #include <string>
 #include <vector>
@@ -40,12 +42,17 @@ void print_list(SizePreset preset) {
     }
 }
 
-// Google Benchmark parses its flags into globals; a flag it does not know is
-// left in argv, which we report as bad input.
+// Google Benchmark parses its flags into globals and keeps argv[0] (it names
+// the executable in benchmarks.json), so the strings handed to it live as long
+// as the process: a local vector would leave it a dangling pointer.
 void initialize_benchmark(std::vector<std::string> args) {
-  std::vector<char*> argv;
-  for (auto& arg : args) argv.push_back(arg.data());
-  int argc = static_cast<int>(argv.size());
+  static std::deque<std::vector<std::string>> kept_args;
+  static std::deque<std::vector<char*>> kept_argv;
+  std::vector<std::string>& stored = kept_args.emplace_back(std::move(args));
+  std::vector<char*>& argv = kept_argv.emplace_back();
+  for (auto& arg : stored) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  int argc = static_cast<int>(stored.size());
   benchmark::Initialize(&argc, argv.data());
   if (argc > 1) throw UsageError("unknown flag '" + std::string(argv[1]) + "' (see --help)");
 }
@@ -54,6 +61,10 @@ int run_main(int argc, char** argv) {
   const std::string program(backend::program_name());
   std::vector<std::string> args(argv + 1, argv + argc);
   const Options options = parse_options(args);
+  if (options.version) {
+    std::fputs(version_text(program).c_str(), stdout);
+    return 0;
+  }
   if (options.help) {
     std::fputs(our_flags_help(program).c_str(), stdout);
     std::fflush(stdout);
@@ -72,6 +83,12 @@ int run_main(int argc, char** argv) {
   user_gb_args.insert(user_gb_args.end(), options.benchmark_args.begin(),
                       options.benchmark_args.end());
   initialize_benchmark(std::move(user_gb_args));
+  // A filter that selects nothing is a typo, not a passing run: refused
+  // before anything is created or written.
+  const std::string filter = benchmark::GetBenchmarkFilter();
+  if (selected_instances(preset, options.ceilings_only, filter).empty())
+    throw UsageError("--benchmark_filter='" + filter + "' selects no kernel of the " +
+                     std::string(size_preset_name(preset)) + " preset (see --list)");
   if (options.out_dir) prepare_output_dir(*options.out_dir);
   if (const auto why = backend::device_unavailable()) {
     std::fprintf(stderr, "%s: %s\n", program.c_str(), why->c_str());
@@ -96,11 +113,22 @@ int run_main(int argc, char** argv) {
   config.ceilings_only = options.ceilings_only;
   config.display_aggregates_only = options.display_aggregates_only;
   config.out_dir = out_dir;
+  config.command_line.assign(argv, argv + argc);
+  config.benchmarks_json = our_benchmarks_json(options, out_dir);
+  install_interrupt_handlers(program);
   Harness harness(config, std::move(context), std::move(nvml));
   harness.register_benchmarks();
   harness.run();
   const std::size_t failed = harness.finish();
   benchmark::Shutdown();
+  if (const int signal = interrupt_signal(); signal != 0) {
+    std::fprintf(stderr,
+                 "%s: interrupted by %s: kept the %zu finished benchmark(s), marked the "
+                 "run incomplete\n",
+                 program.c_str(), std::string(signal_name(signal)).c_str(),
+                 harness.results().kernels.size());
+    return 128 + signal;
+  }
   if (failed > 0) {
     std::fprintf(stderr, "%s: %zu kernel(s) failed validation or errored (see results.json)\n",
                  program.c_str(), failed);
@@ -114,6 +142,8 @@ int run_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   const std::string program(rl::bench::backend::program_name());
+  // Rows already printed survive an interrupt or a crash when stdout is a file.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   try {
     return rl::bench::run_main(argc, argv);
   } catch (const rl::bench::UsageError& error) {

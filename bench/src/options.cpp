@@ -90,6 +90,9 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (name == "--ceilings-only") {
       no_value();
       options.ceilings_only = true;
+    } else if (name == "--version") {
+      no_value();
+      options.version = true;
     } else if (name == "--help" || name == "-h") {
       no_value();
       options.help = true;
@@ -120,6 +123,7 @@ std::string our_flags_help(std::string_view program) {
          "  --seed N                   seed of the input generator (default 1)\n"
          "  --list                     list registered kernels and shapes of the preset; exit\n"
          "  --ceilings-only            measure only the ceiling kernels (roofs)\n"
+         "  --version                  version, git commit, build type, CUDA, backends built\n"
          "  --help, -h                 this text, then Google Benchmark's flags\n"
          "  Select kernels with --benchmark_filter=REGEX (names are <kernel>/<shape>).\n"
          "  Default --benchmark_repetitions=" +
@@ -141,6 +145,12 @@ std::vector<std::string> benchmark_argv(std::string_view program, const Options&
       argv.push_back("--benchmark_out_format=json");
   }
   return argv;
+}
+
+std::optional<std::filesystem::path> our_benchmarks_json(const Options& options,
+                                                         const std::filesystem::path& out_dir) {
+  if (user_set_benchmark_flag(options, "--benchmark_out")) return std::nullopt;
+  return out_dir / "benchmarks.json";
 }
 
 void prepare_output_dir(const std::filesystem::path& dir) {

@@ -47,4 +47,14 @@ std::string host_name() {
   return buffer;
 }
 
+std::string version_text(std::string_view program) {
+  std::string text = std::string(program) + " " + RL_PROJECT_VERSION + "\n";
+  text += std::string("git commit:     ") + build_git_commit() + "\n";
+  text += std::string("build type:     ") + RL_BUILD_TYPE + "\n";
+  text += std::string("CUDA toolkit:   ") + RL_CUDA_TOOLKIT + "\n";
+  text += std::string("backends built: ") + RL_BACKENDS_BUILT + "\n";
+  text += std::string("Google Benchmark: ") + RL_BENCHMARK_LIB_VERSION + "\n";
+  return text;
+}
+
 }  // namespace rl::bench

@@ -11,8 +11,11 @@
 // every C, bf16 at twice the intensity of fp32.
 //
 // Each thread caches kChunks 16-byte chunks; the launcher picks the smallest
-// kChunks that covers the row with at most 1024 threads (C up to 16384 fp32 /
-// 32768 bf16).  A row whose start is not 16-byte aligned (C not a multiple of
+// kChunks that covers the row within that kChunks' thread limit (C up to
+// 12288 fp32, the large preset's widest row, / 24576 bf16).  The limit falls
+// as kChunks grows so that the cached row stays in registers: 1024 threads
+// leave 64 registers a thread, in which 4 chunks of bf16 spill on sm_100a;
+// 768 threads leave 80.  A row whose start is not 16-byte aligned (C not a multiple of
 // the vector width) and the ragged end of a row use scalar accesses.
 #include "layernorm/layernorm_common.hpp"
 
@@ -20,7 +23,9 @@
 
 namespace rl::layernorm {
 
-constexpr int kMaxThreads = 1024;
+// Threads per block (and so registers per thread) for kChunks chunks a thread.
+template <int kChunks>
+constexpr int kMaxThreads = kChunks <= 2 ? 1024 : 768;
 
 // Cost model: x read exactly once, whatever C: bytes_model = bytes_min.
 double bytes_model_rowcached(const Dims& d) {
@@ -36,10 +41,12 @@ __device__ __forceinline__ Packed128<T> load_chunk(const T* row, int e, int C, b
   return v;
 }
 
-// rl-static: kernel=layernorm_vec128_rowcached max_regs=64 max_smem=128
+// 80 registers is the 768-thread bound of kChunks = 4; kChunks 1 and 2 are
+// held to 64 by their own launch bound.
+// rl-static: kernel=layernorm_vec128_rowcached max_regs=80 max_smem=128
 // rl-static: kernel=layernorm_vec128_rowcached sass=LDG.E.128,STG.E.128
 template <typename T, int kChunks>
-__global__ void __launch_bounds__(kMaxThreads)
+__global__ void __launch_bounds__(kMaxThreads<kChunks>)
     layernorm_vec128_rowcached(T* __restrict__ y, float* __restrict__ mean,
                                float* __restrict__ rstd, const T* __restrict__ x,
                                const T* __restrict__ weight, const T* __restrict__ bias, int C) {
@@ -98,7 +105,7 @@ bool try_launch(const Args<T>& a, cudaStream_t stream) {
   constexpr int kVec = Packed128<T>::size;
   const int chunks = (a.C + kVec - 1) / kVec;
   const int threads = ((chunks + kChunks - 1) / kChunks + 31) / 32 * 32;
-  if (threads > kMaxThreads) return false;
+  if (threads > kMaxThreads<kChunks>) return false;
   rl::launch(layernorm_vec128_rowcached<T, kChunks>, dim3(static_cast<unsigned>(a.rows)),
              dim3(static_cast<unsigned>(threads)), 0, stream, a.y, a.mean, a.rstd, a.x, a.weight,
              a.bias, a.C);
@@ -109,7 +116,7 @@ template <typename T>
 void launch_layernorm_vec128_rowcached(const Args<T>& a, cudaStream_t stream) {
   if (!(try_launch<T, 1>(a, stream) || try_launch<T, 2>(a, stream) || try_launch<T, 4>(a, stream)))
     throw std::invalid_argument("layernorm_vec128_rowcached: C = " + std::to_string(a.C) +
-                                " does not fit in registers of 1024 threads");
+                                " does not fit in the registers of one block");
 }
 
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_rowcached_f32",

@@ -7,6 +7,9 @@
 #include "rl/roofline/sku.hpp"
 #include "rl/roofline/svg.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -65,7 +68,27 @@ int run_skus() {
   return 0;
 }
 
-int run_model(const std::string& key, bool json, std::span<const RegisteredKernel> registered) {
+// "9.0" -> 90; 0 when unreadable.
+int compute_capability_x10(std::string_view cc) {
+  const auto dot = cc.find('.');
+  if (dot == std::string_view::npos) return 0;
+  int major = 0, minor = 0;
+  std::from_chars(cc.data(), cc.data() + dot, major);
+  std::from_chars(cc.data() + dot + 1, cc.data() + cc.size(), minor);
+  return major * 10 + minor;
+}
+
+// "FP8 tensor cores" for tc_fp8, "FP64" for fp64: what a SKU can lack.
+std::string unit_label(ComputeUnit unit) {
+  std::string name(compute_unit_name(unit));
+  const bool tensor = name.starts_with("tc_");
+  if (tensor) name = name.substr(3);
+  for (auto& c : name) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return tensor ? name + " tensor cores" : name;
+}
+
+int run_model(const std::string& key, bool json, std::span<const RegisteredKernel> registered,
+              int sm_count_listed) {
   const Sku& sku = require_sku(key);
   auto ceilings = datasheet_ceilings(sku);
   const Ceiling* hbm = dram_ceiling(ceilings);
@@ -96,30 +119,46 @@ int run_model(const std::string& key, bool json, std::span<const RegisteredKerne
   out["ridge_points"] = ridges;
 
   nlohmann::ordered_json kernels = nlohmann::ordered_json::array();
+  const int sku_cc = compute_capability_x10(sku.compute_capability);
   for (const auto& k : registered) {
-    double ai = intensity(k.cost.flops, k.cost.bytes_model);
+    // A ceiling loop is timed at one full wave of the device it runs on: its
+    // grid is re-sized from the listing machine's SMs to the SKU's.
+    ShapeDims shape_dims = k.shape;
+    Cost cost = k.cost;
+    for (auto& [dim, extent] : shape_dims)
+      if (dim == "blocks" && k.cost_of && sm_count_listed > 0 && sku.sm_count > 0) {
+        extent = std::max<std::int64_t>(1, extent * sku.sm_count / sm_count_listed);
+        cost = k.cost_of(shape_dims);
+      }
+    double ai = intensity(cost.flops, cost.bytes_model);
     const Ceiling* compute = compute_ceiling(ceilings, k.unit);
     nlohmann::ordered_json shape = nlohmann::ordered_json::object();
-    for (const auto& [dim, extent] : k.shape) shape[dim] = extent;
+    for (const auto& [dim, extent] : shape_dims) shape[dim] = extent;
     nlohmann::ordered_json entry = {{"name", k.name},
                                     {"family", k.family},
+                                    {"precision", k.precision},
                                     {"unit", compute_unit_name(k.unit)},
                                     {"shape", shape},
-                                    {"flops", k.cost.flops},
-                                    {"bytes_model", k.cost.bytes_model},
+                                    {"flops", cost.flops},
+                                    {"bytes_model", cost.bytes_model},
                                     {"intensity", ai},
-                                    {"intensity_min", intensity(k.cost.flops, k.cost.bytes_min)}};
-    if (hbm && compute) {
-      double roof = attainable(compute->value, hbm->value, ai);
-      double time = std::max(k.cost.flops / compute->value, k.cost.bytes_model / hbm->value);
-      entry["attainable_flops_per_s"] = roof;
-      entry["bound"] = hbm->value * ai < compute->value ? "memory" : "compute";
-      entry["predicted_time_s"] = time;
+                                    {"intensity_min", intensity(cost.flops, cost.bytes_min)}};
+    if (k.min_cc > 0 && sku_cc > 0 && sku_cc < k.min_cc) {
+      entry["bound"] = "not_supported";
+      entry["note"] = fmt::format("needs compute capability {}.{}; {} is {}", k.min_cc / 10,
+                                  k.min_cc % 10, sku.key, sku.compute_capability);
+    } else if (cost.flops > 0 && !compute) {
+      entry["bound"] = "not_supported";
+      entry["note"] = fmt::format("no {} on this SKU (the datasheet gives no {} figure)",
+                                  unit_label(k.unit), compute_ceiling_name(k.unit));
     } else if (hbm) {
-      entry["attainable_flops_per_s"] = nullptr;
-      entry["bound"] = k.cost.flops > 0 ? "unknown" : "memory";
-      entry["predicted_time_s"] = k.cost.bytes_model / hbm->value;
-      entry["note"] = fmt::format("the datasheet gives no {} figure", compute_ceiling_name(k.unit));
+      const double compute_time = compute ? cost.flops / compute->value : 0.0;
+      const double memory_time = cost.bytes_model / hbm->value;
+      entry["attainable_flops_per_s"] =
+          compute ? nlohmann::ordered_json(attainable(compute->value, hbm->value, ai))
+                  : nlohmann::ordered_json(nullptr);
+      entry["bound"] = memory_time >= compute_time ? "memory" : "compute";
+      entry["predicted_time_s"] = std::max(compute_time, memory_time);
     }
     kernels.push_back(entry);
   }
@@ -141,15 +180,30 @@ int run_model(const std::string& key, bool json, std::span<const RegisteredKerne
       fmt::print("  {:<14} {:>8.1f} FLOP/B\n", r["compute"].get<std::string>(),
                  r["flop_per_byte"].get<double>());
   }
-  fmt::print("\nRegistered kernels:\n");
+  fmt::print("\nRegistered kernels (large preset shapes):\n");
   if (registered.empty()) fmt::print("  (none)\n");
+  std::size_t name_width = 6, shape_width = 5;
+  std::vector<std::string> shapes;
   for (const auto& k : kernels) {
-    fmt::print("  {:<36} {:<8} {:>9.3g} FLOP/B  {:<8} {}\n", k["name"].get<std::string>(),
-               k["unit"].get<std::string>(), k["intensity"].get<double>(),
-               k.contains("bound") ? k["bound"].get<std::string>() : "unknown",
-               k.contains("predicted_time_s")
-                   ? fmt::format("predicted {}s", si(k["predicted_time_s"].get<double>()))
-                   : std::string());
+    std::string text;
+    for (const auto& [dim, extent] : k["shape"].items())
+      text += fmt::format("{}{}={}", text.empty() ? "" : ",", dim, extent.get<std::int64_t>());
+    name_width = std::max(name_width, k["name"].get<std::string>().size());
+    shape_width = std::max(shape_width, text.size());
+    shapes.push_back(std::move(text));
+  }
+  if (!kernels.empty())
+    fmt::print("  {:<{}} {:<{}} {:<5} {:<8} {:>9}  {:<13} {}\n", "kernel", name_width, "shape",
+               shape_width, "prec", "unit", "FLOP/B", "bound", "predicted time");
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const auto& k = kernels[i];
+    const std::string bound = k.contains("bound") ? k["bound"].get<std::string>() : "unknown";
+    std::string predicted =
+        k.contains("predicted_time_s") ? si(k["predicted_time_s"].get<double>()) + "s" : "-";
+    if (k.contains("note")) predicted += " (" + k["note"].get<std::string>() + ")";
+    fmt::print("  {:<{}} {:<{}} {:<5} {:<8} {:>9.3g}  {:<13} {}\n", k["name"].get<std::string>(),
+               name_width, shapes[i], shape_width, k["precision"].get<std::string>(),
+               k["unit"].get<std::string>(), k["intensity"].get<double>(), bound, predicted);
   }
   return 0;
 }
@@ -197,11 +251,13 @@ std::string one_line(std::string s) {
 
 }  // namespace
 
-int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered) {
+int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered,
+             int sm_count_listed, const std::string& version) {
   CLI::App app{
       "roofline: datasheet table, roofline model, chart, report and compare for "
       "bench_roofline results"};
   app.require_subcommand(1);
+  if (!version.empty()) app.set_version_flag("--version", version);
 
   app.add_subcommand("skus", "print the SKU datasheet table with the source of every row");
 
@@ -240,6 +296,9 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
   } catch (const CLI::CallForHelp&) {
     std::cout << app.help();
     return 0;
+  } catch (const CLI::CallForVersion&) {
+    std::cout << version;
+    return 0;
   } catch (const CLI::CallForAllHelp&) {
     std::cout << app.help("", CLI::AppFormatMode::All);
     return 0;
@@ -250,7 +309,8 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
 
   try {
     if (app.got_subcommand("skus")) return run_skus();
-    if (app.got_subcommand(model)) return run_model(model_sku, model_json, registered);
+    if (app.got_subcommand(model))
+      return run_model(model_sku, model_json, registered, sm_count_listed);
     if (app.got_subcommand(plot)) return run_plot(plot_in, plot_out);
     if (app.got_subcommand(report)) return run_report(report_in, report_out, report_sku);
     if (app.got_subcommand(compare)) return run_compare(base_path, new_path, options, format);

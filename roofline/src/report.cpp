@@ -23,6 +23,13 @@ std::string rate(std::optional<double> v, std::string_view unit) {
   return esc(si(*v) + std::string(unit));
 }
 
+// "1980 / 1980 MHz"; "n/a" for a value nobody measured (0 in results.json).
+std::string mhz_pair(double current, double max) {
+  auto one = [](double mhz) { return mhz > 0 ? fmt::format("{:.0f}", mhz) : std::string("n/a"); };
+  if (current <= 0 && max <= 0) return "n/a";
+  return one(current) + " / " + one(max) + " MHz";
+}
+
 std::string shape_text(const KernelResult& k) {
   std::string s;
   for (const auto& [dim, extent] : k.shape)
@@ -85,6 +92,13 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
     h += "<div class=\"banner\">CPU emulator — not GPU performance. Times and rates below "
          "measure the emulator on the host CPU; they say nothing about any GPU.</div>\n";
 
+  if (r.run.complete == false)
+    h += fmt::format(
+        "<div class=\"banner\">Incomplete run{}: only the {} benchmark(s) that finished are "
+        "shown.</div>\n",
+        r.run.interrupted_by.empty() ? "" : " (interrupted by " + esc(r.run.interrupted_by) + ")",
+        r.kernels.size());
+
   // Summary
   h += "<h2>Summary</h2>\n<table class=\"summary\">\n";
   auto row = [&](std::string_view key, const std::string& value) {
@@ -101,8 +115,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
       esc(fmt::format("{} / {}", c.cuda_runtime_version,
                       c.cuda_driver_version.empty() ? "n/a" : c.cuda_driver_version)));
   row("Backend", esc(c.backend));
-  row("SM clock (current / max)",
-      esc(fmt::format("{} / {} MHz", c.clocks.sm_mhz, c.clocks.sm_max_mhz)));
+  row("SM clock (current / max)", esc(mhz_pair(c.clocks.sm_mhz, c.clocks.sm_max_mhz)));
   row("Datasheet row",
       options.sku
           ? esc(fmt::format("{} ({})", options.sku->name, options.sku_reason))
@@ -124,7 +137,10 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
       std::string pct = claim.datasheet && *claim.datasheet > 0
                             ? fmt::format("{:.1f}%", 100 * ceiling.value / *claim.datasheet)
                             : "—";
-      std::string throttling = ceiling.throttle_reasons.empty() ? "none seen" : "";
+      // "none seen" only where something was watching: NVML sampled the run.
+      std::string throttling = !ceiling.throttle_reasons.empty() ? ""
+                               : c.nvml_available                ? "none seen"
+                                                                 : "NVML unavailable";
       for (const auto& reason : ceiling.throttle_reasons)
         throttling += (throttling.empty() ? "" : ", ") + reason;
       if (ceiling.throttled_fraction)
@@ -214,9 +230,10 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
     return b ? std::string(*b ? "yes" : "no") : std::string("unknown");
   };
   row("UUID", esc(c.device.uuid.empty() ? "unknown" : c.device.uuid));
-  row("Memory bus width", esc(fmt::format("{} bits", c.device.memory_bus_width_bits)));
-  row("Memory clock (current / max)",
-      esc(fmt::format("{} / {} MHz", c.clocks.memory_mhz, c.clocks.memory_max_mhz)));
+  row("Memory bus width", c.device.memory_bus_width_bits > 0
+                              ? esc(fmt::format("{} bits", c.device.memory_bus_width_bits))
+                              : "n/a");
+  row("Memory clock (current / max)", esc(mhz_pair(c.clocks.memory_mhz, c.clocks.memory_max_mhz)));
   row("ECC", esc(opt_bool(c.ecc_enabled)));
   row("Persistence mode", esc(opt_bool(c.persistence_mode)));
   row("Power limit", c.power_limit_w ? esc(fmt::format("{:.0f} W", *c.power_limit_w)) : "unknown");

@@ -150,6 +150,11 @@ J results_json(const Results& r) {
   J j = J::object();
   j["schema_version"] = r.schema_version;
   j["context"] = context_json<J>(r.context);
+  J run = J::object();
+  run["complete"] = optional_bool<J>(r.run.complete);
+  run["interrupted_by"] = r.run.interrupted_by;
+  run["command_line"] = r.run.command_line;
+  j["run"] = std::move(run);
   J ceilings = J::array();
   for (const auto& c : r.ceilings) ceilings.push_back(ceiling_json<J>(c));
   j["ceilings"] = std::move(ceilings);
@@ -475,6 +480,19 @@ Results read_results(const J& json) {
     fail("/schema_version", fmt::format("unsupported schema_version {} (this build reads {})",
                                         results.schema_version, kResultsSchemaVersion));
   results.context = read_context(r.object("context"));
+  if (const J* run = r.find("run"); run != nullptr && !run->is_null()) {
+    const Reader<J> rr = r.object("run");
+    results.run.complete = rr.optional_boolean("complete");
+    results.run.interrupted_by = rr.optional_string("interrupted_by");
+    if (const J* argv = rr.find("command_line"); argv != nullptr && !argv->is_null()) {
+      const std::string where = child(rr.pointer(), "command_line");
+      if (!argv->is_array()) fail(where, "expected an array of strings");
+      for (std::size_t i = 0; i < argv->size(); ++i) {
+        if (!(*argv)[i].is_string()) fail(child(where, i), "expected a string");
+        results.run.command_line.push_back((*argv)[i].template get<std::string>());
+      }
+    }
+  }
 
   const J& ceilings = array_at(r, "ceilings");
   for (std::size_t i = 0; i < ceilings.size(); ++i)

@@ -136,25 +136,6 @@ TEST(MeasuredCeilings, memory_ceilings_are_hbm_and_l2_names) {
   EXPECT_FALSE(rl::bench::is_memory_ceiling("fp32.fma"));
 }
 
-TEST(PctOfRoofCounter, is_the_models_pct_at_one_second) {
-  KernelResult k;
-  rl::bench::set_cost(k, {.flops = 1e6, .bytes_min = 8e6, .bytes_model = 8e6});
-  std::vector<rl::roofline::Ceiling> ceilings;
-  EXPECT_FALSE(rl::bench::pct_of_roof_at_one_second(k, ceilings).has_value());  // no ceilings
-  rl::roofline::Ceiling hbm;
-  hbm.name = "hbm.copy";
-  hbm.kind = "memory";
-  hbm.unit = "B/s";
-  hbm.value = 2e12;
-  ceilings.push_back(hbm);
-  // Intensity 1/8 FLOP/B under a 2e12 B/s roof: 2.5e11 FLOP/s attainable; 1e6
-  // FLOP in 1 s is 4e-4 % of it.
-  const auto pct = rl::bench::pct_of_roof_at_one_second(k, ceilings);
-  ASSERT_TRUE(pct.has_value());
-  EXPECT_NEAR(*pct, 4e-4, 1e-15);
-  EXPECT_FALSE(k.time_s.has_value());  // the caller's record is untouched
-}
-
 TEST(Batching, kernels_of_20us_or_more_get_one_launch_per_sample) {
   EXPECT_EQ(rl::bench::launches_per_sample(20e-6), 1);
   EXPECT_EQ(rl::bench::launches_per_sample(1e-3), 1);

@@ -68,6 +68,33 @@ def check_bad_size(binary):
     return expect_one_line_error(binary, ["--size", "huge"], "huge")
 
 
+def check_version(binary):
+    r = run(binary, "--version")
+    if r.returncode != 0:
+        return fail(f"--version exited {r.returncode}: {r.stderr!r}")
+    first = r.stdout.splitlines()[0] if r.stdout else ""
+    if not re.fullmatch(re.escape(program(binary)) + r" \d+\.\d+\.\d+", first):
+        return fail(f"first line {first!r} is not '<program> <version>'")
+    for field in ("git commit:", "build type:", "CUDA toolkit:", "backends built:"):
+        if field not in r.stdout:
+            return fail(f"--version lacks {field!r}: {r.stdout!r}")
+    print(r.stdout.strip())
+    return 0
+
+
+def check_filter_selecting_nothing(binary):
+    """A typo in the filter is bad input: one line, exit 2, no folder, no files."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        why = expect_one_line_error(binary, ["--benchmark_filter=^no_such_kernel", "--out", out],
+                                    "selects no kernel")
+        if why:
+            return why
+        if os.path.exists(out):
+            return fail(f"{out} was created for a run that selected nothing")
+        return 0
+
+
 def check_unwritable_out(binary):
     with tempfile.TemporaryDirectory() as tmp:
         blocker = os.path.join(tmp, "a_file")
@@ -183,8 +210,21 @@ def check_emu_run(binary, schema_path):
             rate = k["bytes_model"] / t["median"]
             if abs(k["achieved_bytes_per_s"] - rate) > 1e-9 * rate:
                 return fail(f"{k['name']}: achieved_bytes_per_s is not bytes_model / median")
-        with open(os.path.join(out, "benchmarks.json"), encoding="utf-8") as f:
-            gb = json.load(f)
+        if results.get("run", {}).get("complete") is not True:
+            return fail(f"a finished run is not marked complete: {results.get('run')}")
+        progress = [line for line in r.stderr.splitlines() if re.match(r"\[\d+/4\] ", line)]
+        if len(progress) != 4 or not progress[-1].startswith("[4/4] "):
+            return fail(f"expected progress lines [1/4]..[4/4] on stderr, got {progress}")
+        # Strict UTF-8: Google Benchmark writes argv[0] as "executable"; a
+        # dangling argv once put garbage bytes there.
+        with open(os.path.join(out, "benchmarks.json"), "rb") as f:
+            try:
+                gb = json.loads(f.read().decode("utf-8", errors="strict"))
+            except UnicodeDecodeError as error:
+                return fail(f"benchmarks.json is not valid UTF-8: {error}")
+        if gb.get("context", {}).get("executable") != binary:
+            return fail(f"benchmarks.json executable {gb.get('context', {}).get('executable')!r}"
+                        f" is not {binary!r}")
         if "context" not in gb or "benchmarks" not in gb:
             return fail("benchmarks.json lacks context or benchmarks")
         runs = gb["benchmarks"]
@@ -230,7 +270,61 @@ def check_emu_crash_keeps_partial_results(binary, schema_path):
         return 0
 
 
+def check_emu_interrupt_keeps_finished_results(binary, schema_path):
+    """SIGINT mid-run: one line, exit 130, both JSON files valid and marked
+    incomplete, the report rendered from what finished."""
+    import signal
+    import time
+    with tempfile.TemporaryDirectory() as out:
+        args = ["--size", "small", "--benchmark_filter=^scale_f32_|^gelu_",
+                "--benchmark_repetitions=2", "--benchmark_min_time=0.01", "--out", out]
+        proc = subprocess.Popen([binary, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+        seen = []
+        deadline = time.monotonic() + 240
+        for line in proc.stderr:  # line-buffered progress: interrupt after the first result
+            seen.append(line)
+            if line.startswith("[1/") or time.monotonic() > deadline:
+                break
+        proc.send_signal(signal.SIGINT)
+        stdout, rest = proc.communicate(timeout=240)
+        stderr = "".join(seen) + rest
+        if proc.returncode != 130:
+            return fail(f"exit {proc.returncode}, expected 130; stderr {stderr!r}")
+        said = [line for line in stderr.splitlines() if "interrupted by SIGINT" in line]
+        if len(said) != 1 or not said[0].startswith(program(binary) + ": "):
+            return fail(f"expected one 'interrupted by SIGINT' line, got {said}")
+        results, why = load_schema_valid_results(out, schema_path)
+        if why:
+            return fail("interrupted " + why)
+        run_state = results.get("run", {})
+        if run_state.get("complete") is not False or run_state.get("interrupted_by") != "SIGINT":
+            return fail(f"results.json run {run_state} is not marked interrupted")
+        kernels = results["kernels"]
+        if not kernels or any(k["status"] != "ok" for k in kernels):
+            return fail(f"expected only finished, validated kernels, got {kernels}")
+        total = len([k for k in stderr.splitlines() if re.match(r"\[\d+/\d+\] ", k)])
+        if len(kernels) != total:
+            return fail(f"{len(kernels)} kernels recorded, {total} reported finished")
+        with open(os.path.join(out, "benchmarks.json"), encoding="utf-8") as f:
+            gb = json.load(f)
+        if gb["context"].get("bench_roofline_complete") is not False:
+            return fail("benchmarks.json is not marked incomplete")
+        if any(b.get("error_message") == "interrupted" for b in gb["benchmarks"]):
+            return fail("benchmarks.json keeps the benchmarks that never ran")
+        with open(os.path.join(out, "report.html"), encoding="utf-8") as f:
+            if "Incomplete run (interrupted by SIGINT)" not in f.read():
+                return fail("report.html does not say the run is incomplete")
+        if "interrupted" in stdout:
+            return fail("the console lists the skipped benchmarks as errors")
+        print(f"{len(kernels)} finished benchmark(s) kept; both files valid and marked")
+        return 0
+
+
 CHECKS = {
+    "version": check_version,
+    "filter_selecting_nothing": check_filter_selecting_nothing,
+    "emu_interrupt_keeps_finished_results": check_emu_interrupt_keeps_finished_results,
     "help": check_help,
     "bad_flag": check_bad_flag,
     "bad_benchmark_flag": check_bad_benchmark_flag,

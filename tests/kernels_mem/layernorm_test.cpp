@@ -124,9 +124,21 @@ INSTANTIATE_TEST_SUITE_P(Library, LayerNormCudnn,
                          [](const auto& p) { return std::string(p.param); });
 #endif
 
+// Rows wide enough for 4 chunks a thread (up to 768 threads): the path only
+// the large preset's widest rows (C = 12288) reach.
+TEST(LayerNormRowCached, WideRowsUseFourChunksPerThread) {
+  RL_KERNEL_TEST_SETUP();
+  for (const int C : {9000, 12288}) {
+    SCOPED_TRACE("C = " + std::to_string(C));
+    auto workload = make_workload("layernorm_vec128_rowcached_f32", 2, C, 17);
+    ASSERT_NE(workload, nullptr);
+    rl::test::expect_passes_under_two_schedules(*workload);
+  }
+}
+
 TEST(LayerNormRowCached, RejectsRowsTooWideForItsRegisters) {
   RL_KERNEL_TEST_SETUP();
-  auto workload = make_workload("layernorm_vec128_rowcached_f32", 1, 16385, 14);
+  auto workload = make_workload("layernorm_vec128_rowcached_f32", 1, 12289, 14);
   ASSERT_NE(workload, nullptr);
   EXPECT_THROW(workload->run(nullptr), std::invalid_argument);
 }

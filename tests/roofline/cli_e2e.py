@@ -107,6 +107,38 @@ def model_h100_json_ridge_is_295(env):
     check(text.returncode == 0 and "295.3 FLOP/B" in text.stdout, text.stdout)
 
 
+def model_prints_shapes_precision_and_unit_apart_and_sizes_loops_to_the_sku(env):
+    m = json.loads(env.run("model", "--sku", "a100-sxm4-80gb", "--json").stdout)
+    kernels = {k["name"]: k for k in m["kernels"]}
+    bf16 = kernels["mma_sync_loop_bf16"]
+    check(bf16["precision"] == "bf16" and bf16["unit"] == "tc_bf16", f"precision/unit {bf16}")
+    # Listed as 2 blocks on a 1-SM device: one wave of the A100's 108 SMs is 216.
+    check(bf16["shape"]["blocks"] == 216, f"loop not re-sized to the SKU: {bf16['shape']}")
+    check(bf16["flops"] == 256 * 216 * 128 * 1000, f"cost not recomputed: {bf16['flops']}")
+    check(bf16["bound"] == "compute" and bf16["predicted_time_s"] > 1e-6,
+          f"bf16 loop prediction {bf16}")
+    fp8 = kernels["mma_sync_loop_fp8_e4m3"]
+    check(fp8["bound"] == "not_supported" and "predicted_time_s" not in fp8,
+          f"an FP8 loop on A100 must not get a time: {fp8}")
+    text = env.run("model", "--sku", "a100-sxm4-80gb").stdout
+    row = next((line for line in text.splitlines() if "mma_sync_loop_fp8_e4m3" in line), "")
+    check("needs compute capability 8.9" in row, f"fp8 row says why not: {row!r}")
+    gemm = next((line for line in text.splitlines() if "gemm_bf16_tc" in line), "")
+    check("M=8192,N=8192,K=8192" in gemm and " bf16 " in gemm and " tc_bf16 " in gemm,
+          f"gemm row lacks shape, precision or unit: {gemm!r}")
+    # A SKU of the right generation without the datasheet figure says so.
+    h100 = {k["name"]: k for k in
+            json.loads(env.run("model", "--sku", "h100-sxm", "--json").stdout)["kernels"]}
+    check(h100["mma_sync_loop_fp8_e4m3"].get("predicted_time_s", 0) > 0,
+          "H100 has FP8: the loop gets a prediction")
+
+
+def version_names_program_and_version(env):
+    p = env.run("--version")
+    check(p.returncode == 0 and p.stdout.startswith("roofline (test driver) 0.0.0"),
+          f"--version: exit {p.returncode}, {p.stdout!r} {p.stderr!r}")
+
+
 def model_unknown_sku_is_one_line_exit_2(env):
     one_line_error(env.run("model", "--sku", "h100"), "unknown SKU 'h100'")
 

@@ -23,6 +23,42 @@ TEST(Report, emulator_results_get_the_banner_and_an_unknown_device) {
   EXPECT_NE(html.find("3.33×"), std::string::npos);  // 20 ms naive / 6 ms fused
 }
 
+// An emulated run measures no clocks and has no NVML: the report says so
+// instead of printing zeros as if they were readings.
+TEST(Report, unknown_values_read_na_and_nvml_unavailable_not_zeros) {
+  Results r = testing::emulator_fixture();
+  ASSERT_FALSE(r.ceilings.empty());
+  r.context.clocks = {};
+  r.context.device.memory_bus_width_bits = 0;
+  for (auto& c : r.ceilings) c.throttle_reasons.clear();
+  const std::string html = render_report_html(r, report_options_for(r));
+  EXPECT_EQ(html.find("0 / 0 MHz"), std::string::npos);
+  EXPECT_EQ(html.find(">0 bits<"), std::string::npos);
+  EXPECT_EQ(html.find("none seen"), std::string::npos);
+  EXPECT_NE(html.find("NVML unavailable"), std::string::npos);
+  EXPECT_NE(html.find("<th>SM clock (current / max)</th><td>n/a</td>"), std::string::npos);
+  EXPECT_NE(html.find("<th>Memory bus width</th><td>n/a</td>"), std::string::npos);
+
+  // With NVML watching, no reason seen is "none seen"; a known clock is shown.
+  r.context.nvml_available = true;
+  r.context.clocks.sm_mhz = 1755;
+  r.context.clocks.sm_max_mhz = 1980;
+  const std::string gpu_html = render_report_html(r, report_options_for(r));
+  EXPECT_NE(gpu_html.find("none seen"), std::string::npos);
+  EXPECT_NE(gpu_html.find("1755 / 1980 MHz"), std::string::npos);
+}
+
+TEST(Report, an_interrupted_run_says_it_is_incomplete) {
+  Results r = testing::emulator_fixture();
+  r.run.complete = false;
+  r.run.interrupted_by = "SIGINT";
+  EXPECT_NE(
+      render_report_html(r, report_options_for(r)).find("Incomplete run (interrupted by SIGINT)"),
+      std::string::npos);
+  r.run.complete = true;
+  EXPECT_EQ(render_report_html(r, report_options_for(r)).find("Incomplete run"), std::string::npos);
+}
+
 TEST(Report, sku_override_puts_datasheet_and_percent_of_claim_beside_measured) {
   Results r = testing::emulator_fixture();
   r.context.backend = "cuda";

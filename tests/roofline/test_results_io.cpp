@@ -3,6 +3,7 @@
 #include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
@@ -56,6 +57,21 @@ TEST(ResultsIo, round_trip_preserves_every_field) {
   EXPECT_EQ(out.kernels[1].baseline, "gelu_tanh_f32_naive");
   ASSERT_TRUE(out.kernels[0].time_s.has_value());
   EXPECT_EQ(out.kernels[0].time_s->samples, in.kernels[0].time_s->samples);
+}
+
+TEST(ResultsIo, run_state_round_trips_and_is_absent_in_older_files) {
+  Results r = testing::emulator_fixture();
+  r.run.complete = false;
+  r.run.interrupted_by = "SIGTERM";
+  r.run.command_line = {"bench_roofline", "--size", "large"};
+  const Results back = parse_results(results_to_text(r), "run.json");
+  EXPECT_EQ(back.run.complete, std::optional<bool>(false));
+  EXPECT_EQ(back.run.interrupted_by, "SIGTERM");
+  EXPECT_EQ(back.run.command_line, r.run.command_line);
+
+  nlohmann::json older = to_json(r);
+  older.erase("run");  // written before "run" existed
+  EXPECT_FALSE(results_from_json(older).run.complete.has_value());
 }
 
 TEST(ResultsIo, shape_keeps_dimension_order) {

@@ -43,10 +43,4 @@ roofline::Ceiling measured_ceiling(const roofline::KernelResult& timed,
 // (a ceiling measured on several shapes keeps its best).
 void merge_ceiling(std::vector<roofline::Ceiling>& ceilings, roofline::Ceiling ceiling);
 
-// The roofline model's % of roof for `costed` (cost set, not yet timed) if it
-// took exactly 1 s; % of roof at time t is this / t, which is how the
-// "pct_of_roof" counter is declared.  nullopt without the ceilings it needs.
-std::optional<double> pct_of_roof_at_one_second(const roofline::KernelResult& costed,
-                                                const std::vector<roofline::Ceiling>& ceilings);
-
 }  // namespace rl::bench

@@ -3,7 +3,7 @@
 // harness (which turns them into results.json records).
 #pragma once
 
-#include "rl/roofline/cost.hpp"
+#include "rl/roofline/results.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -15,18 +15,17 @@
 
 namespace rl::bench {
 
-// Counters of one benchmark, rates over GPU time.  Each is declared as a value
-// per iteration with Counter::kIsIterationInvariantRate, which Google Benchmark
-// turns into value x iterations / total manual time (the sum of the
-// SetIterationTime seconds), pinned by tests/bench/gbench_counter_test.cpp:
+// Counters of one repetition: plain values whose names carry their units,
+// the same figures results.json gives (there for the median repetition):
 //   "FLOP/s"      flops / time
 //   "bytes/s"     bytes_model / time
-//   "intensity"   flops / bytes_model (FLOP/B), a plain value
-//   "pct_of_roof" % of roof, only when ceilings are known: what the kernel
-//                 would reach at 1 s per iteration (pct_of_roof_at_one_second),
-//                 divided by the time like the rates
-void set_counters(benchmark::UserCounters& counters, const roofline::Cost& cost,
-                  std::optional<double> pct_of_roof_at_one_second);
+//   "intensity"   flops / bytes_model (FLOP/B)
+//   "pct_of_roof" % of roof (0..100), only when the ceilings it needs are known
+// `timed` carries the cost and this repetition's time (set_timing).  Plain
+// values, not Google Benchmark rates, so the console prints no "/s" after
+// a figure that already is one.
+void set_counters(benchmark::UserCounters& counters, const roofline::KernelResult& timed,
+                  std::optional<double> pct_of_roof);
 
 // Seconds per iteration of each repetition of one benchmark (iteration runs
 // without error, in repetition order); aggregates are skipped.
@@ -36,6 +35,9 @@ std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkRep
 // "" and "all" select everything, a leading '-' negates, otherwise an
 // extended regular expression searched in the name.
 bool matches_benchmark_filter(const std::string& name, const std::string& filter);
+
+// The error message of a benchmark skipped because the run was interrupted.
+inline constexpr const char* kInterruptedMessage = "interrupted";
 
 // Forwards runs to `display` (the console, or whatever --benchmark_format
 // chose; only aggregates, where there are any, with `aggregates_only`) and
@@ -49,7 +51,9 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
         aggregates_only_(aggregates_only),
         on_runs_(std::move(on_runs)) {}
 
-  bool ReportContext(const Context& context) override { return display_->ReportContext(context); }
+  // Also explains Debian's "Library was built as DEBUG" warning, when this
+  // Google Benchmark prints it.
+  bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& runs) override;
   void Finalize() override { display_->Finalize(); }
 

@@ -27,7 +27,8 @@ struct Options {
   bool list = false;
   bool ceilings_only = false;
   bool help = false;
-  bool display_aggregates_only = false;     // --benchmark_display_aggregates_only
+  bool version = false;                  // --version: version, commit, build type, CUDA, backends
+  bool display_aggregates_only = false;  // --benchmark_display_aggregates_only
   std::vector<std::string> benchmark_args;  // Google Benchmark's flags, in the order given
 };
 
@@ -47,6 +48,11 @@ std::vector<std::string> benchmark_argv(std::string_view program, const Options&
                                         const std::filesystem::path& out_dir);
 
 inline constexpr int kDefaultRepetitions = 5;
+
+// <out_dir>/benchmarks.json when benchmark_argv sends Google Benchmark's JSON
+// there (the user gave no --benchmark_out), else nullopt.
+std::optional<std::filesystem::path> our_benchmarks_json(const Options& options,
+                                                         const std::filesystem::path& out_dir);
 
 // Creates `dir` (and parents) and proves it is writable by creating and
 // removing a probe file.  Throws UsageError naming the directory otherwise.

@@ -20,4 +20,8 @@ std::string host_name();  // gethostname, or "unknown"
 // changes to tracked files, "unknown" outside a git checkout.
 const char* build_git_commit();
 
+// What --version prints for `program`: version, git commit, build type, the
+// CUDA toolkit the build used, the backends built.  Several lines.
+std::string version_text(std::string_view program);
+
 }  // namespace rl::bench

@@ -16,6 +16,7 @@
 #include "rl/roofline/cost.hpp"
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <utility>
@@ -23,14 +24,25 @@
 
 namespace rl::roofline {
 
+using ShapeDims = std::vector<std::pair<std::string, std::int64_t>>;
+
 struct RegisteredKernel {
   std::string name, family, variant, precision;
-  ComputeUnit unit = ComputeUnit::fp32;                     // the unit it runs on (as cost.unit)
-  std::string baseline;                                     // naive sibling's name, or ""
-  std::vector<std::pair<std::string, std::int64_t>> shape;  // the shape `cost` is for
+  ComputeUnit unit = ComputeUnit::fp32;  // the unit it runs on (as cost.unit)
+  std::string baseline;                  // naive sibling's name, or ""
+  int min_cc = 0;                        // minimum compute capability x10, 0 = any
+  ShapeDims shape;                       // the shape `cost` is for
   Cost cost;
+  // The record's cost function: the model re-sizes a ceiling loop (a shape
+  // with a "blocks" dimension, listed for the machine the CLI runs on) to one
+  // full wave of the SKU it models.
+  std::function<Cost(const ShapeDims&)> cost_of;
 };
 
-int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered);
+// `sm_count_listed`: the SM count of the device the registry's shapes were
+// listed on (ceiling loops size their grids from it).  `version`: what
+// --version prints.
+int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered,
+             int sm_count_listed = 1, const std::string& version = "");
 
 }  // namespace rl::roofline

@@ -25,9 +25,9 @@ struct DeviceInfo {
   int memory_bus_width_bits = 0;
 };
 
-struct Clocks {  // MHz; 0 = unknown
-  double sm_mhz = 0;            // current SM clock when the context was taken
-  double sm_max_mhz = 0;        // max (boost) SM clock
+struct Clocks {           // MHz; 0 = unknown
+  double sm_mhz = 0;      // current SM clock when the context was taken
+  double sm_max_mhz = 0;  // max (boost) SM clock
   double memory_mhz = 0;
   double memory_max_mhz = 0;
 };
@@ -48,14 +48,14 @@ struct Context {
   std::string host;
   std::string timestamp_utc;  // ISO 8601, "2026-11-21T23:59:00Z"
   std::string git_commit;
-  std::string size_preset;    // "small" | "medium" | "large"
-  bool l2_flushed = true;     // false with --warm-l2
+  std::string size_preset;  // "small" | "medium" | "large"
+  bool l2_flushed = true;   // false with --warm-l2
 };
 
 struct Ceiling {
-  std::string name;    // "hbm.copy", "tc.bf16", ... (architecture notes)
-  std::string kind;    // "memory" | "compute"
-  double value = 0;    // best over repetitions, in `unit`
+  std::string name;  // "hbm.copy", "tc.bf16", ... (architecture notes)
+  std::string kind;  // "memory" | "compute"
+  double value = 0;  // best over repetitions, in `unit`
   std::optional<double> median;
   std::string unit;    // "B/s" | "FLOP/s"
   std::string method;  // how it was measured ("kernel hbm_copy_vec16, 2 GiB", "cublasLt ...")
@@ -81,10 +81,10 @@ struct KernelResult {
   std::string baseline;   // name of the naive sibling this improves on ("" if none)
   std::vector<std::pair<std::string, std::int64_t>> shape;  // ordered; element-wise ops use "n"
   double flops = 0, bytes_min = 0, bytes_model = 0;
-  double intensity = 0;   // flops / bytes_model
+  double intensity = 0;  // flops / bytes_model
   bool validated = false;
-  std::string status;     // "ok" | "failed_validation" | "error" | "skipped"
-  std::string error;      // why, when status != ok
+  std::string status;  // "ok" | "failed_validation" | "error" | "skipped"
+  std::string error;   // why, when status != ok
   double max_rel_err = 0;
   std::optional<TimeStats> time_s;  // absent when not timed
   double achieved_flops_per_s = 0;
@@ -96,9 +96,19 @@ struct KernelResult {
   std::optional<double> sm_clock_mhz;  // mean SM clock sampled during the benchmark
 };
 
+// How the run went: written as "run" in results.json.
+struct RunState {
+  // false from the first flush until the run ends; stays false when the run
+  // was interrupted (or crashed).  Absent in files written before it existed.
+  std::optional<bool> complete;
+  std::string interrupted_by;             // "SIGINT" | "SIGTERM" when interrupted, else ""
+  std::vector<std::string> command_line;  // argv as given, program first
+};
+
 struct Results {
   int schema_version = kResultsSchemaVersion;
   Context context;
+  RunState run;
   std::vector<Ceiling> ceilings;
   std::vector<KernelResult> kernels;
 };
