@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace rl {
 
@@ -29,6 +30,43 @@ inline Tolerance tolerance_for(std::string_view precision) {
   return {1e-5, 1e-5};
 }
 
+namespace detail {
+
+// The one element-wise comparison behind both policies below: element i
+// passes if |got - ref| <= allowed(i); its relative error is |got - ref| /
+// max(|ref|, rel_floor(i)); the first failure is described with `suffix(i)`
+// appended.  A non-finite output never passes.
+template <typename Allowed, typename RelFloor, typename Suffix>
+Validation compare_elements(std::span<const float> got, std::span<const double> ref,
+                            Validation result, Allowed allowed, RelFloor rel_floor, Suffix suffix) {
+  if (result.detail.empty()) result.passed = true;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const double g = got[i];
+    const double r = ref[i];
+    const double diff = std::fabs(g - r);
+    if (!std::isfinite(g)) {
+      if (result.passed || result.detail.empty())
+        result.detail =
+            "non-finite output at " + std::to_string(i) + " (reference " + std::to_string(r) + ")";
+      result.passed = false;
+      result.max_rel_err = INFINITY;
+      result.max_abs_err = INFINITY;
+      continue;
+    }
+    const double rel = diff / std::fmax(std::fabs(r), rel_floor(i));
+    if (rel > result.max_rel_err) result.max_rel_err = rel;
+    if (diff > result.max_abs_err) result.max_abs_err = diff;
+    if (!(diff <= allowed(i, r)) && result.passed) {
+      result.passed = false;
+      result.detail = "element " + std::to_string(i) + ": got " + std::to_string(g) +
+                      ", expected " + std::to_string(r) + suffix(i);
+    }
+  }
+  return result;
+}
+
+}  // namespace detail
+
 // Element i passes if |got - ref| <= atol + rtol * |ref|.  max_rel_err is
 // |got - ref| / max(|ref|, atol / rtol): a relative error that does not blow
 // up at zero crossings.
@@ -40,31 +78,11 @@ inline Validation compare_to_reference(std::span<const float> got, std::span<con
                     std::to_string(ref.size());
     return result;
   }
-  if (result.detail.empty()) result.passed = true;
   const double floor = tol.atol / tol.rtol;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double g = got[i];
-    const double r = ref[i];
-    const double diff = std::fabs(g - r);
-    if (!std::isfinite(g)) {
-      if (result.passed || result.detail.empty())
-        result.detail = "non-finite output at " + std::to_string(i) + " (reference " +
-                        std::to_string(r) + ")";
-      result.passed = false;
-      result.max_rel_err = INFINITY;
-      result.max_abs_err = INFINITY;
-      continue;
-    }
-    const double rel = diff / std::fmax(std::fabs(r), floor);
-    if (rel > result.max_rel_err) result.max_rel_err = rel;
-    if (diff > result.max_abs_err) result.max_abs_err = diff;
-    if (diff > tol.atol + tol.rtol * std::fabs(r) && result.passed) {
-      result.passed = false;
-      result.detail = "element " + std::to_string(i) + ": got " + std::to_string(g) +
-                      ", expected " + std::to_string(r);
-    }
-  }
-  return result;
+  return detail::compare_elements(
+      got, ref, std::move(result),
+      [tol](std::size_t, double r) { return tol.atol + tol.rtol * std::fabs(r); },
+      [floor](std::size_t) { return floor; }, [](std::size_t) { return std::string(); });
 }
 
 // Element i passes if |got - ref| <= bound[i], an absolute error bound the
@@ -81,31 +99,10 @@ inline Validation compare_with_bounds(std::span<const float> got, std::span<cons
                     std::to_string(ref.size()) + " or bound size " + std::to_string(bound.size());
     return result;
   }
-  if (result.detail.empty()) result.passed = true;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double g = got[i];
-    const double r = ref[i];
-    const double diff = std::fabs(g - r);
-    if (!std::isfinite(g)) {
-      if (result.passed || result.detail.empty())
-        result.detail =
-            "non-finite output at " + std::to_string(i) + " (reference " + std::to_string(r) + ")";
-      result.passed = false;
-      result.max_rel_err = INFINITY;
-      result.max_abs_err = INFINITY;
-      continue;
-    }
-    const double rel = diff / std::fmax(std::fabs(r), bound[i]);
-    if (rel > result.max_rel_err) result.max_rel_err = rel;
-    if (diff > result.max_abs_err) result.max_abs_err = diff;
-    if (!(diff <= bound[i]) && result.passed) {
-      result.passed = false;
-      result.detail = "element " + std::to_string(i) + ": got " + std::to_string(g) +
-                      ", expected " + std::to_string(r) + " (bound " + std::to_string(bound[i]) +
-                      ")";
-    }
-  }
-  return result;
+  return detail::compare_elements(
+      got, ref, std::move(result), [bound](std::size_t i, double) { return bound[i]; },
+      [bound](std::size_t i) { return bound[i]; },
+      [bound](std::size_t i) { return " (bound " + std::to_string(bound[i]) + ")"; });
 }
 
 }  // namespace rl
