@@ -11,11 +11,9 @@
 #include "rl/roofline/verdict.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -147,7 +145,10 @@ std::size_t Harness::run() {
       [this](const std::vector<benchmark::BenchmarkReporter::Run>& runs) { on_runs(runs); });
   run_started_ = std::chrono::steady_clock::now();
   const std::size_t count = benchmark::RunSpecifiedBenchmarks(&reporter);
-  if (interrupt_signal() != 0) mark_benchmarks_json_incomplete();
+  // Read once: a signal that arrives after the last benchmark finished
+  // interrupts nothing, and results, benchmarks.json and exit code agree.
+  interrupted_signal_ = interrupt_signal();
+  if (interrupted_signal_ != 0) mark_benchmarks_json_incomplete();
   flush();
   return count;
 }
@@ -160,6 +161,12 @@ Workload& Harness::workload_for(BenchEntry& entry) {
     workload_owner_ = &entry;
   }
   return *workload_;
+}
+
+void Harness::release_workload_of(const BenchEntry& entry) {
+  if (workload_owner_ != &entry) return;
+  workload_.reset();
+  workload_owner_ = nullptr;
 }
 
 double Harness::time_sample(Workload& workload, int launches) {
@@ -178,11 +185,7 @@ std::optional<std::string> Harness::cannot_run_here(const KernelRecord& record) 
     return "GPU-only kernel: the emulator cannot run it (covered by static checks)";
   if (record.min_cc > 0) {
     const std::string& cc = context.device.compute_capability;  // "9.0"
-    const auto dot = cc.find('.');
-    const int device_cc = dot == std::string::npos ? 0
-                                                   : std::atoi(cc.substr(0, dot).c_str()) * 10 +
-                                                         std::atoi(cc.substr(dot + 1).c_str());
-    if (device_cc < record.min_cc)
+    if (roofline::compute_capability_x10(cc) < record.min_cc)
       return "needs compute capability " + std::to_string(record.min_cc / 10) + "." +
              std::to_string(record.min_cc % 10) + ", the device has " + cc;
   }
@@ -276,10 +279,7 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
   BenchEntry& entry = *found->second;
   if (entry.interrupted) {
     // Not finished: neither recorded nor counted (the run is marked incomplete).
-    if (workload_owner_ == &entry) {
-      workload_.reset();
-      workload_owner_ = nullptr;
-    }
+    release_workload_of(entry);
     return;
   }
   roofline::KernelResult result = entry.result;
@@ -314,10 +314,7 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
   // Every kernel's roof from the ceilings measured so far (ceilings run first,
   // so normally all of them); without ceilings the roof fields stay absent.
   roofline::apply_roofline(results_);
-  if (workload_owner_ == &entry) {
-    workload_.reset();
-    workload_owner_ = nullptr;
-  }
+  release_workload_of(entry);
   flush();
   print_progress(results_.kernels.back());
   if (abort_after_ && reported_ >= *abort_after_) {
@@ -359,13 +356,13 @@ void Harness::mark_benchmarks_json_incomplete() const {
       kept.push_back(std::move(b));
   json["benchmarks"] = std::move(kept);
   json["context"]["bench_roofline_complete"] = false;
-  json["context"]["bench_roofline_interrupted_by"] = std::string(signal_name(interrupt_signal()));
+  json["context"]["bench_roofline_interrupted_by"] = std::string(signal_name(interrupted_signal_));
   roofline::write_file_atomic(*config_.benchmarks_json, json.dump(2) + "\n");
 }
 
 std::size_t Harness::finish() {
-  if (const int signal = interrupt_signal(); signal != 0)
-    results_.run.interrupted_by = std::string(signal_name(signal));
+  if (interrupted_signal_ != 0)
+    results_.run.interrupted_by = std::string(signal_name(interrupted_signal_));
   else
     results_.run.complete = true;
   flush();

@@ -74,6 +74,10 @@ class Harness {
   std::size_t finish();
 
   const roofline::Results& results() const { return results_; }
+  // The signal that interrupted run() (0: it ran to the end), and how many
+  // benchmarks finished and were recorded.
+  int interrupted_signal() const { return interrupted_signal_; }
+  std::size_t finished_count() const { return reported_; }
 
  private:
   void body(benchmark::State& state, BenchEntry& entry);
@@ -83,6 +87,8 @@ class Harness {
   void describe(BenchEntry& entry);  // identity and cost fields of entry.result
   void prepare(BenchEntry& entry);
   Workload& workload_for(BenchEntry& entry);
+  // Frees the workload when `entry` owns it (its benchmark is over).
+  void release_workload_of(const BenchEntry& entry);
   double time_sample(Workload& workload, int launches);
   void on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
   void flush() const;
@@ -105,7 +111,8 @@ class Harness {
   std::unique_ptr<Workload> workload_;
   const BenchEntry* workload_owner_ = nullptr;
   std::size_t reported_ = 0;
-  std::size_t to_run_ = 0;  // registered benchmarks (the progress count's total)
+  std::size_t to_run_ = 0;
+  int interrupted_signal_ = 0;  // registered benchmarks (the progress count's total)
   std::chrono::steady_clock::time_point run_started_ = std::chrono::steady_clock::now();
   std::optional<std::size_t> abort_after_;  // RL_BENCH_TEST_ABORT_AFTER (tests only)
 };

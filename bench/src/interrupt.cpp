@@ -14,7 +14,7 @@ namespace {
 std::atomic<int> g_signal{0};
 // Written before the handlers are installed; read by the handler with
 // write(2) only (async-signal-safe).
-char g_message[256] = "interrupted: finishing the current sample, then writing what finished\n";
+char g_message[256] = {};
 std::size_t g_message_length = 0;
 
 extern "C" void on_interrupt(int signal) {
@@ -44,10 +44,6 @@ std::string_view signal_name(int signal) {
   if (signal == SIGINT) return "SIGINT";
   if (signal == SIGTERM) return "SIGTERM";
   return "signal";
-}
-
-void simulate_interrupt_for_test(int signal) {
-  g_signal.store(signal);
 }
 
 }  // namespace rl::bench

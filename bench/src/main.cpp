@@ -121,12 +121,12 @@ int run_main(int argc, char** argv) {
   harness.run();
   const std::size_t failed = harness.finish();
   benchmark::Shutdown();
-  if (const int signal = interrupt_signal(); signal != 0) {
+  if (const int signal = harness.interrupted_signal(); signal != 0) {
     std::fprintf(stderr,
                  "%s: interrupted by %s: kept the %zu finished benchmark(s), marked the "
                  "run incomplete\n",
                  program.c_str(), std::string(signal_name(signal)).c_str(),
-                 harness.results().kernels.size());
+                 harness.finished_count());
     return 128 + signal;
   }
   if (failed > 0) {

@@ -9,7 +9,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -66,16 +65,6 @@ int run_skus() {
     fmt::print("\n");
   }
   return 0;
-}
-
-// "9.0" -> 90; 0 when unreadable.
-int compute_capability_x10(std::string_view cc) {
-  const auto dot = cc.find('.');
-  if (dot == std::string_view::npos) return 0;
-  int major = 0, minor = 0;
-  std::from_chars(cc.data(), cc.data() + dot, major);
-  std::from_chars(cc.data() + dot + 1, cc.data() + cc.size(), minor);
-  return major * 10 + minor;
 }
 
 // "FP8 tensor cores" for tc_fp8, "FP64" for fp64: what a SKU can lack.

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <cmath>
 #include <set>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -602,6 +604,16 @@ std::vector<Ceiling> datasheet_ceilings(const Sku& sku) {
     out.push_back(std::move(c));
   }
   return out;
+}
+
+int compute_capability_x10(std::string_view cc) {
+  const auto dot = cc.find('.');
+  int major = 0, minor = 0;
+  if (dot == std::string_view::npos ||
+      std::from_chars(cc.data(), cc.data() + dot, major).ec != std::errc{} ||
+      std::from_chars(cc.data() + dot + 1, cc.data() + cc.size(), minor).ec != std::errc{})
+    return 0;
+  return major * 10 + minor;
 }
 
 }  // namespace rl::roofline

@@ -8,6 +8,15 @@
 namespace rl::roofline {
 namespace {
 
+TEST(Sku, compute_capability_text_reads_as_min_cc_units) {
+  EXPECT_EQ(compute_capability_x10("9.0"), 90);
+  EXPECT_EQ(compute_capability_x10("8.9"), 89);
+  EXPECT_EQ(compute_capability_x10("12.0"), 120);
+  EXPECT_EQ(compute_capability_x10(""), 0);
+  EXPECT_EQ(compute_capability_x10("9"), 0);
+  EXPECT_EQ(compute_capability_x10("x.y"), 0);
+}
+
 TEST(SkuTable, lists_every_required_product) {
   for (const char* key : {"a100-sxm4-40gb", "a100-sxm4-80gb", "a100-pcie-40gb", "a100-pcie-80gb",
                           "a10", "a10g", "t4", "l4", "l40s", "rtx-3090", "rtx-4090", "rtx-5090",

@@ -15,7 +15,5 @@ void install_interrupt_handlers(const std::string& program);
 int interrupt_signal();
 // "SIGINT", "SIGTERM", or "signal N".
 std::string_view signal_name(int signal);
-// Tests only: behave as if `signal` had arrived (0 clears it).
-void simulate_interrupt_for_test(int signal);
 
 }  // namespace rl::bench

@@ -64,6 +64,10 @@ std::span<const Sku> sku_table();
 // By key ("h100-sxm") or full name, case-insensitive; nullptr when unknown.
 const Sku* find_sku(std::string_view key_or_name);
 
+// "9.0" -> 90, "12.0" -> 120: compute capability x10, as registry records
+// state min_cc; 0 when the text is not "<major>.<minor>".
+int compute_capability_x10(std::string_view compute_capability);
+
 // Dense peak per SM per clock (FLOP, FMA = 2) for a compute capability at
 // datacenter rates; nullopt when the architecture has no such unit.
 std::optional<double> per_sm_per_clock(std::string_view compute_capability, ComputeUnit unit);
