@@ -6,6 +6,7 @@
 #include "rl/cuda.hpp"
 #include "rl/roofline/cost.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -61,6 +62,12 @@ struct KernelRecord {
   std::function<std::vector<Shape>(SizePreset)> shapes;
   std::function<roofline::Cost(const Shape&)> cost;
   std::function<std::unique_ptr<Workload>(const Shape&, std::uint64_t seed)> make_workload;
+  // Device memory an instance allocates (inputs, outputs, scratch, library
+  // workspace), known before it allocates anything: the harness compares it
+  // with the free memory and records the instance as skipped, with both
+  // figures, instead of running out of memory.  Empty: not declared (the
+  // allocation itself reports an out-of-memory error).
+  std::function<std::size_t(const Shape&)> device_bytes = {};
 };
 
 std::vector<KernelRecord>& kernel_registry();
