@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
                             .unit = record.unit,
                             .baseline = record.baseline,
                             .min_cc = record.min_cc,
+                            .max_cc = record.max_cc,
                             .shape = shape.dims,
                             .cost = record.cost(shape),
                             .cost_of = [cost = record.cost](const rl::roofline::ShapeDims& dims) {

@@ -140,8 +140,7 @@ void Harness::register_benchmarks() {
 
 std::size_t Harness::run() {
   CollectingReporter reporter(
-      std::unique_ptr<benchmark::BenchmarkReporter>(benchmark::CreateDefaultDisplayReporter()),
-      config_.display_aggregates_only,
+      *benchmark::CreateDefaultDisplayReporter(), config_.display_aggregates_only,
       [this](const std::vector<benchmark::BenchmarkReporter::Run>& runs) { on_runs(runs); });
   run_started_ = std::chrono::steady_clock::now();
   const std::size_t count = benchmark::RunSpecifiedBenchmarks(&reporter);
@@ -179,17 +178,39 @@ double Harness::time_sample(Workload& workload, int launches) {
   return seconds / launches;
 }
 
+std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_bytes) {
+  char text[96];
+  std::snprintf(text, sizeof text, "needs %.1f GB of device memory, %.1f GB free",
+                static_cast<double>(needed_bytes) / 1e9, static_cast<double>(free_bytes) / 1e9);
+  return text;
+}
+
 std::optional<std::string> Harness::cannot_run_here(const KernelRecord& record) const {
   const roofline::Context& context = results_.context;
   if (record.gpu_only && context.backend == "emulator")
     return "GPU-only kernel: the emulator cannot run it (covered by static checks)";
-  if (record.min_cc > 0) {
-    const std::string& cc = context.device.compute_capability;  // "9.0"
-    if (roofline::compute_capability_x10(cc) < record.min_cc)
-      return "needs compute capability " + std::to_string(record.min_cc / 10) + "." +
-             std::to_string(record.min_cc % 10) + ", the device has " + cc;
-  }
+  const std::string& cc = context.device.compute_capability;  // "9.0"
+  const int cc_x10 = roofline::compute_capability_x10(cc);
+  auto cc_text = [](int x10) { return std::to_string(x10 / 10) + "." + std::to_string(x10 % 10); };
+  if (record.min_cc > 0 && cc_x10 < record.min_cc)
+    return "needs compute capability " + cc_text(record.min_cc) + ", the device has " + cc;
+  if (record.max_cc > 0 && cc_x10 > record.max_cc)
+    return "built for compute capability up to " + cc_text(record.max_cc) + ", the device has " +
+           cc;
   return std::nullopt;
+}
+
+std::optional<std::string> Harness::does_not_fit(const BenchEntry& entry) {
+  if (!entry.record->device_bytes) return std::nullopt;
+  const std::size_t needed = entry.record->device_bytes(entry.shape);
+  // The previous benchmark's buffers are freed first: they are not this
+  // instance's competition.
+  workload_.reset();
+  workload_owner_ = nullptr;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed <= free_bytes) return std::nullopt;
+  return memory_shortfall_text(needed, free_bytes);
 }
 
 void Harness::describe(BenchEntry& entry) {
@@ -208,6 +229,13 @@ void Harness::prepare(BenchEntry& entry) {
   entry.prepared = true;
   entry.started = std::chrono::steady_clock::now();
   roofline::KernelResult& result = entry.result;
+  if (const std::optional<std::string> too_big = does_not_fit(entry)) {
+    // Data, not an error: where a variant runs out of memory is a result.
+    entry.failed = true;
+    result.status = "skipped";
+    result.error = *too_big;
+    return;
+  }
   Workload& workload = workload_for(entry);
   const Validation validation = workload.validate(stream_);
   result.validated = validation.passed;

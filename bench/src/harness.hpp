@@ -49,6 +49,11 @@ struct Instance {
 std::vector<Instance> selected_instances(SizePreset preset, bool ceilings_only,
                                          const std::string& filter);
 
+// The skip reason of an instance whose declared device memory exceeds what
+// is free: "needs 34.4 GB of device memory, 21.0 GB free" (decimal GB, as
+// nvidia-smi's neighbours and datasheets count).
+std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_bytes);
+
 struct HarnessConfig {
   SizePreset preset = SizePreset::small;
   std::uint64_t seed = 1;
@@ -84,6 +89,9 @@ class Harness {
   // Why this record cannot run on this backend/device (GPU-only on the
   // emulator, compute capability too low), or nullopt.
   std::optional<std::string> cannot_run_here(const KernelRecord& record) const;
+  // The instance declares more device memory than is free now (after the
+  // previous benchmark's buffers are released): the skip reason.
+  std::optional<std::string> does_not_fit(const BenchEntry& entry);
   void describe(BenchEntry& entry);  // identity and cost fields of entry.result
   void prepare(BenchEntry& entry);
   Workload& workload_for(BenchEntry& entry);

@@ -136,6 +136,10 @@ int run_model(const std::string& key, bool json, std::span<const RegisteredKerne
       entry["bound"] = "not_supported";
       entry["note"] = fmt::format("needs compute capability {}.{}; {} is {}", k.min_cc / 10,
                                   k.min_cc % 10, sku.key, sku.compute_capability);
+    } else if (k.max_cc > 0 && sku_cc > k.max_cc) {
+      entry["bound"] = "not_supported";
+      entry["note"] = fmt::format("built for compute capability up to {}.{}; {} is {}",
+                                  k.max_cc / 10, k.max_cc % 10, sku.key, sku.compute_capability);
     } else if (cost.flops > 0 && !compute) {
       entry["bound"] = "not_supported";
       entry["note"] = fmt::format("no {} on this SKU (the datasheet gives no {} figure)",

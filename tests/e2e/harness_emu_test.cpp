@@ -100,6 +100,36 @@ rl::KernelRecord gpu_only_record() {
   return r;
 }
 RL_REGISTER_KERNEL(gpu_only_record());
+// Declares more device memory than any machine has: skipped before anything
+// is allocated (its workload would throw if built).
+rl::KernelRecord too_big_record() {
+  rl::KernelRecord r = copy_record("harness_test_e_too_big", "", false, false);
+  r.device_bytes = [](const rl::Shape&) { return std::size_t{1} << 62; };
+  r.make_workload = [](const rl::Shape&, std::uint64_t) -> std::unique_ptr<rl::Workload> {
+    throw std::logic_error("a workload that does not fit was built");
+  };
+  return r;
+}
+RL_REGISTER_KERNEL(too_big_record());
+// Declares what it allocates, which fits: runs as usual.
+rl::KernelRecord fits_record() {
+  rl::KernelRecord r = copy_record("harness_test_f_fits", "", false, false);
+  r.device_bytes = [](const rl::Shape& s) {
+    return static_cast<std::size_t>(2 * s.at("n")) * sizeof(float);
+  };
+  return r;
+}
+RL_REGISTER_KERNEL(fits_record());
+// Built for compute capability up to 8.0; the emulator reports 8.9.
+rl::KernelRecord too_new_device_record() {
+  rl::KernelRecord r = copy_record("harness_test_g_max_cc_80", "", false, false);
+  r.max_cc = 80;
+  r.make_workload = [](const rl::Shape&, std::uint64_t) -> std::unique_ptr<rl::Workload> {
+    throw std::logic_error("a workload past its max_cc was built");
+  };
+  return r;
+}
+RL_REGISTER_KERNEL(too_new_device_record());
 
 class HarnessOnEmulator : public ::testing::Test {
  protected:
@@ -119,6 +149,7 @@ class HarnessOnEmulator : public ::testing::Test {
     config.out_dir = g_out_dir;
     rl::roofline::Context context;
     context.backend = "emulator";
+    context.device.compute_capability = "8.9";  // what the emulator reports
     {
       rl::bench::Harness harness(config, context, nullptr);
       harness.register_benchmarks();
@@ -154,15 +185,16 @@ TEST_F(HarnessOnEmulator, failed_validation_is_recorded_with_its_error_and_not_t
 
 TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
   const auto results = run_harness(false);
-  ASSERT_EQ(results.kernels.size(), 4u);
+  ASSERT_EQ(results.kernels.size(), 7u);
   // Skipped records are written when the run starts; the first kernel timed is
-  // the ceiling, although it was registered after two others.
+  // the ceiling, although it was registered after two others.  (The one that
+  // does not fit is skipped when its turn comes.)
   std::vector<std::string> timed_order;
   for (const auto& k : results.kernels)
     if (k.status != "skipped") timed_order.push_back(k.name);
   EXPECT_EQ(timed_order,
             (std::vector<std::string>{"harness_test_c_ceiling_copy", "harness_test_a_wrong_output",
-                                      "harness_test_b_observer"}));
+                                      "harness_test_b_observer", "harness_test_f_fits"}));
   ASSERT_EQ(results.ceilings.size(), 1u);
   const auto& ceiling = results.ceilings.front();
   EXPECT_EQ(ceiling.name, "hbm.copy");
@@ -180,9 +212,9 @@ TEST_F(HarnessOnEmulator, results_are_flushed_after_every_benchmark) {
   const auto results = run_harness(false);
   // The observer ran after the ceiling and the wrong-output kernel finished
   // (registration order after the ceiling) and found both on disk, beside the
-  // skipped GPU-only record.
+  // two records skipped at registration (GPU-only, past max_cc).
   ASSERT_TRUE(g_kernels_seen_on_disk.has_value());
-  EXPECT_EQ(*g_kernels_seen_on_disk, 3u);
+  EXPECT_EQ(*g_kernels_seen_on_disk, 4u);
   const auto* observer = find(results, "harness_test_b_observer");
   ASSERT_NE(observer, nullptr);
   EXPECT_EQ(observer->status, "ok");
@@ -197,6 +229,34 @@ TEST_F(HarnessOnEmulator, gpu_only_kernels_are_recorded_as_skipped_on_the_emulat
   EXPECT_NE(gpu_only->error.find("GPU-only"), std::string::npos) << gpu_only->error;
   EXPECT_FALSE(gpu_only->time_s.has_value());
   EXPECT_FALSE(gpu_only->validated);
+}
+
+TEST_F(HarnessOnEmulator,
+       an_instance_that_needs_more_memory_than_is_free_is_skipped_with_both_figures) {
+  const auto results = run_harness(false);
+  const auto* too_big = find(results, "harness_test_e_too_big");
+  ASSERT_NE(too_big, nullptr);
+  EXPECT_EQ(too_big->status, "skipped");
+  EXPECT_NE(too_big->error.find("needs 4611686018.4 GB of device memory, "), std::string::npos)
+      << too_big->error;
+  EXPECT_NE(too_big->error.find(" GB free"), std::string::npos) << too_big->error;
+  EXPECT_FALSE(too_big->time_s.has_value());
+  const auto* fits = find(results, "harness_test_f_fits");
+  ASSERT_NE(fits, nullptr);
+  EXPECT_EQ(fits->status, "ok");
+  EXPECT_TRUE(fits->validated);
+  // A skip is data, not a failure: only the deliberately wrong kernel counts.
+  EXPECT_EQ(failed_, 1u);
+}
+
+TEST_F(HarnessOnEmulator, a_record_built_for_older_devices_is_skipped_on_a_newer_one) {
+  const auto results = run_harness(false);
+  const auto* past_max = find(results, "harness_test_g_max_cc_80");
+  ASSERT_NE(past_max, nullptr);
+  EXPECT_EQ(past_max->status, "skipped");
+  EXPECT_NE(past_max->error.find("built for compute capability up to 8.0, the device has 8.9"),
+            std::string::npos)
+      << past_max->error;
 }
 
 TEST_F(HarnessOnEmulator, ceilings_only_measures_only_ceilings) {

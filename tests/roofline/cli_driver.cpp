@@ -31,8 +31,8 @@ RegisteredKernel gelu(std::string name, std::string variant, std::string baselin
 // A compute-ceiling loop as the registry lists it on a 1-SM device: 2 blocks
 // of 128 threads, each thread 1000 iterations of one m16n8k32 (8192 FLOP per
 // warp, so 256 per thread), writing 16 bytes per thread.
-RegisteredKernel tensor_loop(std::string name, std::string precision, ComputeUnit unit,
-                             int min_cc) {
+RegisteredKernel tensor_loop(std::string name, std::string precision, ComputeUnit unit, int min_cc,
+                             int max_cc = 0) {
   auto cost_of = [unit](const ShapeDims& dims) {
     double threads = 1, iters = 0;
     for (const auto& [dim, extent] : dims) {
@@ -49,6 +49,7 @@ RegisteredKernel tensor_loop(std::string name, std::string precision, ComputeUni
           .unit = unit,
           .baseline = "",
           .min_cc = min_cc,
+          .max_cc = max_cc,
           .shape = shape,
           .cost = cost_of(shape),
           .cost_of = cost_of};
@@ -59,7 +60,7 @@ RegisteredKernel tensor_loop(std::string name, std::string precision, ComputeUni
 int main(int argc, char** argv) {
   const double m = 8192, n = 8192, k = 8192;
   const double gemm_bytes = 2 * (m * k + k * n + m * n);
-  const std::array<RegisteredKernel, 6> kernels{
+  const std::array<RegisteredKernel, 7> kernels{
       gelu("gelu_tanh_f32_naive", "naive", "", 3),
       gelu("gelu_tanh_f32_fused", "fused", "gelu_tanh_f32_naive", 1),
       RegisteredKernel{.name = "gemm_bf16_tc",
@@ -84,6 +85,8 @@ int main(int argc, char** argv) {
                        .cost_of = {}},
       tensor_loop("mma_sync_loop_bf16", "bf16", ComputeUnit::tc_bf16, 80),
       tensor_loop("mma_sync_loop_fp8_e4m3", "fp8", ComputeUnit::tc_fp8, 89),
+      // sm_90a-only code: compute capability 9.0 and nothing newer.
+      tensor_loop("wgmma_loop_bf16", "bf16", ComputeUnit::tc_bf16, 90, 90),
   };
   return rl::roofline::cli_main(argc, argv, kernels, /*sm_count_listed=*/1,
                                 "roofline (test driver) 0.0.0\n");

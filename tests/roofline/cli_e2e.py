@@ -131,6 +131,13 @@ def model_prints_shapes_precision_and_unit_apart_and_sizes_loops_to_the_sku(env)
             json.loads(env.run("model", "--sku", "h100-sxm", "--json").stdout)["kernels"]}
     check(h100["mma_sync_loop_fp8_e4m3"].get("predicted_time_s", 0) > 0,
           "H100 has FP8: the loop gets a prediction")
+    # sm_90a-only code is modelled on Hopper and refused, with the reason, elsewhere.
+    check(h100["wgmma_loop_bf16"].get("predicted_time_s", 0) > 0, "wgmma on H100 gets a time")
+    b200 = {k["name"]: k for k in
+            json.loads(env.run("model", "--sku", "b200", "--json").stdout)["kernels"]}
+    check(b200["wgmma_loop_bf16"]["bound"] == "not_supported"
+          and "built for compute capability up to 9.0" in b200["wgmma_loop_bf16"]["note"],
+          f"wgmma on B200 must be refused: {b200['wgmma_loop_bf16']}")
 
 
 def version_names_program_and_version(env):

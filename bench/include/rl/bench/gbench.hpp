@@ -8,7 +8,6 @@
 #include <benchmark/benchmark.h>
 
 #include <functional>
-#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,15 +40,15 @@ inline constexpr const char* kInterruptedMessage = "interrupted";
 
 // Forwards runs to `display` (the console, or whatever --benchmark_format
 // chose; only aggregates, where there are any, with `aggregates_only`) and
-// calls `on_runs` with every run of each finished benchmark.
+// calls `on_runs` with every run of each finished benchmark.  `display` is not
+// owned: benchmark::CreateDefaultDisplayReporter() hands out one
+// process-lifetime object (a function-local static), so deleting it would
+// leave the next run in the same process with a dangling reporter.
 class CollectingReporter : public benchmark::BenchmarkReporter {
  public:
   using Callback = std::function<void(const std::vector<Run>&)>;
-  CollectingReporter(std::unique_ptr<benchmark::BenchmarkReporter> display, bool aggregates_only,
-                     Callback on_runs)
-      : display_(std::move(display)),
-        aggregates_only_(aggregates_only),
-        on_runs_(std::move(on_runs)) {}
+  CollectingReporter(benchmark::BenchmarkReporter& display, bool aggregates_only, Callback on_runs)
+      : display_(&display), aggregates_only_(aggregates_only), on_runs_(std::move(on_runs)) {}
 
   // Also explains Debian's "Library was built as DEBUG" warning, when this
   // Google Benchmark prints it.
@@ -58,7 +57,7 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
   void Finalize() override { display_->Finalize(); }
 
  private:
-  std::unique_ptr<benchmark::BenchmarkReporter> display_;
+  benchmark::BenchmarkReporter* display_;
   bool aggregates_only_;
   Callback on_runs_;
 };

@@ -32,7 +32,7 @@ struct Validation {
   bool passed = false;
   double max_rel_err = 0;  // max |got - ref| / max(|ref|, abs_floor) over all outputs
   double max_abs_err = 0;
-  std::string detail;      // first failing element, NaN found, ...
+  std::string detail;  // first failing element, NaN found, ...
 };
 
 // One problem instance on the device: inputs (seeded, never zeros), outputs,
@@ -59,6 +59,7 @@ struct KernelRecord {
   std::string ceiling;    // for ceiling kernels: the ceiling it measures ("hbm.copy"), else ""
   bool gpu_only = false;  // cannot run under the emulator (wgmma, TMA, libraries)
   int min_cc = 0;         // minimum compute capability x10 (89 for fp8), 0 = any
+  int max_cc = 0;         // maximum compute capability x10 (90 for sm_90a-only code), 0 = any
   std::function<std::vector<Shape>(SizePreset)> shapes;
   std::function<roofline::Cost(const Shape&)> cost;
   std::function<std::unique_ptr<Workload>(const Shape&, std::uint64_t seed)> make_workload;
@@ -82,5 +83,7 @@ struct KernelRegistrar {
 #define RL_CONCAT_INNER_(a, b) a##b
 #define RL_CONCAT_(a, b) RL_CONCAT_INNER_(a, b)
 // RL_REGISTER_KERNEL(rl::KernelRecord{...});  at namespace scope in the variant's file.
-#define RL_REGISTER_KERNEL(...) \
-  static const ::rl::KernelRegistrar RL_CONCAT_(rl_kernel_registrar_, __LINE__){__VA_ARGS__}
+#define RL_REGISTER_KERNEL(...)                                                   \
+  static const ::rl::KernelRegistrar RL_CONCAT_(rl_kernel_registrar_, __LINE__) { \
+    __VA_ARGS__                                                                   \
+  }

@@ -31,6 +31,7 @@ struct RegisteredKernel {
   ComputeUnit unit = ComputeUnit::fp32;  // the unit it runs on (as cost.unit)
   std::string baseline;                  // naive sibling's name, or ""
   int min_cc = 0;                        // minimum compute capability x10, 0 = any
+  int max_cc = 0;                        // maximum compute capability x10, 0 = any
   ShapeDims shape;                       // the shape `cost` is for
   Cost cost;
   // The record's cost function: the model re-sizes a ceiling loop (a shape
