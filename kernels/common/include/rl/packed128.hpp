@@ -50,6 +50,9 @@ __host__ __device__ __forceinline__ float to_f32(float x) {
 __host__ __device__ __forceinline__ float to_f32(__nv_bfloat16 x) {
   return __bfloat162float(x);
 }
+__host__ __device__ __forceinline__ float to_f32(__half x) {
+  return __half2float(x);
+}
 
 // Round-to-nearest-even from fp32 to the storage type.
 template <typename T>
@@ -62,15 +65,22 @@ template <>
 __host__ __device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float x) {
   return __float2bfloat16(x);
 }
+template <>
+__host__ __device__ __forceinline__ __half from_f32<__half>(float x) {
+  return __float2half_rn(x);
+}
 
-// "fp32" / "bf16": the registry's precision label of a storage type.
+// "fp32" / "bf16" / "fp16": the registry's precision label of a storage type.
 template <typename T>
 constexpr const char* precision_name() {
-  static_assert(std::is_same_v<T, float> || std::is_same_v<T, __nv_bfloat16>);
+  static_assert(std::is_same_v<T, float> || std::is_same_v<T, __nv_bfloat16> ||
+                std::is_same_v<T, __half>);
   if constexpr (std::is_same_v<T, float>)
     return "fp32";
-  else
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
     return "bf16";
+  else
+    return "fp16";
 }
 
 }  // namespace rl
