@@ -8,7 +8,8 @@
 // Layout "TN" (A transposed, column-major), the one layout cuBLASLt supports
 // for fp8 and int8 on every architecture; beta = 0.  The algorithm is
 // cuBLASLt's first heuristic answer for a 32 MiB workspace (what a user who
-// asks the library gets); Workload::notes() names it.
+// asks the library gets); Workload::notes() names it.  The cuBLASLt calls are
+// the project's one launcher, rl/cublaslt.hpp, shared with the GEMM baselines.
 //
 // Validation: the inputs are random multiples of 0.5 in [-1, 1] (integers in
 // [-2, 2] for int8), exact in every input type, so a float64 dot product is
@@ -19,6 +20,7 @@
 // FLOPs 2 M N K; bytes: A and B read once, D written once.
 #include "rl/check.hpp"
 #include "rl/check_libs.hpp"
+#include "rl/cublaslt.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
 #include "rl/registry.hpp"
@@ -40,7 +42,7 @@
 namespace rl::ceilings {
 namespace {
 
-constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;
+constexpr std::size_t kWorkspaceBytes = cublaslt::kDefaultWorkspaceBytes;
 constexpr int kSpotChecks = 256;
 
 // One precision: storage types, element encoding from a small integer code
@@ -214,92 +216,39 @@ class LibraryGemm : public Workload {
   }
 };
 
-// cuBLASLt: D = alpha * op(A) op(B) (fp8: times the A and B scales).
+// cuBLASLt (rl/cublaslt.hpp): D = op(A) op(B) (fp8: times the A and B scales).
 class CublasLtGemm final : public LibraryGemm {
  public:
   CublasLtGemm(std::int64_t size, const GemmTypes& types, std::uint64_t seed)
-      : LibraryGemm(size, types, seed), workspace_(kWorkspaceBytes) {
-    RL_CUBLAS_CHECK(cublasLtCreate(&handle_));
-    RL_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op_, t_.compute, t_.scale_type));
-    const cublasOperation_t transa = CUBLAS_OP_T;
-    const cublasOperation_t transb = CUBLAS_OP_N;
-    RL_CUBLAS_CHECK(
-        cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSA, &transa, sizeof(transa)));
-    RL_CUBLAS_CHECK(
-        cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_TRANSB, &transb, sizeof(transb)));
+      : LibraryGemm(size, types, seed) {
+    const float* a_scale = nullptr;
+    const float* b_scale = nullptr;
     if (t_.fp8_scales) {
       const float host_scales[2] = {kFp8ScaleA, kFp8ScaleB};
       scales_ = DeviceBuffer<float>(2);
       scales_.upload(host_scales);
-      const float* a_scale = scales_.get();
-      const float* b_scale = scales_.get() + 1;
-      RL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
-                                                     &a_scale, sizeof(a_scale)));
-      RL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER,
-                                                     &b_scale, sizeof(b_scale)));
+      a_scale = scales_.get();
+      b_scale = scales_.get() + 1;
     }
-    const auto n = static_cast<std::uint64_t>(n_);
-    RL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_layout_, t_.ab_type, n, n, n_));
-    RL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_layout_, t_.ab_type, n, n, n_));
-    RL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&d_layout_, t_.d_type, n, n, n_));
-    RL_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference_));
-    const std::size_t workspace = kWorkspaceBytes;
-    RL_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
-        preference_, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &workspace, sizeof(workspace)));
-    int returned = 0;
-    RL_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_, op_, a_layout_, b_layout_, d_layout_,
-                                                   d_layout_, preference_, 1, &heuristic_,
-                                                   &returned));
-    if (returned == 0)
-      throw std::runtime_error("cuBLASLt has no algorithm for " + t_.precision + " at " +
-                               std::to_string(n_) + "^3 on this device");
-    notes_ = "cublasLt TN, first heuristic: " + describe_algo(heuristic_);
-  }
-  CublasLtGemm(const CublasLtGemm&) = delete;
-  CublasLtGemm& operator=(const CublasLtGemm&) = delete;
-  ~CublasLtGemm() override {
-    // No throw from a destructor: statuses are ignored here.
-    cublasLtMatmulPreferenceDestroy(preference_);
-    cublasLtMatrixLayoutDestroy(d_layout_);
-    cublasLtMatrixLayoutDestroy(b_layout_);
-    cublasLtMatrixLayoutDestroy(a_layout_);
-    cublasLtMatmulDescDestroy(op_);
-    cublasLtDestroy(handle_);
+    const cublaslt::ColumnMajorGemm tn{.trans_first = CUBLAS_OP_T,
+                                       .trans_second = CUBLAS_OP_N,
+                                       .m = n_,
+                                       .n = n_,
+                                       .k = n_,
+                                       .ld_first = n_,
+                                       .ld_second = n_,
+                                       .ldd = n_};
+    matmul_ = std::make_unique<cublaslt::Matmul>(
+        tn, cublaslt::MatmulTypes{t_.ab_type, t_.ab_type, t_.d_type, t_.compute, t_.scale_type},
+        kWorkspaceBytes, a_scale, b_scale);
+    notes_ = matmul_->notes();
   }
 
-  void run(cudaStream_t stream) override {
-    const float alpha_f = 1.0f, beta_f = 0.0f;
-    const std::int32_t alpha_i = 1, beta_i = 0;
-    const bool int_scale = t_.scale_type == CUDA_R_32I;
-    const void* alpha = int_scale ? static_cast<const void*>(&alpha_i) : &alpha_f;
-    const void* beta = int_scale ? static_cast<const void*>(&beta_i) : &beta_f;
-    RL_CUBLAS_CHECK(cublasLtMatmul(handle_, op_, alpha, a_.get(), a_layout_, b_.get(), b_layout_,
-                                   beta, d_.get(), d_layout_, d_.get(), d_layout_, &heuristic_.algo,
-                                   workspace_.get(), kWorkspaceBytes, stream));
-  }
+  void run(cudaStream_t stream) override { matmul_->run(a_.get(), b_.get(), d_.get(), stream); }
 
  private:
-  static std::string describe_algo(const cublasLtMatmulHeuristicResult_t& h) {
-    int id = 0, tile = 0, stages = 0;
-    std::size_t written = 0;
-    cublasLtMatmulAlgoConfigGetAttribute(&h.algo, CUBLASLT_ALGO_CONFIG_ID, &id, sizeof(id),
-                                         &written);
-    cublasLtMatmulAlgoConfigGetAttribute(&h.algo, CUBLASLT_ALGO_CONFIG_TILE_ID, &tile, sizeof(tile),
-                                         &written);
-    cublasLtMatmulAlgoConfigGetAttribute(&h.algo, CUBLASLT_ALGO_CONFIG_STAGES_ID, &stages,
-                                         sizeof(stages), &written);
-    return "algo id " + std::to_string(id) + ", tile id " + std::to_string(tile) + ", stages id " +
-           std::to_string(stages) + ", workspace " + std::to_string(h.workspaceSize) +
-           " B, waves " + std::to_string(h.wavesCount);
-  }
-
-  cublasLtHandle_t handle_ = nullptr;
-  cublasLtMatmulDesc_t op_ = nullptr;
-  cublasLtMatrixLayout_t a_layout_ = nullptr, b_layout_ = nullptr, d_layout_ = nullptr;
-  cublasLtMatmulPreference_t preference_ = nullptr;
-  cublasLtMatmulHeuristicResult_t heuristic_{};
-  DeviceBuffer<unsigned char> workspace_;
-  DeviceBuffer<float> scales_;
+  DeviceBuffer<float> scales_;  // before matmul_, which reads it at every run
+  std::unique_ptr<cublaslt::Matmul> matmul_;
 };
 
 // cuBLAS SGEMM in plain fp32 (CUBLAS_DEFAULT_MATH: no TF32 unless the
@@ -348,6 +297,13 @@ KernelRecord library_record(std::string name, roofline::ComputeUnit unit, int mi
       .make_workload = [=](const Shape& shape, std::uint64_t seed) -> std::unique_ptr<Workload> {
         return std::make_unique<Gemm>(square_size(shape), types, seed);
       },
+      // A, B, D and, for cuBLASLt, the workspace offered to its heuristic.
+      .device_bytes =
+          [=](const Shape& shape) {
+            const auto s = static_cast<std::size_t>(square_size(shape));
+            return s * s * (2 * types.ab_bytes + types.d_bytes) +
+                   (std::is_same_v<Gemm, CublasSgemm> ? 0 : kWorkspaceBytes);
+          },
   };
 }
 
