@@ -5,8 +5,10 @@
 //   C = A * B,   A: M x K, B: K x N, C: M x N, all row-major with leading
 //   dimensions lda, ldb, ldc (the BLAS convention; the workload passes
 //   lda = K, ldb = N, ldc = N).  Any M, N, K >= 1: every rung handles the
-//   tails itself, no padding.  A and B in a storage type T (fp32 here; fp16,
-//   bf16, tf32 and fp8 tensor-core rungs reuse this header), C in fp32.
+//   tails itself, no padding.  A and B in a storage type T: float (the FP32
+//   SIMT rungs, and TF32, whose kernels round fp32 inputs to tf32 as they
+//   read them), __half, __nv_bfloat16 or __nv_fp8_e4m3 (tensor-core rungs);
+//   C in fp32.
 //
 // The FP32 SIMT ladder, one file per rung, each changing one thing:
 //   gemm_f32_naive.cu          a thread per output, lanes walk down a column of C
@@ -20,6 +22,10 @@
 //                              shared memory
 //   gemm_f32_warptiled.cu      warp tiles, double-buffered shared memory
 // (the idea follows siboehm's SGEMM_CUDA ladder; the code is this project's).
+// The tensor-core rungs, per precision (tf32, fp16, bf16; fp8 from mma.sync on):
+//   gemm_wmma.cu                   nvcuda::wmma fragments on shared-memory tiles
+//   gemm_mma_sync_multistage.cu    mma.sync fed by ldmatrix from a swizzled,
+//                                  multistage cp.async pipeline
 //
 // Indices are 32-bit in the kernels: the workload refuses a problem whose A,
 // B or C holds 2^31 elements or more (8192^2 is 2^26).
@@ -32,6 +38,10 @@
 #include "rl/registry.hpp"
 #include "rl/validate.hpp"
 
+#if !defined(RL_EMULATE)
+#include <cuda_fp8.h>  // __nv_fp8_e4m3 (the emulator's rl/emu/fp16.hpp has it)
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -43,6 +53,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -60,6 +71,40 @@ inline Dims dims(const Shape& shape) {
 
 inline Shape make_shape(std::int64_t M, std::int64_t N, std::int64_t K) {
   return Shape{{{"M", M}, {"N", N}, {"K", K}}};
+}
+
+// ---------------------------------------------------------------- storage types
+//
+// The value of a stored element of A or B as fp32 (exact for every storage
+// type), and an fp32 value rounded to the storage type: round-to-nearest-even
+// (e4m3 saturating to +-448, as cuda_fp8.h's constructor does).  GEMM-local
+// so that the set of types does not depend on rl/packed128.hpp's.
+template <typename T>
+__host__ __device__ __forceinline__ float input_to_f32(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return x;
+  else if constexpr (std::is_same_v<T, __half>)
+    return __half2float(x);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __bfloat162float(x);
+  else {
+    static_assert(std::is_same_v<T, __nv_fp8_e4m3>, "gemm inputs: float, half, bf16 or e4m3");
+    return static_cast<float>(x);
+  }
+}
+
+template <typename T>
+__host__ __device__ __forceinline__ T input_from_f32(float x) {
+  if constexpr (std::is_same_v<T, float>)
+    return x;
+  else if constexpr (std::is_same_v<T, __half>)
+    return __float2half_rn(x);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __float2bfloat16(x);
+  else {
+    static_assert(std::is_same_v<T, __nv_fp8_e4m3>, "gemm inputs: float, half, bf16 or e4m3");
+    return __nv_fp8_e4m3(x);
+  }
 }
 
 // ---------------------------------------------------------------- cost model
@@ -107,6 +152,13 @@ inline roofline::Cost cost(const Dims& d, ReuseTile tile, std::size_t input_byte
       .bytes_min = (M * K + K * N) * in + c_bytes,
       .bytes_model = M * K * ceil_div(N, tile.N) * in + K * N * ceil_div(M, tile.M) * in + c_bytes,
       .unit = unit};
+}
+
+// The device memory an instance allocates: A and B at storage size, C fp32.
+inline std::size_t device_bytes(const Dims& d, std::size_t input_bytes) {
+  const auto M = static_cast<std::size_t>(d.M), N = static_cast<std::size_t>(d.N),
+             K = static_cast<std::size_t>(d.K);
+  return (M * K + K * N) * input_bytes + M * N * sizeof(float);
 }
 
 // ---------------------------------------------------------------- shapes
@@ -160,13 +212,41 @@ inline std::vector<Shape> shapes(SizePreset preset, double max_large_flops = 0) 
 // shape is far inside that).  Beyond it the worst-case bound can hide one
 // term in some outputs, but not a wrong index or a missing tile, which
 // change many terms of many outputs.
+//
+// Tensor cores.  Each input type's products are exact in fp32 (tf32 11 x 11
+// significand bits, fp16 11 x 11, bf16 8 x 8, e4m3 4 x 4, all < 24 bits; the
+// smallest subnormal products are far above fp32's underflow).  What is not
+// IEEE is the sum: within one mma the k products and the accumulator are
+// aligned to the largest exponent among them and added with truncation
+// (round toward zero), then truncated to fp32 (Fasi, Higham, Mikaitis,
+// Pranesh, "Numerical behavior of NVIDIA tensor cores", PeerJ CS 2021, for
+// V100, T4 and A100).  So one mma step of depth k errs by at most about
+// (k + 1) 2^-23 times its largest term, which is at most sum |a||b| of the
+// terms so far, and over K / k steps by K (1 + 1/k) 2^-23 sum |a||b|
+// <= K 2^-22 sum |a||b|.  The bound below counts this as K roundings with
+// u = 2^-22 (twice fp32's round-to-nearest u: truncation, and the alignment
+// inside a k group), whatever the order in which the tensor core adds.
+// Hopper's fp8 path accumulates in fewer bits (about 14, DeepSeek-V3 report,
+// section 3.3.2); it is not covered, and the fp8 mma.sync rung does not run
+// there (see gemm_mma_sync_multistage.cu).  Inputs stored in fp16, bf16 or
+// fp8 are exact as read (unit_roundoff_inputs = 0: the reference reads the
+// same stored values); TF32 kernels round fp32 inputs to 10 mantissa bits
+// (cvt.rna, u_in = 2^-11).
 struct ErrorModel {
   double unit_roundoff_accumulate = 0x1p-24;  // fp32 accumulation
   double unit_roundoff_inputs = 0;            // rounding of A and B by the kernel (0: none)
 };
 
+inline constexpr ErrorModel kFp32SimtError{};
+inline constexpr ErrorModel kTensorCoreError{.unit_roundoff_accumulate = 0x1p-22};
+inline constexpr ErrorModel kTensorCoreTf32Error{.unit_roundoff_accumulate = 0x1p-22,
+                                                 .unit_roundoff_inputs = 0x1p-11};
+
+// K u < 1 for every shape here (K <= 8192, u <= 2^-22); beyond, nothing is
+// guaranteed and the factor is infinite.
 inline double error_bound_factor(std::int64_t K, const ErrorModel& e) {
   const double ku = static_cast<double>(K) * e.unit_roundoff_accumulate;
+  if (ku >= 1.0) return std::numeric_limits<double>::infinity();
   const double gamma = ku / (1.0 - ku);
   const double input = (1.0 + e.unit_roundoff_inputs) * (1.0 + e.unit_roundoff_inputs);
   return input * (1.0 + gamma) - 1.0;
@@ -232,10 +312,10 @@ Reference reference(std::span<const T> a, std::span<const T> b, const Dims& d,
       double* c = value.data() + i * N;
       double* s = bound.data() + i * N;
       for (std::size_t k = 0; k < K; ++k) {
-        const double aik = to_f32(a[i * K + k]);
+        const double aik = input_to_f32(a[i * K + k]);
         const T* bk = b.data() + k * N;
         for (std::size_t j = 0; j < N; ++j) {
-          const double bkj = to_f32(bk[j]);
+          const double bkj = input_to_f32(bk[j]);
           c[j] += aik * bkj;
           s[j] += std::fabs(aik * bkj);
         }
@@ -254,7 +334,8 @@ Reference reference(std::span<const T> a, std::span<const T> b, const Dims& d,
     const auto j = static_cast<std::size_t>(positions[p]) % N;
     double c = 0, s = 0;
     for (std::size_t k = 0; k < K; ++k) {
-      const double prod = static_cast<double>(to_f32(a[i * K + k])) * to_f32(bt[j * K + k]);
+      const double prod =
+          static_cast<double>(input_to_f32(a[i * K + k])) * input_to_f32(bt[j * K + k]);
       c += prod;
       s += std::fabs(prod);
     }
@@ -332,8 +413,8 @@ class GemmWorkload final : public InspectableWorkload {
     auto draw = [&](std::vector<T>& host) {
       for (T& v : host) {
         do {
-          v = from_f32<T>(static_cast<float>(rng.normal(spec.mean, spec.stddev)));
-        } while (to_f32(v) == 0.0f);
+          v = input_from_f32<T>(static_cast<float>(rng.normal(spec.mean, spec.stddev)));
+        } while (input_to_f32(v) == 0.0f);
       }
     };
     a_host_.resize(a_.size());
@@ -382,7 +463,9 @@ class GemmWorkload final : public InspectableWorkload {
   std::optional<Reference> ref_;
 };
 
-// What differs between GEMM records; the rest follows from it.
+// What differs between GEMM records; the rest follows from it.  T is the
+// storage type of A and B; `precision` names what the kernel computes in
+// ("fp32", "tf32", "fp16", "bf16", "fp8"), `unit` the pipe it runs on.
 template <typename T>
 struct RecordSpec {
   std::string name;
@@ -394,6 +477,8 @@ struct RecordSpec {
   Launcher<T> launcher;
   ErrorModel error = {};
   double max_large_flops = 0;  // drop large shapes beyond this many FLOPs (0: keep all)
+  int min_cc = 0;              // minimum compute capability x10 (0: any)
+  bool gpu_only = false;       // cannot run under the emulator (libraries)
 };
 
 template <typename T>
@@ -406,8 +491,8 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .unit = spec.unit,
       .baseline = std::move(spec.baseline),
       .ceiling = "",
-      .gpu_only = false,
-      .min_cc = 0,
+      .gpu_only = spec.gpu_only,
+      .min_cc = spec.min_cc,
       .shapes = [max = spec.max_large_flops](SizePreset preset) { return shapes(preset, max); },
       .cost = [tile = spec.tile, unit = spec.unit](
                   const Shape& shape) { return cost(dims(shape), tile, sizeof(T), unit); },
@@ -416,6 +501,7 @@ KernelRecord make_record(RecordSpec<T> spec) {
             return std::unique_ptr<Workload>(
                 new GemmWorkload<T>(launcher, error, dims(shape), seed));
           },
+      .device_bytes = [](const Shape& shape) { return device_bytes(dims(shape), sizeof(T)); },
   };
 }
 
