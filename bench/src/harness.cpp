@@ -221,7 +221,11 @@ void Harness::describe(BenchEntry& entry) {
   result.variant = record.variant;
   result.precision = record.precision;
   result.baseline = record.baseline;
+  result.idea = record.idea;
+  result.library = record.library;
   result.shape = entry.shape.dims;
+  if (record.device_bytes)
+    result.device_bytes = static_cast<double>(record.device_bytes(entry.shape));
   set_cost(result, entry.cost);
 }
 
@@ -323,13 +327,12 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
       set_timing(result, std::move(seconds));
       set_clocks(result, window);
       result.status = "ok";
+      // A library says which algorithm its heuristic picked.
+      if (workload_owner_ == &entry && workload_) result.method = workload_->notes();
       if (!entry.record->ceiling.empty()) {
         roofline::Ceiling ceiling =
             measured_ceiling(result, entry.record->ceiling, entry.shape.to_string(), window);
-        // A library ceiling says which algorithm its heuristic picked.
-        if (workload_owner_ == &entry && workload_)
-          if (const std::string notes = workload_->notes(); !notes.empty())
-            ceiling.method += "; " + notes;
+        if (!result.method.empty()) ceiling.method += "; " + result.method;
         merge_ceiling(results_.ceilings, std::move(ceiling));
         // Datasheet figure and derived peak at the observed clock, from the
         // matched SKU row (nothing for an unknown device).

@@ -63,13 +63,6 @@ std::optional<double> mann_whitney_p(std::span<const double> a, std::span<const 
 
 namespace {
 
-std::string shape_key(const KernelResult& k) {
-  std::string s;
-  for (const auto& [dim, extent] : k.shape)
-    s += fmt::format("{}{}={}", s.empty() ? "" : ",", dim, extent);
-  return s;
-}
-
 std::optional<double> clock_of(const KernelResult& k, const Context& c) {
   if (k.sm_clock_mhz && *k.sm_clock_mhz > 0) return k.sm_clock_mhz;
   if (c.clocks.sm_mhz > 0) return c.clocks.sm_mhz;
@@ -127,11 +120,11 @@ Comparison compare_results(const Results& base, const Results& next, const Compa
   diff_context(base.context, next.context, out.context);
 
   std::map<std::pair<std::string, std::string>, const KernelResult*> new_by_key;
-  for (const auto& k : next.kernels) new_by_key[{k.name, shape_key(k)}] = &k;
+  for (const auto& k : next.kernels) new_by_key[{k.name, shape_text(k.shape)}] = &k;
   std::map<std::pair<std::string, std::string>, bool> matched;
 
   for (const auto& b : base.kernels) {
-    auto key = std::make_pair(b.name, shape_key(b));
+    auto key = std::make_pair(b.name, shape_text(b.shape));
     auto it = new_by_key.find(key);
     std::string label = fmt::format("{} [{}]", b.name, key.second);
     if (it == new_by_key.end()) {
@@ -173,8 +166,8 @@ Comparison compare_results(const Results& base, const Results& next, const Compa
     out.kernels.push_back(std::move(c));
   }
   for (const auto& k : next.kernels)
-    if (!matched.contains({k.name, shape_key(k)}))
-      out.only_in_new.push_back(fmt::format("{} [{}]", k.name, shape_key(k)));
+    if (!matched.contains({k.name, shape_text(k.shape)}))
+      out.only_in_new.push_back(fmt::format("{} [{}]", k.name, shape_text(k.shape)));
   return out;
 }
 

@@ -1,5 +1,6 @@
 #include "rl/roofline/report.hpp"
 
+#include "rl/roofline/analysis.hpp"
 #include "rl/roofline/model.hpp"
 #include "rl/roofline/results_io.hpp"
 #include "rl/roofline/svg.hpp"
@@ -28,13 +29,6 @@ std::string mhz_pair(double current, double max) {
   auto one = [](double mhz) { return mhz > 0 ? fmt::format("{:.0f}", mhz) : std::string("n/a"); };
   if (current <= 0 && max <= 0) return "n/a";
   return one(current) + " / " + one(max) + " MHz";
-}
-
-std::string shape_text(const KernelResult& k) {
-  std::string s;
-  for (const auto& [dim, extent] : k.shape)
-    s += fmt::format("{}{}={}", s.empty() ? "" : ",", dim, extent);
-  return s;
 }
 
 std::string validation_text(const KernelResult& k) {
@@ -69,12 +63,105 @@ Claim claim_for(const Ceiling& c, const Results& r, const Sku* sku) {
 constexpr std::string_view kCss = R"(
 body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}
+h3{font-size:14px;margin:16px 0 4px}
 table{border-collapse:collapse;font-size:13px;margin:6px 0}
 th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .banner{background:#b00020;color:#fff;font-weight:bold;padding:8px 12px;font-size:16px;margin:8px 0}
 .muted{color:#666}.bad{color:#b00020;font-weight:bold}.chart{margin:8px 0;overflow-x:auto}
 )";
+
+std::string pct_text(const std::optional<double>& pct) {
+  return pct ? fmt::format("{:.1f}%", *pct) : "—";
+}
+
+std::string status_cell(const std::string& status, const std::string& error) {
+  if (status == "ok") return "ok";
+  return fmt::format("<span class=\"bad\">{}</span>{}", esc(status.empty() ? "—" : status),
+                     error.empty() ? "" : ": " + esc(error));
+}
+
+// The GEMM ladder (one table per shape, like SGEMM_CUDA's README table), the
+// precision ladder, and why fusion beats naive attention (analysis.hpp).
+std::string analysis_sections(const Analysis& a) {
+  std::string h;
+  if (!a.gemm_ladders.empty()) {
+    h += "<h2>GEMM ladder</h2>\n<p class=\"muted\">Each rung changes one thing from the one "
+         "above it. % of library: against the fastest library record (cuBLAS / cuBLASLt) of the "
+         "same precision at the same shape, where one was timed.</p>\n";
+    for (const GemmLadder& l : a.gemm_ladders) {
+      h += fmt::format(
+          "<h3>{}</h3>\n<table class=\"ladder\">\n<tr><th>rung</th><th>what it "
+          "adds</th><th>precision</th><th>FLOP/s</th><th>% of library</th><th>% of "
+          "roof</th><th>status</th></tr>\n",
+          esc(shape_text(l.shape)));
+      for (const LadderRung& r : l.rungs)
+        h += fmt::format(
+            "<tr><td>{}{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td "
+            "class=\"num\"{}>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+            esc(r.name),
+            r.library.empty() ? "" : " <span class=\"muted\">(" + esc(r.library) + ")</span>",
+            esc(r.idea.empty() ? "—" : r.idea), esc(r.precision), rate(r.flops_per_s, "FLOP/s"),
+            r.library_reference.empty() ? "" : " title=\"of " + esc(r.library_reference) + "\"",
+            pct_text(r.pct_of_library), pct_text(r.pct_of_roof), status_cell(r.status, r.error));
+      h += "</table>\n";
+    }
+  }
+  if (a.precision_ladder) {
+    h += fmt::format(
+        "<h2>Precision ladder ({})</h2>\n<p class=\"muted\">The fastest "
+        "hand-written kernel and library record of each precision at one shape, "
+        "beside that precision's measured compute roof: the steps between roofs are "
+        "what lower precision buys.</p>\n<table class=\"precision\">\n<tr><th>"
+        "precision</th><th>fastest kernel</th><th>FLOP/s</th><th>library</th><th>"
+        "FLOP/s</th><th>compute roof</th></tr>\n",
+        esc(shape_text(a.precision_ladder->shape)));
+    for (const PrecisionStep& s : a.precision_ladder->steps)
+      h += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td><td "
+          "class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+          esc(s.precision), esc(s.kernel.empty() ? "—" : s.kernel), rate(s.flops_per_s, "FLOP/s"),
+          esc(s.library.empty() ? "—" : s.library), rate(s.library_flops_per_s, "FLOP/s"),
+          s.roof ? esc(s.roof_name) + " " + rate(s.roof, "FLOP/s")
+                 : esc(s.roof_name.empty() ? "—" : s.roof_name + " not measured"));
+    h += "</table>\n";
+  }
+  if (!a.attention_fusion.empty()) {
+    h += "<h2>Why fusion beats naive attention</h2>\n<p class=\"muted\">Bytes are the cost "
+         "model's (results.json <code>bytes_model</code>). Beyond Q, K, V, O: for a naive "
+         "variant the share of its traffic that is S and P written and read back; for a fused "
+         "one, the K/V re-reads per query tile. Footprint: the device memory the instance "
+         "declares.</p>\n";
+    for (const AttentionFusion& f : a.attention_fusion) {
+      h += fmt::format(
+          "<h3>{}</h3>\n<table class=\"attention\">\n<tr><th>variant</th>"
+          "<th>precision</th><th>bytes (model)</th><th>beyond Q,K,V,O</th><th>"
+          "intensity FLOP/B</th><th>median time</th><th>speed-up</th><th>FLOP/s"
+          "</th><th>% of roof</th><th>footprint</th><th>status</th></tr>\n",
+          esc(shape_text(f.shape)));
+      for (const AttentionVariant& v : f.variants)
+        h += fmt::format(
+            "<tr><td>{}{}</td><td>{}</td><td class=\"num\">{}B</td><td class=\"num\">{:.0f}%"
+            "</td><td class=\"num\">{:.3g}</td><td class=\"num\">{}</td><td "
+            "class=\"num\"{}>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
+            "class=\"num\">{}</td><td>{}</td></tr>\n",
+            esc(v.name), v.naive ? " <span class=\"muted\">(naive)</span>" : "", esc(v.precision),
+            esc(si(v.bytes_model)), 100.0 * v.extra_traffic_share, v.intensity,
+            v.time_s ? esc(si(*v.time_s) + "s") : "—",
+            v.speedup_over.empty() ? "" : " title=\"over " + esc(v.speedup_over) + "\"",
+            v.speedup ? fmt::format("{:.2f}×", *v.speedup) : "—", rate(v.flops_per_s, "FLOP/s"),
+            pct_text(v.pct_of_roof), v.device_bytes ? esc(si(*v.device_bytes) + "B") : "—",
+            status_cell(v.status, v.error));
+      h += "</table>\n";
+      if (!f.findings.empty()) {
+        h += "<ul class=\"findings\">\n";
+        for (const std::string& finding : f.findings) h += "<li>" + esc(finding) + "</li>\n";
+        h += "</ul>\n";
+      }
+    }
+  }
+  return h;
+}
 
 }  // namespace
 
@@ -192,13 +279,15 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
         "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
         "class=\"num\">{:.3g} / {:.3g}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
         esc(k.name), k.throttled ? " <span class=\"bad\">(throttled)</span>" : "", esc(k.family),
-        esc(k.variant), esc(k.precision), esc(k.unit), esc(shape_text(k)), esc(time), esc(spread),
-        k.time_s ? rate(k.achieved_flops_per_s, "FLOP/s") : "—",
+        esc(k.variant), esc(k.precision), esc(k.unit), esc(shape_text(k.shape)), esc(time),
+        esc(spread), k.time_s ? rate(k.achieved_flops_per_s, "FLOP/s") : "—",
         k.time_s ? rate(k.achieved_bytes_per_s, "B/s") : "—", intensity(k.flops, k.bytes_model),
         intensity(k.flops, k.bytes_min), esc(verdict.bound.empty() ? "—" : verdict.bound),
         verdict.pct_of_roof ? fmt::format("{:.1f}%", *verdict.pct_of_roof) : "—", validation);
   }
   h += "</table>\n";
+
+  h += analysis_sections(analyse(r));
 
   // Fusion: an optimised variant next to the naive sibling it improves on.
   std::string fusion;
@@ -210,7 +299,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
           "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}B → {}B</td><td "
           "class=\"num\">{:.3g} → {:.3g}</td><td class=\"num\">{}s → {}s</td><td "
           "class=\"num\">{:.2f}×</td></tr>\n",
-          esc(base.name), esc(k.name), esc(shape_text(k)), esc(si(base.bytes_model)),
+          esc(base.name), esc(k.name), esc(shape_text(k.shape)), esc(si(base.bytes_model)),
           esc(si(k.bytes_model)), intensity(base.flops, base.bytes_model),
           intensity(k.flops, k.bytes_model), esc(si(base.time_s->median)),
           esc(si(k.time_s->median)),

@@ -1,5 +1,7 @@
 #include "rl/roofline/results_io.hpp"
 
+#include "rl/roofline/analysis.hpp"
+
 #include "rl/roofline/cost.hpp"
 
 #include <fcntl.h>
@@ -101,10 +103,14 @@ J ceiling_json(const Ceiling& c) {
 }
 
 template <class J>
-J kernel_json(const KernelResult& k) {
-  J shape = J::object();
-  for (const auto& [dim, extent] : k.shape) shape[dim] = extent;
+J shape_json(const ShapeDims& shape) {
+  J j = J::object();
+  for (const auto& [dim, extent] : shape) j[dim] = extent;
+  return j;
+}
 
+template <class J>
+J kernel_json(const KernelResult& k) {
   J time = J(nullptr);
   if (k.time_s) {
     time = J::object();
@@ -125,7 +131,7 @@ J kernel_json(const KernelResult& k) {
   j["precision"] = k.precision;
   j["unit"] = k.unit;
   j["baseline"] = k.baseline;
-  j["shape"] = std::move(shape);
+  j["shape"] = shape_json<J>(k.shape);
   j["flops"] = number_or_null<J>(k.flops);
   j["bytes_min"] = number_or_null<J>(k.bytes_min);
   j["bytes_model"] = number_or_null<J>(k.bytes_model);
@@ -142,7 +148,73 @@ J kernel_json(const KernelResult& k) {
   j["bound"] = k.bound;
   j["throttled"] = k.throttled;
   j["sm_clock_mhz"] = optional_number<J>(k.sm_clock_mhz);
+  j["idea"] = k.idea;
+  j["library"] = k.library;
+  j["method"] = k.method;
+  j["device_bytes"] = optional_number<J>(k.device_bytes);
   return j;
+}
+
+// Derived from the kernels and ceilings (analysis.hpp); written for scripts,
+// recomputed rather than read back.
+template <class J>
+J analysis_json(const Analysis& a) {
+  J ladders = J::array();
+  for (const GemmLadder& l : a.gemm_ladders) {
+    J rungs = J::array();
+    for (const LadderRung& r : l.rungs)
+      rungs.push_back(J{{"name", r.name},
+                        {"variant", r.variant},
+                        {"precision", r.precision},
+                        {"idea", r.idea},
+                        {"library", r.library},
+                        {"status", r.status},
+                        {"error", r.error},
+                        {"flops_per_s", optional_number<J>(r.flops_per_s)},
+                        {"pct_of_library", optional_number<J>(r.pct_of_library)},
+                        {"library_reference", r.library_reference},
+                        {"pct_of_roof", optional_number<J>(r.pct_of_roof)}});
+    ladders.push_back(J{{"shape", shape_json<J>(l.shape)}, {"rungs", std::move(rungs)}});
+  }
+  J precision = J(nullptr);
+  if (a.precision_ladder) {
+    J steps = J::array();
+    for (const PrecisionStep& s : a.precision_ladder->steps)
+      steps.push_back(J{{"precision", s.precision},
+                        {"kernel", s.kernel},
+                        {"flops_per_s", optional_number<J>(s.flops_per_s)},
+                        {"library", s.library},
+                        {"library_flops_per_s", optional_number<J>(s.library_flops_per_s)},
+                        {"roof_name", s.roof_name},
+                        {"roof", optional_number<J>(s.roof)}});
+    precision = J{{"shape", shape_json<J>(a.precision_ladder->shape)}, {"steps", std::move(steps)}};
+  }
+  J fusion = J::array();
+  for (const AttentionFusion& f : a.attention_fusion) {
+    J variants = J::array();
+    for (const AttentionVariant& v : f.variants)
+      variants.push_back(J{{"name", v.name},
+                           {"precision", v.precision},
+                           {"status", v.status},
+                           {"error", v.error},
+                           {"naive", v.naive},
+                           {"bytes_model", number_or_null<J>(v.bytes_model)},
+                           {"intensity", number_or_null<J>(v.intensity)},
+                           {"extra_traffic_share", number_or_null<J>(v.extra_traffic_share)},
+                           {"time_s", optional_number<J>(v.time_s)},
+                           {"flops_per_s", optional_number<J>(v.flops_per_s)},
+                           {"pct_of_roof", optional_number<J>(v.pct_of_roof)},
+                           {"device_bytes", optional_number<J>(v.device_bytes)},
+                           {"bound", v.bound},
+                           {"speedup", optional_number<J>(v.speedup)},
+                           {"speedup_over", v.speedup_over}});
+    fusion.push_back(J{{"shape", shape_json<J>(f.shape)},
+                       {"variants", std::move(variants)},
+                       {"findings", f.findings}});
+  }
+  return J{{"gemm_ladders", std::move(ladders)},
+           {"precision_ladder", std::move(precision)},
+           {"attention_fusion", std::move(fusion)}};
 }
 
 template <class J>
@@ -161,6 +233,7 @@ J results_json(const Results& r) {
   J kernels = J::array();
   for (const auto& k : r.kernels) kernels.push_back(kernel_json<J>(k));
   j["kernels"] = std::move(kernels);
+  j["analysis"] = analysis_json<J>(analyse(r));
   return j;
 }
 
@@ -468,6 +541,11 @@ KernelResult read_kernel(const Reader<J>& r) {
   require_one_of(child(r.pointer(), "bound"), k.bound, {"memory", "compute", "below_both", ""});
   k.throttled = r.boolean("throttled");
   k.sm_clock_mhz = r.optional_number("sm_clock_mhz");
+  k.idea = r.optional_string("idea");
+  k.library = r.optional_string("library");
+  k.method = r.optional_string("method");
+  k.device_bytes = r.optional_number("device_bytes");
+  if (k.device_bytes && *k.device_bytes < 0) fail(child(r.pointer(), "device_bytes"), "negative");
   return k;
 }
 
@@ -656,6 +734,13 @@ Results load_results(const std::filesystem::path& path) {
   text << in.rdbuf();
   if (in.bad()) throw ResultsError(fmt::format("{}: read error", path.string()));
   return parse_results(text.str(), path.string());
+}
+
+std::string shape_text(const ShapeDims& shape) {
+  std::string s;
+  for (const auto& [dim, extent] : shape)
+    s += fmt::format("{}{}={}", s.empty() ? "" : ",", dim, extent);
+  return s;
 }
 
 void write_file_atomic(const std::filesystem::path& path, std::string_view content) {

@@ -69,6 +69,13 @@ struct KernelRecord {
   // figures, instead of running out of memory.  Empty: not declared (the
   // allocation itself reports an out-of-memory error).
   std::function<std::size_t(const Shape&)> device_bytes = {};
+  // One line for the report's ladder tables: what this variant changes from
+  // its baseline ("128-bit loads, A transposed in shared memory").
+  std::string idea = {};
+  // The library a baseline calls ("cuBLAS", "cuBLASLt", "cuDNN"); "" for a
+  // hand-written kernel.  The report measures each rung against the library
+  // record of the same family, precision and shape.
+  std::string library = {};
 };
 
 std::vector<KernelRecord>& kernel_registry();

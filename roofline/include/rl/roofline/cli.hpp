@@ -14,6 +14,7 @@
 #pragma once
 
 #include "rl/roofline/cost.hpp"
+#include "rl/roofline/results.hpp"
 
 #include <cstdint>
 #include <functional>
@@ -23,8 +24,6 @@
 #include <vector>
 
 namespace rl::roofline {
-
-using ShapeDims = std::vector<std::pair<std::string, std::int64_t>>;
 
 struct RegisteredKernel {
   std::string name, family, variant, precision;

@@ -15,6 +15,11 @@ namespace rl::roofline {
 
 inline constexpr int kResultsSchemaVersion = 1;
 
+// A kernel's shape: ordered named dimensions, {"M", 4096}, {"N", 4096}, ...
+using ShapeDims = std::vector<std::pair<std::string, std::int64_t>>;
+// "M=4096,N=4096,K=4096", as the harness names a benchmark.
+std::string shape_text(const ShapeDims& shape);
+
 struct DeviceInfo {
   std::string name;                // "NVIDIA H100 80GB HBM3" or "CPU emulator (...)"
   std::string uuid;                // "GPU-..." ("" when unknown)
@@ -79,7 +84,7 @@ struct KernelResult {
   std::string precision;  // "fp32", "bf16", ...
   std::string unit;       // compute unit name (ComputeUnit), e.g. "fp32", "tc_bf16"
   std::string baseline;   // name of the naive sibling this improves on ("" if none)
-  std::vector<std::pair<std::string, std::int64_t>> shape;  // ordered; element-wise ops use "n"
+  ShapeDims shape;        // ordered; element-wise ops use "n"
   double flops = 0, bytes_min = 0, bytes_model = 0;
   double intensity = 0;  // flops / bytes_model
   bool validated = false;
@@ -94,6 +99,10 @@ struct KernelResult {
   std::string bound;                  // "memory" | "compute" | "below_both" | "" (no ceilings)
   bool throttled = false;
   std::optional<double> sm_clock_mhz;  // mean SM clock sampled during the benchmark
+  std::string idea;                    // what this variant changes from its baseline ("" unsaid)
+  std::string library;  // "cuBLAS", "cuBLASLt", "cuDNN" for library baselines, else ""
+  std::string method;   // how it ran when only known at run time (library algorithm)
+  std::optional<double> device_bytes;  // device memory the instance allocates, as declared
 };
 
 // How the run went: written as "run" in results.json.

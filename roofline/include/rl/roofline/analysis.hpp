@@ -1,0 +1,82 @@
+// Views of a run that answer the suite's two headline questions, computed from
+// results.json's kernels and ceilings alone (so any results file can be
+// analysed again, on any machine):
+//  - the GEMM ladder: at each shape, every rung with what it adds, its
+//    FLOP/s, its share of the library baseline of the same precision and of
+//    its roof; and the precision ladder (FP32 -> TF32 -> FP16/BF16 -> FP8 at
+//    one shape) with the compute roof of each precision beside it;
+//  - why fusion beats naive attention: at each shape, the naive and fused
+//    variants side by side (bytes moved per the cost model and the share of
+//    them that is the N x N matrices S and P, intensity, time, speed-up,
+//    memory footprint, out-of-memory skips) and findings: sentences generated
+//    from those numbers, never canned text.
+// The report renders these; results.json carries them as "analysis" for
+// scripts.
+#pragma once
+
+#include "rl/roofline/results.hpp"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rl::roofline {
+
+struct LadderRung {
+  std::string name, variant, precision, idea, library;  // library: "" for hand-written
+  std::string status, error;                            // the kernel's, as recorded
+  std::optional<double> flops_per_s;                    // achieved; timed kernels only
+  std::optional<double> pct_of_library;  // of the fastest timed library record, same precision
+  std::string library_reference;         // that record's name
+  std::optional<double> pct_of_roof;
+};
+
+struct GemmLadder {
+  ShapeDims shape;
+  std::vector<LadderRung> rungs;  // by precision (fp32, tf32, fp16, bf16, fp8), then up the ladder
+};
+
+struct PrecisionStep {
+  std::string precision;
+  std::string kernel;  // the fastest timed hand-written kernel of this precision ("" none)
+  std::optional<double> flops_per_s;
+  std::string library;  // the fastest timed library record of this precision ("" none)
+  std::optional<double> library_flops_per_s;
+  std::string roof_name;  // the measured compute ceiling of this precision's unit ("" none)
+  std::optional<double> roof;
+};
+
+struct PrecisionLadder {
+  ShapeDims shape;  // the shape with the most precisions timed (the largest on a tie)
+  std::vector<PrecisionStep> steps;
+};
+
+struct AttentionVariant {
+  std::string name, precision, status, error;
+  bool naive = false;  // writes S and P to memory (its name or variant says "naive")
+  double bytes_model = 0, intensity = 0;
+  // (bytes_model - bytes_min) / bytes_model: the traffic beyond reading Q, K,
+  // V and writing O once.  For a naive variant that is S and P written and
+  // read back; for a fused one, the re-reads of K and V per query tile.
+  double extra_traffic_share = 0;
+  std::optional<double> time_s, flops_per_s, pct_of_roof, device_bytes;
+  std::string bound;
+  std::optional<double> speedup;  // time of `speedup_over` / this time
+  std::string speedup_over;       // the naive reference: fastest timed naive, same precision first
+};
+
+struct AttentionFusion {
+  ShapeDims shape;
+  std::vector<AttentionVariant> variants;  // naive first, then fused, each by name
+  std::vector<std::string> findings;       // sentences stating what the numbers show
+};
+
+struct Analysis {
+  std::vector<GemmLadder> gemm_ladders;
+  std::optional<PrecisionLadder> precision_ladder;
+  std::vector<AttentionFusion> attention_fusion;
+};
+
+Analysis analyse(const Results& results);
+
+}  // namespace rl::roofline
