@@ -21,7 +21,7 @@
 // a growing accumulator could not be checked exactly.  Its loop alternates B
 // and -B, keeping every accumulator within 4 K of its start, and runs an odd
 // number of steps: it ends at q + (A B)(row, col).  That check catches a wrong
-// layout or a loop that never ran, not a miscounted one.  On Hopper (sm_90)
+// layout or a loop that never ran, not a miscounted one.  On sm_90 and sm_100
 // mma.sync e4m3 has no fp8 tensor instruction: nvcc unpacks to f16 (F2FP) and
 // uses HMMA, and hoists the loop-invariant product out of the loop, leaving
 // FADDs.  The workload refuses to run there; Hopper's tc.fp8 ceiling is the
@@ -234,18 +234,12 @@ namespace {
 template <typename Mma>
 constexpr std::int64_t kMmaMaxIters = (std::int64_t{1} << 24) / (kAccumulators * 4 * Mma::kK) - 1;
 
+// Hopper (and sm_100) would time f16 HMMA with the product hoisted out of the
+// loop; their tc.fp8 ceiling is the cuBLASLt FP8 one.
 template <typename Mma>
 void refuse_emulated_fp8() {
-  if constexpr (std::is_same_v<Mma, MmaE4m3>) {
-    int device = 0;
-    int major = 0;
-    RL_CUDA_CHECK(cudaGetDevice(&device));
-    RL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
-    if (major == 9)
-      throw std::runtime_error(
-          "mma.sync e4m3 is emulated on sm_90 (f16 HMMA, product hoisted out of the loop): not a "
-          "tensor-core ceiling there; use the cuBLASLt FP8 ceiling");
-  }
+  if constexpr (std::is_same_v<Mma, MmaE4m3>)
+    rl::ptx::refuse_emulated_fp8_mma_sync("tc.fp8 mma.sync ceiling (use the cuBLASLt FP8 one)");
 }
 
 template <typename Mma>

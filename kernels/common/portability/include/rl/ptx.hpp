@@ -16,7 +16,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 
+#include "rl/check.hpp"
 #include "rl/cuda.hpp"
 
 #if defined(RL_EMULATE)
@@ -165,6 +168,34 @@ RL_PTX_FN void mma_m16n8k32_e4m3_f32(float (&d)[4], const std::uint32_t (&a)[4],
         "f"(c[2]), "f"(c[3]));
 #else
   RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// Where mma.sync with 8-bit float inputs is a tensor-core instruction.  nvcc
+// 13.0 compiles mma_m16n8k32_e4m3_f32 to QMMA.16832.F32.E4M3.E4M3 for sm_89
+// (Ada) and sm_120 (consumer Blackwell), but for sm_90a and sm_100a to f16
+// unpacks (F2FP.F16.E4M3.UNPACK_B) feeding HMMA: an emulation, whose timing
+// is not an fp8 tensor-core measurement (cuobjdump -sass of each).  Other
+// parts are treated as emulating until their SASS says otherwise.
+constexpr bool fp8_mma_sync_is_native(int cc_major, int cc_minor) {
+  return (cc_major == 8 && cc_minor >= 9) || cc_major == 12;
+}
+
+// Host side of a workload that times fp8 mma.sync: throws, naming `what`, on
+// a device where the instruction is emulated.  The CPU emulator executes the
+// instruction exactly, so nothing is refused there.
+inline void refuse_emulated_fp8_mma_sync(const char* what) {
+#if defined(RL_EMULATE)
+  (void)what;
+#else
+  int device = 0, major = 0, minor = 0;
+  RL_CUDA_CHECK(cudaGetDevice(&device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
+  if (!fp8_mma_sync_is_native(major, minor))
+    throw std::runtime_error(std::string(what) + ": mma.sync e4m3 is emulated on sm_" +
+                             std::to_string(major * 10 + minor) +
+                             " (f16 unpacks and HMMA), not an fp8 tensor-core measurement");
 #endif
 }
 
