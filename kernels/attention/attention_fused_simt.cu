@@ -46,7 +46,7 @@ constexpr int kFusedBlockN = 64;  // keys per K/V tile
 
 // Cost model: fused_bytes_model (attention_common.hpp) with the tiles above.
 double bytes_model_fused(const Dims& p) {
-  return fused_bytes_model(p, kFusedBlockM, kFusedBlockN);
+  return fused_bytes_model(p, kFusedBlockM, kFusedBlockN, sizeof(float));
 }
 
 constexpr int kLanesPerRow = 8;                            // lanes sharing a query row
@@ -227,7 +227,7 @@ __global__ void __launch_bounds__(FusedLayout<D, BlockM, BlockN>::kThreads)
 }
 
 template <int D>
-void launch_fused_for_head_dim(const Args& a, cudaStream_t stream) {
+void launch_fused_for_head_dim(const Args<float>& a, cudaStream_t stream) {
   using L = FusedLayout<D, kFusedBlockM, kFusedBlockN>;
   constexpr auto kernel = &attention_fused_simt<D, kFusedBlockM, kFusedBlockN>;
   // Above 48 KB of dynamic shared memory a kernel must opt in, once.
@@ -243,7 +243,7 @@ void launch_fused_for_head_dim(const Args& a, cudaStream_t stream) {
              a.causal, a.scale * 1.44269504088896341f);
 }
 
-void launch_attention_fused(const Args& a, cudaStream_t stream) {
+void launch_attention_fused(const Args<float>& a, cudaStream_t stream) {
   if ((a.N + kFusedBlockM - 1) / kFusedBlockM > 65535)
     throw std::invalid_argument("attention_f32_fused: N = " + std::to_string(a.N) +
                                 " needs more than 65535 query tiles");
@@ -258,12 +258,13 @@ void launch_attention_fused(const Args& a, cudaStream_t stream) {
   }
 }
 
-RL_REGISTER_KERNEL(make_record({.name = "attention_f32_fused",
-                                .variant = "fused_simt",
-                                .baseline = "attention_f32_naive",
-                                .launcher = &launch_attention_fused,
-                                .needs_scores = false,
-                                .bytes_model = &bytes_model_fused,
-                                .head_dims = {64, 128}}));
+RL_REGISTER_KERNEL(make_record<float>({.name = "attention_f32_fused",
+                                       .variant = "fused_simt",
+                                       .baseline = "attention_f32_naive",
+                                       .launcher = &launch_attention_fused,
+                                       .needs_scores = false,
+                                       .bytes_model = &bytes_model_fused,
+                                       .error = kErrorSimtFp32,
+                                       .head_dims = {64, 128}}));
 
 }  // namespace rl::attention

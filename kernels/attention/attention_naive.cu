@@ -23,6 +23,7 @@ namespace rl::attention {
 
 // Cost model: rl::attention::naive_bytes_model in attention_common.hpp (S and
 // P written and re-read, and the 16×16 tiles' re-reads of Q, K, P and V).
+// Error model: kErrorSimtFp32 (fp32 throughout).
 
 constexpr int kTile = static_cast<int>(kNaiveTile);
 
@@ -87,21 +88,25 @@ constexpr int kSoftmaxWarpsPerBlock = 8;
 // running max and a sum rescaled whenever the max grows, over the visible
 // columns it owns; the lanes then merge their (max, sum) pairs with xor
 // butterflies, so every lane ends with the same pair.  Sweep 2 writes P.
+// S and P are stored as T (fp32 here; bf16 or fp16 for the library baselines
+// in cuda_only/, which reuse it through launch_attention_softmax); the
+// arithmetic is fp32 either way.
 //
 // rl-static: kernel=attention_naive_softmax max_regs=40 max_smem=0
-__global__ void attention_naive_softmax(float* __restrict__ P, const float* __restrict__ S,
+template <typename T>
+__global__ void attention_naive_softmax(T* __restrict__ P, const T* __restrict__ S,
                                         std::int64_t rows, int N, bool causal) {
   const std::int64_t row = static_cast<std::int64_t>(blockIdx.x) * kSoftmaxWarpsPerBlock +
                            static_cast<std::int64_t>(threadIdx.x / 32);
   const int lane = static_cast<int>(threadIdx.x % 32);
   if (row >= rows) return;  // the whole warp leaves together: the shuffles see 32 lanes
-  const float* s = S + row * N;
-  float* p = P + row * N;
+  const T* s = S + row * N;
+  T* p = P + row * N;
   const int visible = causal ? static_cast<int>(row % N) + 1 : N;
 
   float row_max = -INFINITY, sum = 0.0f;
   for (int j = lane; j < visible; j += 32) {
-    const float x = s[j];
+    const float x = to_f32(s[j]);
     if (x > row_max) {
       sum = sum * expf(row_max - x) + 1.0f;
       row_max = x;
@@ -119,10 +124,27 @@ __global__ void attention_naive_softmax(float* __restrict__ P, const float* __re
     row_max = merged;
   }
   const float inv_sum = 1.0f / sum;
-  for (int j = lane; j < N; j += 32) p[j] = j < visible ? expf(s[j] - row_max) * inv_sum : 0.0f;
+  for (int j = lane; j < N; j += 32)
+    p[j] = from_f32<T>(j < visible ? expf(to_f32(s[j]) - row_max) * inv_sum : 0.0f);
 }
 
-void launch_attention_naive(const Args& a, cudaStream_t stream) {
+template <typename T>
+void launch_attention_softmax(T* P, const T* S, std::int64_t rows, int N, bool causal,
+                              cudaStream_t stream) {
+  rl::launch(
+      attention_naive_softmax<T>,
+      dim3(static_cast<unsigned>((rows + kSoftmaxWarpsPerBlock - 1) / kSoftmaxWarpsPerBlock)),
+      dim3(32 * kSoftmaxWarpsPerBlock), 0, stream, P, S, rows, N, causal);
+}
+
+template void launch_attention_softmax<float>(float*, const float*, std::int64_t, int, bool,
+                                              cudaStream_t);
+template void launch_attention_softmax<__nv_bfloat16>(__nv_bfloat16*, const __nv_bfloat16*,
+                                                      std::int64_t, int, bool, cudaStream_t);
+template void launch_attention_softmax<__half>(__half*, const __half*, std::int64_t, int, bool,
+                                               cudaStream_t);
+
+void launch_attention_naive(const Args<float>& a, cudaStream_t stream) {
   const std::int64_t heads = static_cast<std::int64_t>(a.B) * a.H;
   if (heads > 65535)
     throw std::invalid_argument("attention_f32_naive: B·H = " + std::to_string(heads) +
@@ -132,21 +154,18 @@ void launch_attention_naive(const Args& a, cudaStream_t stream) {
   const auto z = static_cast<unsigned>(heads);
   rl::launch(attention_naive_scores, dim3(tiles(a.N), tiles(a.N), z), tile_block, 0, stream, a.S,
              a.Q, a.K, a.N, a.d, a.scale);
-  const std::int64_t rows = heads * a.N;
-  rl::launch(
-      attention_naive_softmax,
-      dim3(static_cast<unsigned>((rows + kSoftmaxWarpsPerBlock - 1) / kSoftmaxWarpsPerBlock)),
-      dim3(32 * kSoftmaxWarpsPerBlock), 0, stream, a.P, a.S, rows, a.N, a.causal);
+  launch_attention_softmax(a.P, a.S, heads * a.N, a.N, a.causal, stream);
   rl::launch(attention_naive_pv, dim3(tiles(a.d), tiles(a.N), z), tile_block, 0, stream, a.O, a.P,
              a.V, a.N, a.d);
 }
 
-RL_REGISTER_KERNEL(make_record({.name = "attention_f32_naive",
-                                .variant = "naive",
-                                .baseline = "",
-                                .launcher = &launch_attention_naive,
-                                .needs_scores = true,
-                                .bytes_model = &naive_bytes_model,
-                                .head_dims = {}}));
+RL_REGISTER_KERNEL(make_record<float>(
+    {.name = "attention_f32_naive",
+     .variant = "naive",
+     .baseline = "",
+     .launcher = &launch_attention_naive,
+     .needs_scores = true,
+     .bytes_model = [](const Dims& p) { return naive_bytes_model(p, sizeof(float)); },
+     .error = kErrorSimtFp32}));
 
 }  // namespace rl::attention

@@ -2,7 +2,8 @@
 // sequence lengths, with and without the causal mask, under two emulator
 // schedules; the mask really hides the keys it masks; the error bound
 // rejects a wrong scale and unwritten rows; the cost model shows the fusion;
-// the memory footprint; the shapes and the row sampling of large instances.
+// the memory footprint; the shapes and the row sampling of large instances;
+// the error model per precision; the naive softmax in every storage type.
 // Built twice: label emu (emulator) and label gpu (CUDA device, Variants/* only).
 #include <gtest/gtest.h>
 
@@ -25,8 +26,32 @@ using rl::attention::shape_of;
 
 const std::vector<std::string> kVariants = {"attention_f32_naive", "attention_f32_fused"};
 
-AttentionWorkload* as_attention(rl::InspectableWorkload& workload) {
-  return dynamic_cast<AttentionWorkload*>(&workload);
+// Calls f(typed) with the workload as the AttentionWorkload<T> it is (T =
+// float, __nv_bfloat16 or __half); false if it is none of them.
+template <typename F>
+bool with_attention(rl::InspectableWorkload& workload, F&& f) {
+  if (auto* w = dynamic_cast<AttentionWorkload<float>*>(&workload)) {
+    f(*w);
+  } else if (auto* b = dynamic_cast<AttentionWorkload<__nv_bfloat16>*>(&workload)) {
+    f(*b);
+  } else if (auto* h = dynamic_cast<AttentionWorkload<__half>*>(&workload)) {
+    f(*h);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// Wraps the workload's launch: the kernels get the Args that `change` makes.
+template <typename Change>
+bool wrap_launch(rl::InspectableWorkload& workload, Change change) {
+  return with_attention(workload, [&](auto& attention) {
+    attention.launch = [inner = attention.launch, change](const auto& a, cudaStream_t stream) {
+      auto changed = a;
+      change(changed);
+      inner(changed, stream);
+    };
+  });
 }
 
 struct Case {
@@ -72,11 +97,11 @@ TEST_P(AttentionVariant, CausalRowsIgnoreTheKeysAfterThem) {
     auto workload =
         rl::test::make_inspectable_workload(GetParam(), shape_of(2, 3, kN, kD, causal), 21);
     ASSERT_NE(workload, nullptr);
-    AttentionWorkload* attention = as_attention(*workload);
-    ASSERT_NE(attention, nullptr);
     ASSERT_TRUE(workload->validate(nullptr).passed);
     const std::vector<float> before = workload->download_outputs();
-    attention->redraw_keys_from(kFirstChanged, rl::InputSpec{.mean = 1.0, .stddev = 3.0}, 22);
+    ASSERT_TRUE(with_attention(*workload, [](auto& attention) {
+      attention.redraw_keys_from(kFirstChanged, rl::InputSpec{.mean = 1.0, .stddev = 3.0}, 22);
+    }));
     const rl::Validation after_validation = workload->validate(nullptr);
     EXPECT_TRUE(after_validation.passed) << after_validation.detail;
     const std::vector<float> after = workload->download_outputs();
@@ -100,18 +125,6 @@ TEST_P(AttentionVariant, CausalRowsIgnoreTheKeysAfterThem) {
   }
 }
 
-// Wraps the workload's launch so the kernels get `scale * factor`.
-void scale_the_scale(rl::InspectableWorkload& workload, float factor) {
-  AttentionWorkload* attention = as_attention(workload);
-  ASSERT_NE(attention, nullptr);
-  attention->launch = [inner = attention->launch, factor](const rl::attention::Args& a,
-                                                          cudaStream_t stream) {
-    rl::attention::Args wrong = a;
-    wrong.scale *= factor;
-    inner(wrong, stream);
-  };
-}
-
 // The error bound is tight enough to see a 0.1% error in the softmax scale
 // (and of course 1/d instead of 1/√d), at the largest N the tests run.
 TEST_P(AttentionVariant, WrongSoftmaxScaleFailsValidation) {
@@ -122,7 +135,7 @@ TEST_P(AttentionVariant, WrongSoftmaxScaleFailsValidation) {
       auto workload =
           rl::test::make_inspectable_workload(GetParam(), shape_of(2, 3, 129, 64, causal), 31);
       ASSERT_NE(workload, nullptr);
-      scale_the_scale(*workload, factor);
+      ASSERT_TRUE(wrap_launch(*workload, [factor](auto& a) { a.scale *= factor; }));
       const rl::Validation v = workload->validate(nullptr);
       EXPECT_FALSE(v.passed) << "max rel err " << v.max_rel_err;
     }
@@ -133,18 +146,61 @@ TEST_P(AttentionVariant, UnwrittenLastBatchFailsValidation) {
   RL_KERNEL_TEST_SETUP();
   auto workload = rl::test::make_inspectable_workload(GetParam(), shape_of(2, 3, 17, 64, true), 41);
   ASSERT_NE(workload, nullptr);
-  AttentionWorkload* attention = as_attention(*workload);
-  ASSERT_NE(attention, nullptr);
-  attention->launch = [inner = attention->launch](const rl::attention::Args& a,
-                                                  cudaStream_t stream) {
-    rl::attention::Args fewer = a;
-    fewer.B -= 1;  // batch 1 stays poisoned (NaN)
-    inner(fewer, stream);
-  };
+  ASSERT_TRUE(wrap_launch(*workload, [](auto& a) { a.B -= 1; }));  // batch 1 stays poisoned (NaN)
   const rl::Validation v = workload->validate(nullptr);
   EXPECT_FALSE(v.passed);
   EXPECT_NE(v.detail.find("O row (b=1, h=0, i=0), non-finite output at 0"), std::string::npos)
       << v.detail;
+}
+
+// The naive path's softmax kernel in each storage type (the library
+// baselines in cuda_only/ reuse it): P against the float64 softmax of the
+// scores as stored, masked entries exactly 0.  P is stored as T, so the
+// tolerance is T's rounding on top of a few fp32 ulps.
+template <typename T>
+void expect_softmax_matches_float64(bool causal) {
+  SCOPED_TRACE(std::string(rl::precision_name<T>()) + (causal ? ", causal" : ""));
+  constexpr int kN = 37;
+  constexpr std::int64_t kRows = 3 * kN;  // three heads
+  rl::SeededRng rng(71);
+  std::vector<T> s(static_cast<std::size_t>(kRows * kN));
+  for (T& x : s) x = rl::from_f32<T>(static_cast<float>(rng.normal(0.0, 2.0)));
+  rl::DeviceBuffer<T> scores(s.size()), probabilities(s.size());
+  scores.upload(s);
+  probabilities.poison();
+  rl::attention::launch_attention_softmax<T>(probabilities.get(), scores.get(), kRows, kN, causal,
+                                             nullptr);
+  RL_CUDA_CHECK(cudaGetLastError());
+  RL_CUDA_CHECK(cudaDeviceSynchronize());
+  const std::vector<float> got = rl::download_as_float(probabilities);
+  std::vector<double> want(s.size(), 0.0);
+  for (std::int64_t row = 0; row < kRows; ++row) {
+    const std::int64_t visible = causal ? row % kN + 1 : kN;
+    double max = -INFINITY, sum = 0;
+    for (std::int64_t j = 0; j < visible; ++j)
+      max = std::max(max, double{rl::to_f32(s[static_cast<std::size_t>(row * kN + j)])});
+    for (std::int64_t j = 0; j < visible; ++j)
+      sum += std::exp(rl::to_f32(s[static_cast<std::size_t>(row * kN + j)]) - max);
+    for (std::int64_t j = 0; j < visible; ++j)
+      want[static_cast<std::size_t>(row * kN + j)] =
+          std::exp(rl::to_f32(s[static_cast<std::size_t>(row * kN + j)]) - max) / sum;
+  }
+  const rl::Tolerance tol{rl::attention::storage_rounding<T>().relative + 1e-5, 1e-7};
+  const rl::Validation v = rl::compare_to_reference(got, want, tol);
+  EXPECT_TRUE(v.passed) << v.detail;
+  if (!causal) return;
+  for (std::int64_t row = 0; row < kRows; ++row)
+    for (std::int64_t j = row % kN + 1; j < kN; ++j)
+      ASSERT_EQ(got[static_cast<std::size_t>(row * kN + j)], 0.0f) << row << ", " << j;
+}
+
+TEST(AttentionSoftmax, MatchesFloat64InEveryStorageType) {
+  RL_KERNEL_TEST_SETUP();
+  for (const bool causal : {false, true}) {
+    expect_softmax_matches_float64<float>(causal);
+    expect_softmax_matches_float64<__nv_bfloat16>(causal);
+    expect_softmax_matches_float64<__half>(causal);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Variants, AttentionVariant, ::testing::ValuesIn(kVariants),
@@ -242,6 +298,21 @@ TEST(AttentionFootprint, NaiveNeedsTheTwoScoreTensorsFusedOnlyQKVO) {
   EXPECT_EQ(rl::attention::device_bytes_needed_naive(longest),
             qkvo + 2ull * 32 * 16384 * 16384 * 4);
   EXPECT_GT(rl::attention::device_bytes_needed_naive(longest), 68'000'000'000ull);
+  // In a 16-bit storage type, half of each.
+  EXPECT_EQ(rl::attention::device_bytes_needed_naive<__nv_bfloat16>(longest),
+            rl::attention::device_bytes_needed_naive(longest) / 2);
+  EXPECT_EQ(rl::attention::device_bytes_needed_fused<__half>(longest), qkvo / 2);
+  // Every attention record declares its footprint, so the harness can skip
+  // what does not fit: the naive path's S and P, the fused paths' Q, K, V, O.
+  for (const auto& record : rl::kernel_registry()) {
+    if (record.family != "attention") continue;
+    SCOPED_TRACE(record.name);
+    ASSERT_TRUE(record.device_bytes) << "no device_bytes";
+    const std::size_t element = record.precision == "fp32" ? 4 : 2;
+    const bool naive = record.variant.find("naive") != std::string::npos;
+    EXPECT_EQ(record.device_bytes(longest),
+              (qkvo + (naive ? 2ull * 32 * 16384 * 16384 * 4 : 0)) / 4 * element);
+  }
 }
 
 TEST(AttentionShapes, LargePresetFollowsTheFlashAttentionConvention) {
@@ -276,67 +347,127 @@ TEST(AttentionValidation, LargeInstancesCheckAtLeast64RowsPerHeadWithFirstAndLas
   }
 }
 
-// The error bound must be able to fail the bug the fused kernel is most
-// likely to have: forgetting to rescale the running sum and accumulator when
-// the running max grows.  The online softmax in fp32 on the CPU, over 64-key
-// tiles as the kernel walks them, with and without the rescale: the bound
-// accepts the first and rejects the second.
-std::vector<float> online_softmax_fp32(const rl::attention::Dims& p, float scale,
-                                       const std::vector<float>& q, const std::vector<float>& k,
-                                       const std::vector<float>& v, bool rescale) {
+// The error bound must accept what a correct kernel computes in each
+// precision and reject the bugs a fused kernel is likely to have.  A CPU
+// model of the online softmax with the fused kernels' numerics: fp32 logits
+// and accumulators, 64-key tiles as the kernels walk them, P rounded to T
+// before P·V and O stored as T (for T = float both are no-ops, the fp32
+// SIMT kernel), the row sum kept from the unrounded weights as the flash
+// kernel keeps it.  The bugs:
+//   missing_rescale      the running sum and accumulator are not multiplied
+//                        by exp(m_old - m_new) when the row max grows;
+//   one_key_too_many     the causal mask lets key i + 1 through to query i.
+enum class Bug { none, missing_rescale, one_key_too_many };
+
+template <typename T>
+std::vector<float> online_softmax_model(const rl::attention::Dims& p, float scale,
+                                        const std::vector<T>& q, const std::vector<T>& k,
+                                        const std::vector<T>& v, Bug bug) {
   const auto N = static_cast<std::size_t>(p.N), d = static_cast<std::size_t>(p.d);
   constexpr std::size_t kTile = 64;
+  const auto in = [](T x) { return rl::to_f32(x); };
+  const auto round_to_t = [](float x) { return rl::to_f32(rl::from_f32<T>(x)); };
   std::vector<float> out(q.size());
   for (std::size_t head = 0; head < static_cast<std::size_t>(p.heads()); ++head) {
     for (std::size_t i = 0; i < N; ++i) {
       const std::size_t base = head * N * d;
       std::vector<float> acc(d, 0.0f);
       float row_max = -INFINITY, sum = 0.0f;
-      const std::size_t visible = p.causal ? i + 1 : N;
+      const std::size_t visible =
+          p.causal ? std::min(N, i + (bug == Bug::one_key_too_many ? 2 : 1)) : N;
       for (std::size_t j0 = 0; j0 < visible; j0 += kTile) {
         const std::size_t j1 = std::min(visible, j0 + kTile);
         std::vector<float> s(j1 - j0);
         float tile_max = -INFINITY;
         for (std::size_t j = j0; j < j1; ++j) {
           float dot = 0.0f;
-          for (std::size_t c = 0; c < d; ++c) dot += q[base + i * d + c] * k[base + j * d + c];
+          for (std::size_t c = 0; c < d; ++c)
+            dot += in(q[base + i * d + c]) * in(k[base + j * d + c]);
           s[j - j0] = dot * scale;
           tile_max = std::max(tile_max, s[j - j0]);
         }
         const float new_max = std::max(row_max, tile_max);
-        const float correction = rescale ? std::exp(row_max - new_max) : 1.0f;
+        const float correction = bug == Bug::missing_rescale ? 1.0f : std::exp(row_max - new_max);
         sum *= correction;
         for (float& a : acc) a *= correction;
         for (std::size_t j = j0; j < j1; ++j) {
           const float w = std::exp(s[j - j0] - new_max);
           sum += w;
-          for (std::size_t c = 0; c < d; ++c) acc[c] += w * v[base + j * d + c];
+          const float w_t = round_to_t(w);
+          for (std::size_t c = 0; c < d; ++c) acc[c] += w_t * in(v[base + j * d + c]);
         }
         row_max = new_max;
       }
-      for (std::size_t c = 0; c < d; ++c) out[base + i * d + c] = acc[c] / sum;
+      for (std::size_t c = 0; c < d; ++c) out[base + i * d + c] = round_to_t(acc[c] / sum);
     }
   }
   return out;
 }
 
-TEST(AttentionValidation, ErrorBoundAcceptsOnlineSoftmaxAndRejectsItWithoutTheRescale) {
-  const rl::attention::Dims p = rl::attention::dims(shape_of(1, 2, 200, 64, false));
-  const float scale = 0.125f;
-  rl::SeededRng rng(61);
-  std::vector<float> q(static_cast<std::size_t>(p.tensor_elements())), k(q.size()), v(q.size());
-  for (auto* x : {&q, &k, &v})
-    for (float& e : *x) e = static_cast<float>(rng.normal(0.0, 1.0));
-  const rl::attention::Reference ref =
-      rl::attention::reference(p, scale, q, k, v, rl::attention::checked_rows(p.N));
-  const rl::Tolerance tol = rl::attention::tolerance(p, ref);
-  for (const bool rescale : {true, false}) {
-    SCOPED_TRACE(rescale ? "with the rescale" : "without the rescale");
-    const std::vector<float> out = online_softmax_fp32(p, scale, q, k, v, rescale);
-    const rl::Validation result = rl::compare_to_reference(out, ref.O, tol);
-    EXPECT_EQ(result.passed, rescale)
-        << result.detail << " (max abs err " << result.max_abs_err << ", atol " << tol.atol << ")";
+template <typename T>
+void expect_error_bound_accepts_only_the_correct_model(const rl::attention::ErrorModel& error) {
+  for (const bool causal : {false, true}) {
+    const rl::attention::Dims p = rl::attention::dims(shape_of(1, 2, 200, 64, causal));
+    const float scale = 0.125f;
+    rl::SeededRng rng(61);
+    std::vector<T> q(static_cast<std::size_t>(p.tensor_elements())), k(q.size()), v(q.size());
+    for (auto* x : {&q, &k, &v})
+      for (T& e : *x) e = rl::from_f32<T>(static_cast<float>(rng.normal(0.0, 1.0)));
+    const rl::attention::Reference ref =
+        rl::attention::reference<T>(p, scale, q, k, v, rl::attention::checked_rows(p.N));
+    const rl::Tolerance tol = rl::attention::tolerance<T>(p, ref, error);
+    for (const Bug bug : {Bug::none, Bug::missing_rescale, Bug::one_key_too_many}) {
+      if (bug == Bug::one_key_too_many && !causal) continue;
+      SCOPED_TRACE(std::string(rl::precision_name<T>()) + (causal ? ", causal" : "") +
+                   (bug == Bug::none              ? ", correct"
+                    : bug == Bug::missing_rescale ? ", without the rescale"
+                                                  : ", one masked key let through"));
+      const std::vector<float> out = online_softmax_model<T>(p, scale, q, k, v, bug);
+      const rl::Validation result = rl::compare_to_reference(out, ref.O, tol);
+      EXPECT_EQ(result.passed, bug == Bug::none)
+          << result.detail << " (max abs err " << result.max_abs_err << ", atol " << tol.atol
+          << ", rtol " << tol.rtol << ")";
+    }
   }
+}
+
+TEST(AttentionValidation, Fp32ErrorBoundAcceptsOnlineSoftmaxAndRejectsItsBugs) {
+  expect_error_bound_accepts_only_the_correct_model<float>(rl::attention::kErrorSimtFp32);
+}
+
+TEST(AttentionValidation, Bf16ErrorBoundAcceptsFlashNumericsAndRejectsItsBugs) {
+  expect_error_bound_accepts_only_the_correct_model<__nv_bfloat16>(
+      rl::attention::kErrorFlashTensorCore);
+}
+
+TEST(AttentionValidation, Fp16ErrorBoundAcceptsFlashNumericsAndRejectsItsBugs) {
+  expect_error_bound_accepts_only_the_correct_model<__half>(rl::attention::kErrorFlashTensorCore);
+}
+
+// The tolerance follows the error model: rounding S or P to T, and the
+// tensor cores' worst-case sums, each widen it; fp32 storage adds nothing.
+TEST(AttentionValidation, ToleranceGrowsWithWhatIsRoundedToTheStorageType) {
+  const rl::attention::Dims p = rl::attention::dims(shape_of(1, 1, 4096, 128, false));
+  rl::attention::Reference ref;
+  ref.max_abs_logit_terms = 8.0;
+  ref.max_weighted_abs_v = 1.0;
+  ref.max_abs_v = 4.0;
+  using rl::attention::kErrorFlashTensorCore;
+  using rl::attention::kErrorSimtFp32;
+  using rl::attention::kErrorUnfusedTensorCore;
+  using rl::attention::tolerance;
+  const double fp32 = tolerance<float>(p, ref, kErrorSimtFp32).atol;
+  const double fp32_tc = tolerance<float>(p, ref, kErrorFlashTensorCore).atol;
+  const double flash = tolerance<__nv_bfloat16>(p, ref, kErrorFlashTensorCore).atol;
+  const double unfused = tolerance<__nv_bfloat16>(p, ref, kErrorUnfusedTensorCore).atol;
+  EXPECT_LT(fp32, fp32_tc);   // worst-case sums
+  EXPECT_LT(fp32_tc, flash);  // fp32 storage rounds nothing
+  EXPECT_GT(flash, 0x1p-8);   // P rounded to bf16
+  EXPECT_GT(unfused, flash);  // and S, too
+  EXPECT_EQ(tolerance<__nv_bfloat16>(p, ref, kErrorFlashTensorCore).rtol, 0x1p-8);
+  EXPECT_EQ(tolerance<__half>(p, ref, kErrorFlashTensorCore).rtol, 0x1p-11);
+  // fp16's subnormal weights: N·2^-25·max|V| on top.
+  EXPECT_GT(tolerance<__half>(p, ref, kErrorFlashTensorCore).atol, 4096 * 0x1p-25 * 4.0 + 0x1p-11);
 }
 
 // The sampling threshold is injectable: a workload that samples 64 of its
@@ -350,10 +481,11 @@ TEST(AttentionValidation, SampledWorkloadChecksTheSampledRows) {
     // The launchers are what the records wrap; reach them through a workload.
     auto registered = rl::test::make_inspectable_workload(name, shape_of(1, 2, 129, 64, true), 51);
     ASSERT_NE(registered, nullptr);
-    AttentionWorkload sampled([](const rl::attention::Args&, cudaStream_t) {}, p,
-                              name.ends_with("naive"), 51,
-                              /*full_check_max_n=*/16);
-    sampled.launch = as_attention(*registered)->launch;
+    auto* typed = dynamic_cast<AttentionWorkload<float>*>(registered.get());
+    ASSERT_NE(typed, nullptr);
+    AttentionWorkload<float> sampled(typed->launch, p, rl::attention::kErrorSimtFp32,
+                                     name.ends_with("naive"), 51,
+                                     /*full_check_max_n=*/16);
     EXPECT_EQ(sampled.reference_rows().rows, rl::attention::checked_rows(129, 16));
     EXPECT_EQ(sampled.reference_rows().rows.size(), 64u);
     const rl::Validation v = sampled.validate(nullptr);
