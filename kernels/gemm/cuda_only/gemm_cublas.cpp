@@ -1,0 +1,392 @@
+// GEMM library baselines: what NVIDIA's own libraries reach on the ladder's
+// problem, one record per precision, so each hand-written rung can be read as
+// a share of the library at its precision.
+//
+//   gemm_cublas_sgemm_fp32   cublasSgemm, CUBLAS_DEFAULT_MATH: plain FP32 on
+//                            the FP32 pipe.  DEFAULT_MATH, not PEDANTIC_MATH:
+//                            since CUDA 11 DEFAULT_MATH never uses TF32 for an
+//                            SGEMM unless the NVIDIA_TF32_OVERRIDE environment
+//                            variable forces it, and it keeps cuBLAS's fast
+//                            SGEMM kernels, the ones a user gets; PEDANTIC_MATH
+//                            is cuBLAS's mode for numerical studies and may pick
+//                            slower kernels, which would flatter the SIMT rungs.
+//                            A forced TF32 would not pass unseen: the fp32 error
+//                            bound (no input rounding) fails it.
+//   gemm_cublas_tf32         cublasSgemm with CUBLAS_TF32_TENSOR_OP_MATH: fp32
+//                            in and out, TF32 tensor cores inside.
+//   gemm_cublaslt_fp16       cuBLASLt, fp16 A and B, fp32 accumulate, fp32 C.
+//   gemm_cublaslt_bf16       the same with bf16 A and B.
+//   gemm_cublaslt_fp8        cuBLASLt, e4m3 A and B (sm_89+), fp32 accumulate,
+//                            fp32 C, no scale factors (scale 1).
+//
+// The problem is the ladder's (gemm_common.hpp): row-major A (M x K), B (K x N),
+// C (M x N) in fp32.  cuBLAS is column-major, so every record computes the
+// column-major Cᵀ = Bᵀ·Aᵀ on the same buffers (rl::cublaslt::as_column_major:
+// the operands swap places, nothing is copied), layout "NN".  The exception is
+// fp8: cuBLASLt runs fp8 only as "TN" (first operand transposed), so that
+// record also stores B transposed (N x K, a copy made on the host when the
+// inputs are drawn, outside the timed region) and multiplies the copy; the
+// validation still reads the row-major A and B it was drawn from.
+//
+// Algorithm: cuBLAS chooses inside the call; cuBLASLt's is the heuristic's
+// first answer for a 32 MiB workspace (what a user who asks the library gets),
+// named in the results by Workload::notes().
+//
+// Cost model: FLOPs 2 M N K.  The library's tiling is unknown, so bytes_model
+// is bytes_min (A and B read once, C written once): its point on the chart is
+// placed at the compulsory traffic.
+//
+// Memory: A, B, C, the library workspace (cuBLAS is handed its workspace with
+// cublasSetWorkspace so the figure is exact) and fp8's transposed B.
+//
+// GPU only (no library under the emulator).  Not yet run on a GPU.
+#include "gemm/gemm_common.hpp"
+
+#include "rl/check.hpp"
+#include "rl/check_libs.hpp"
+#include "rl/cublaslt.hpp"
+
+#include <cublas_v2.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rl::gemm {
+namespace {
+
+// A reuse tile as large as any C: A and B are each counted once, so
+// bytes_model = bytes_min.
+constexpr ReuseTile kWholeMatrix{std::numeric_limits<int>::max(), std::numeric_limits<int>::max()};
+
+constexpr std::size_t kWorkspaceBytes = cublaslt::kDefaultWorkspaceBytes;
+
+// The workload's row-major problem (lda = K, ldb = N or, stored transposed, K;
+// ldc = N).
+cublaslt::RowMajorGemm row_major(const Dims& d, bool b_transposed) {
+  return {.M = d.M,
+          .N = d.N,
+          .K = d.K,
+          .a_transposed = false,
+          .b_transposed = b_transposed,
+          .lda = d.K,
+          .ldb = b_transposed ? d.K : d.N,
+          .ldc = d.N};
+}
+
+// The launcher receives the workload's Args; a library state is built for one
+// shape, so a mismatch is a programming error, never a silent wrong answer.
+template <typename T>
+void require_same_problem(const Args<T>& a, const Dims& d) {
+  if (a.M != d.M || a.N != d.N || a.K != d.K || a.lda != d.K || a.ldb != d.N || a.ldc != d.N)
+    throw std::logic_error(
+        "gemm library baseline: launched on another problem than it was built for");
+}
+
+// ---------------------------------------------------------------- library state
+
+// One instance's library objects (handle, descriptors, workspace), behind
+// GemmWorkload's launcher.
+template <typename T>
+class Library {
+ public:
+  virtual ~Library() = default;
+  virtual void launch(const Args<T>& args, cudaStream_t stream) = 0;
+  virtual std::string notes() const = 0;
+  // The inputs were (re)drawn: refresh any copy of them the library reads.
+  virtual void inputs_changed(const std::vector<T>& /*host_b*/) {}
+};
+
+// cublasSgemm in the given math mode, on the row-major problem as Cᵀ = Bᵀ·Aᵀ.
+class CublasSgemm final : public Library<float> {
+ public:
+  CublasSgemm(const Dims& d, cublasMath_t math, std::string math_name)
+      : d_(d), math_name_(std::move(math_name)), workspace_(kWorkspaceBytes) {
+    RL_CUBLAS_CHECK(cublasCreate(&handle_));
+    try {
+      RL_CUBLAS_CHECK(cublasSetMathMode(handle_, math));
+      RL_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+    } catch (...) {
+      cublasDestroy(handle_);
+      throw;
+    }
+  }
+  CublasSgemm(const CublasSgemm&) = delete;
+  CublasSgemm& operator=(const CublasSgemm&) = delete;
+  ~CublasSgemm() override { cublasDestroy(handle_); }  // no throw from a destructor
+
+  void launch(const Args<float>& a, cudaStream_t stream) override {
+    require_same_problem(a, d_);
+    const cublaslt::ColumnMajorGemm g = cublaslt::as_column_major(row_major(d_, false));
+    const float alpha = 1.0f, beta = 0.0f;
+    RL_CUBLAS_CHECK(cublasSetStream(handle_, stream));
+    RL_CUBLAS_CHECK(cublasSgemm(handle_, g.trans_first, g.trans_second, static_cast<int>(g.m),
+                                static_cast<int>(g.n), static_cast<int>(g.k), &alpha, a.B,
+                                static_cast<int>(g.ld_first), a.A, static_cast<int>(g.ld_second),
+                                &beta, a.C, static_cast<int>(g.ldd)));
+  }
+
+  std::string notes() const override {
+    return "cublasSgemm " + cublaslt::layout_name(cublaslt::as_column_major(row_major(d_, false))) +
+           " (row-major C = A·B as column-major Cᵀ = Bᵀ·Aᵀ), " + math_name_;
+  }
+
+ private:
+  Dims d_;
+  std::string math_name_;
+  DeviceBuffer<unsigned char> workspace_;  // outlives handle_, which uses it
+  cublasHandle_t handle_ = nullptr;
+};
+
+template <typename T>
+constexpr cudaDataType_t cuda_data_type();
+template <>
+constexpr cudaDataType_t cuda_data_type<__half>() {
+  return CUDA_R_16F;
+}
+template <>
+constexpr cudaDataType_t cuda_data_type<__nv_bfloat16>() {
+  return CUDA_R_16BF;
+}
+template <>
+constexpr cudaDataType_t cuda_data_type<__nv_fp8_e4m3>() {
+  return CUDA_R_8F_E4M3;
+}
+
+// cuBLASLt with T inputs, fp32 accumulate and fp32 C, through the shared
+// launcher.  kTransposedB: the library multiplies a transposed copy of B
+// (fp8's "TN"), refreshed whenever the inputs are drawn.
+template <typename T, bool kTransposedB>
+class CublasLtGemm final : public Library<T> {
+ public:
+  explicit CublasLtGemm(const Dims& d)
+      : d_(d),
+        b_transposed_(kTransposedB ? static_cast<std::size_t>(d.N * d.K) : 0),
+        matmul_(cublaslt::as_column_major(row_major(d, kTransposedB)),
+                cublaslt::MatmulTypes{.first = cuda_data_type<T>(),
+                                      .second = cuda_data_type<T>(),
+                                      .d = CUDA_R_32F,
+                                      .compute = CUBLAS_COMPUTE_32F,
+                                      .scale = CUDA_R_32F},
+                kWorkspaceBytes) {}
+
+  void launch(const Args<T>& a, cudaStream_t stream) override {
+    require_same_problem(a, d_);
+    matmul_.run(kTransposedB ? b_transposed_.get() : a.B, a.A, a.C, stream);
+  }
+
+  std::string notes() const override {
+    return matmul_.notes() + (kTransposedB ? " (B stored transposed, N x K)" : "");
+  }
+
+  void inputs_changed(const std::vector<T>& host_b) override {
+    if constexpr (kTransposedB) {
+      const auto N = static_cast<std::size_t>(d_.N), K = static_cast<std::size_t>(d_.K);
+      std::vector<T> bt(N * K);
+      for (std::size_t k = 0; k < K; ++k)
+        for (std::size_t n = 0; n < N; ++n) bt[n * K + k] = host_b[k * N + n];
+      b_transposed_.upload(bt);
+    }
+  }
+
+ private:
+  Dims d_;
+  DeviceBuffer<T> b_transposed_;
+  cublaslt::Matmul matmul_;
+};
+
+// ---------------------------------------------------------------- workload
+
+// GemmWorkload (inputs, float64 reference, bounded comparison) with a library
+// behind its launcher, plus the library's notes.
+template <typename T>
+class LibraryGemmWorkload final : public InspectableWorkload {
+ public:
+  LibraryGemmWorkload(std::unique_ptr<Library<T>> library, ErrorModel error, const Dims& d,
+                      std::uint64_t seed)
+      : library_(std::move(library)),
+        gemm_([lib = library_.get()](const Args<T>& a, cudaStream_t s) { lib->launch(a, s); },
+              error, d, seed) {
+    library_->inputs_changed(gemm_.host_b());
+  }
+
+  void run(cudaStream_t stream) override { gemm_.run(stream); }
+  Validation validate(cudaStream_t stream) override { return gemm_.validate(stream); }
+  std::string notes() const override { return library_->notes(); }
+  void redraw_inputs(const InputSpec& spec, std::uint64_t seed) override {
+    gemm_.redraw_inputs(spec, seed);
+    library_->inputs_changed(gemm_.host_b());
+  }
+  std::vector<float> download_outputs() const override { return gemm_.download_outputs(); }
+
+ private:
+  std::unique_ptr<Library<T>> library_;  // declared first: outlives gemm_, whose launcher uses it
+  GemmWorkload<T> gemm_;
+};
+
+// ---------------------------------------------------------------- records
+
+template <typename T>
+struct LibrarySpec {
+  std::string name;
+  std::string variant;
+  std::string precision;
+  roofline::ComputeUnit unit;
+  int min_cc;
+  ErrorModel error;
+  std::function<std::unique_ptr<Library<T>>(const Dims&)> make_library;
+  std::function<std::size_t(const Dims&)> library_bytes;  // workspace and copies
+  std::int64_t dim_multiple = 1;  // M, N and K must be multiples of it (fp8: 16)
+};
+
+// Shapes of the ladder this library accepts; any other is refused by name.
+inline bool accepts(const Dims& d, std::int64_t multiple) {
+  return d.M % multiple == 0 && d.N % multiple == 0 && d.K % multiple == 0;
+}
+
+template <typename T>
+KernelRecord library_record(LibrarySpec<T> spec) {
+  const std::int64_t multiple = spec.dim_multiple;
+  return KernelRecord{
+      .name = spec.name,
+      .family = "gemm",
+      .variant = std::move(spec.variant),
+      .precision = std::move(spec.precision),
+      .unit = spec.unit,
+      .baseline = "",
+      .ceiling = "",
+      .gpu_only = true,
+      .min_cc = spec.min_cc,
+      .shapes =
+          [multiple](SizePreset preset) {
+            std::vector<Shape> out;
+            for (Shape& s : shapes(preset))
+              if (accepts(dims(s), multiple)) out.push_back(std::move(s));
+            return out;
+          },
+      .cost = [unit = spec.unit](
+                  const Shape& shape) { return cost(dims(shape), kWholeMatrix, sizeof(T), unit); },
+      .make_workload = [name = spec.name, multiple, error = spec.error,
+                        make_library = spec.make_library](
+                           const Shape& shape, std::uint64_t seed) -> std::unique_ptr<Workload> {
+        const Dims d = dims(shape);
+        if (!accepts(d, multiple))
+          throw std::invalid_argument(name + ": the library needs M, N and K multiples of " +
+                                      std::to_string(multiple) + ", got " + shape.to_string());
+        return std::make_unique<LibraryGemmWorkload<T>>(make_library(d), error, d, seed);
+      },
+      .device_bytes =
+          [library_bytes = spec.library_bytes](const Shape& shape) {
+            const Dims d = dims(shape);
+            return device_bytes(d, sizeof(T)) + library_bytes(d);
+          },
+  };
+}
+
+std::size_t workspace_only(const Dims&) {
+  return kWorkspaceBytes;
+}
+
+// fp8: the workspace and B stored transposed (N x K bytes).
+std::size_t workspace_and_transposed_b(const Dims& d) {
+  return kWorkspaceBytes + static_cast<std::size_t>(d.N * d.K) * sizeof(__nv_fp8_e4m3);
+}
+
+// Error models (gemm_common.hpp's bound, per element against sum |a||b|):
+//  - cuBLAS SGEMM: FFMA on the FP32 pipe, the SIMT ladder's bound.
+//  - TF32: the tensor-core accumulation bound; cuBLAS does not document
+//    whether it rounds fp32 inputs to tf32 to nearest (2^-11) or truncates
+//    (2^-10), so the bound allows truncation (the hand-written rungs use
+//    cvt.rna, 2^-11).
+//  - fp16, bf16: inputs exact as stored, the tensor-core accumulation bound.
+//  - fp8: Hopper's fp8 tensor cores accumulate in about 14 bits (DeepSeek-V3
+//    report, section 3.3.2); cuBLASLt, with its default of no "fast
+//    accumulation" (CUBLASLT_MATMUL_DESC_FAST_ACCUM = 0), promotes the partial
+//    sums to fp32 periodically, at an interval it does not document.  A run of
+//    up to 128 products truncated at 2^-13 errs by up to 2^-6 of its sum |a||b|;
+//    the bound below allows that on top of the fp32 accumulation by counting
+//    it as an input rounding of 2^-7 ((1 + 2^-7)^2 - 1 > 2^-6).  A wrong index
+//    still fails at the test shapes (it moves an output by about sum |a||b| /
+//    sqrt(K), 6% at K = 256); at K = 8192 single wrong terms may hide.
+constexpr ErrorModel kLibraryTf32Error{
+    .unit_roundoff_accumulate = kTensorCoreError.unit_roundoff_accumulate,
+    .unit_roundoff_inputs = 0x1p-10};
+constexpr ErrorModel kLibraryFp8Error{
+    .unit_roundoff_accumulate = kTensorCoreError.unit_roundoff_accumulate,
+    .unit_roundoff_inputs = 0x1p-7};
+
+using roofline::ComputeUnit;
+
+}  // namespace
+
+RL_REGISTER_KERNEL(library_record<float>(
+    {.name = "gemm_cublas_sgemm_fp32",
+     .variant = "cublas_sgemm",
+     .precision = "fp32",
+     .unit = ComputeUnit::fp32,
+     .min_cc = 0,
+     .error = kFp32SimtError,
+     .make_library = [](const Dims& d) -> std::unique_ptr<Library<float>> {
+       return std::make_unique<CublasSgemm>(d, CUBLAS_DEFAULT_MATH, "CUBLAS_DEFAULT_MATH");
+     },
+     .library_bytes = workspace_only}));
+
+RL_REGISTER_KERNEL(
+    library_record<float>({.name = "gemm_cublas_tf32",
+                           .variant = "cublas_tf32",
+                           .precision = "tf32",
+                           .unit = ComputeUnit::tc_tf32,
+                           .min_cc = 80,
+                           .error = kLibraryTf32Error,
+                           .make_library = [](const Dims& d) -> std::unique_ptr<Library<float>> {
+                             return std::make_unique<CublasSgemm>(d, CUBLAS_TF32_TENSOR_OP_MATH,
+                                                                  "CUBLAS_TF32_TENSOR_OP_MATH");
+                           },
+                           .library_bytes = workspace_only}));
+
+RL_REGISTER_KERNEL(
+    library_record<__half>({.name = "gemm_cublaslt_fp16",
+                            .variant = "cublaslt",
+                            .precision = "fp16",
+                            .unit = ComputeUnit::tc_fp16,
+                            .min_cc = 80,
+                            .error = kTensorCoreError,
+                            .make_library = [](const Dims& d) -> std::unique_ptr<Library<__half>> {
+                              return std::make_unique<CublasLtGemm<__half, false>>(d);
+                            },
+                            .library_bytes = workspace_only}));
+
+RL_REGISTER_KERNEL(library_record<__nv_bfloat16>(
+    {.name = "gemm_cublaslt_bf16",
+     .variant = "cublaslt",
+     .precision = "bf16",
+     .unit = ComputeUnit::tc_bf16,
+     .min_cc = 80,
+     .error = kTensorCoreError,
+     .make_library = [](const Dims& d) -> std::unique_ptr<Library<__nv_bfloat16>> {
+       return std::make_unique<CublasLtGemm<__nv_bfloat16, false>>(d);
+     },
+     .library_bytes = workspace_only}));
+
+// cuBLASLt runs fp8 as "TN" only, with 16-byte-aligned matrices and leading
+// dimensions: M, N and K multiples of 16 (the ladder's odd shapes are left out).
+RL_REGISTER_KERNEL(library_record<__nv_fp8_e4m3>(
+    {.name = "gemm_cublaslt_fp8",
+     .variant = "cublaslt",
+     .precision = "fp8",
+     .unit = ComputeUnit::tc_fp8,
+     .min_cc = 89,
+     .error = kLibraryFp8Error,
+     .make_library = [](const Dims& d) -> std::unique_ptr<Library<__nv_fp8_e4m3>> {
+       return std::make_unique<CublasLtGemm<__nv_fp8_e4m3, true>>(d);
+     },
+     .library_bytes = workspace_and_transposed_b,
+     .dim_multiple = 16}));
+
+}  // namespace rl::gemm
