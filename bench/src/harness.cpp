@@ -3,6 +3,7 @@
 #include "rl/bench/assembly.hpp"
 #include "rl/bench/gbench.hpp"
 #include "rl/bench/interrupt.hpp"
+#include "rl/bench/tensor_dump.hpp"
 #include "rl/roofline/model.hpp"
 #include "rl/roofline/report.hpp"
 #include "rl/roofline/results_io.hpp"
@@ -58,31 +59,112 @@ std::string time_text(double seconds) {
 
 }  // namespace
 
-std::vector<Instance> selected_instances(SizePreset preset, bool ceilings_only,
-                                         const std::string& filter) {
-  // Ceilings first: every later kernel's roof is computed from them.
+std::vector<Instance> selected_instances(const Selection& selection) {
+  auto wanted = [&](const KernelRecord& record) {
+    return selection.families.empty() ||
+           std::find(selection.families.begin(), selection.families.end(), record.family) !=
+               selection.families.end();
+  };
+  // Ceilings first: every later kernel's roof is computed from them.  They
+  // are the roofs, not a family the user picks: --family keeps them.
   std::vector<const KernelRecord*> records;
-  for (const auto& record : kernel_registry())
-    if (!record.ceiling.empty()) records.push_back(&record);
-  if (!ceilings_only)
+  if (!selection.no_ceilings)
     for (const auto& record : kernel_registry())
-      if (record.ceiling.empty()) records.push_back(&record);
+      if (!record.ceiling.empty()) records.push_back(&record);
+  if (!selection.ceilings_only)
+    for (const auto& record : kernel_registry())
+      if (record.ceiling.empty() && wanted(record)) records.push_back(&record);
   std::vector<Instance> selected;
-  for (const KernelRecord* record : records)
-    for (const Shape& shape : record->shapes(preset)) {
+  for (const KernelRecord* record : records) {
+    const auto user = selection.shapes.find(record->family);
+    const std::vector<Shape> shapes =
+        user != selection.shapes.end() ? user->second : record->shapes(selection.preset);
+    for (const Shape& shape : shapes) {
       std::string name = record->name + "/" + shape.to_string();
       // Google Benchmark matches the filter against the name it reports,
       // which UseManualTime suffixes with "/manual_time".
-      if (matches_benchmark_filter(name + "/manual_time", filter))
+      if (matches_benchmark_filter(name + "/manual_time", selection.filter))
         selected.push_back({record, shape, std::move(name)});
     }
+  }
   return selected;
+}
+
+void resolve_selection(Selection& selection, const std::vector<std::string>& families,
+                       const std::vector<ShapeOverride>& overrides) {
+  std::vector<std::string> known;
+  for (const auto& record : kernel_registry())
+    if (std::find(known.begin(), known.end(), record.family) == known.end())
+      known.push_back(record.family);
+  auto known_list = [&] {
+    std::string list;
+    for (const auto& f : known) list += (list.empty() ? "" : ", ") + f;
+    return list;
+  };
+  for (const std::string& family : families)
+    if (std::find(known.begin(), known.end(), family) == known.end())
+      throw UsageError("--family: unknown family '" + family + "' (families: " + known_list() +
+                       ")");
+  selection.families = families;
+  for (const ShapeOverride& o : overrides) {
+    const std::string quoted = "--shape " + o.family + ":";
+    // The dimensions the family declares, in its records' order, and the
+    // values its presets use (0 is accepted only where a preset uses it).
+    std::vector<std::string> declared;
+    std::vector<std::string> zero_allowed;
+    const KernelRecord* first = nullptr;
+    for (const auto& record : kernel_registry()) {
+      if (record.family != o.family) continue;
+      if (!first) first = &record;
+      for (const SizePreset preset : {SizePreset::small, SizePreset::medium, SizePreset::large})
+        for (const Shape& shape : record.shapes(preset))
+          for (const auto& [dim, extent] : shape.dims) {
+            if (std::find(declared.begin(), declared.end(), dim) == declared.end())
+              declared.push_back(dim);
+            if (extent == 0 &&
+                std::find(zero_allowed.begin(), zero_allowed.end(), dim) == zero_allowed.end())
+              zero_allowed.push_back(dim);
+          }
+    }
+    if (!first)
+      throw UsageError(quoted + " unknown family '" + o.family + "' (families: " + known_list() +
+                       ")");
+    std::string declared_list;
+    for (const auto& d : declared) declared_list += (declared_list.empty() ? "" : ",") + d;
+    Shape shape;
+    for (const std::string& dim : declared) {
+      const auto given = std::find_if(o.dims.begin(), o.dims.end(),
+                                      [&](const auto& kv) { return kv.first == dim; });
+      if (given == o.dims.end())
+        throw UsageError(quoted + " missing " + dim + " (" + o.family + " shapes are " +
+                         declared_list + ")");
+      if (given->second == 0 &&
+          std::find(zero_allowed.begin(), zero_allowed.end(), dim) == zero_allowed.end())
+        throw UsageError(quoted + " " + dim + " must be positive");
+      shape.dims.emplace_back(dim, given->second);
+    }
+    for (const auto& [dim, value] : o.dims)
+      if (std::find(declared.begin(), declared.end(), dim) == declared.end())
+        throw UsageError(quoted + " unknown dimension '" + dim + "' (" + o.family + " shapes are " +
+                         declared_list + ")");
+    // A record's cost model checks what its workload will: a value it cannot
+    // take (causal=2) is refused now, not in the middle of the run.
+    for (const auto& record : kernel_registry()) {
+      if (record.family != o.family) continue;
+      try {
+        record.cost(shape);
+      } catch (const std::exception& e) {
+        throw UsageError(quoted + shape.to_string() + ": " + e.what());
+      }
+    }
+    selection.shapes[o.family].push_back(std::move(shape));
+  }
 }
 
 Harness::Harness(HarnessConfig config, roofline::Context context, std::unique_ptr<Nvml> nvml)
     : config_(std::move(config)), nvml_(std::move(nvml)), abort_after_(abort_after_from_env()) {
   results_.context = std::move(context);
-  results_.context.size_preset = std::string(size_preset_name(config_.preset));
+  results_.context.size_preset = std::string(size_preset_name(config_.selection.preset));
   results_.context.l2_flushed = config_.flush_l2;
   results_.run.complete = false;  // until finish() says otherwise
   results_.run.command_line = config_.command_line;
@@ -102,8 +184,7 @@ Harness::~Harness() {
 }
 
 void Harness::register_benchmarks() {
-  for (Instance& instance :
-       selected_instances(config_.preset, config_.ceilings_only, benchmark::GetBenchmarkFilter())) {
+  for (Instance& instance : selected_instances(config_.selection)) {
     BenchEntry& entry = entries_.emplace_back();
     entry.record = instance.record;
     entry.shape = std::move(instance.shape);
@@ -256,6 +337,34 @@ void Harness::prepare(BenchEntry& entry) {
     fastest = i == 0 ? seconds : std::min(fastest, seconds);
   }
   entry.launches_per_sample = launches_per_sample(fastest);
+  if (config_.dump_tensors) dump_tensors(entry, workload);
+}
+
+void Harness::dump_tensors(const BenchEntry& entry, const Workload& workload) const {
+  const std::vector<TensorDump> tensors = workload.tensors();
+  const std::filesystem::path dir =
+      *config_.dump_tensors / dump_directory_name(entry.record->name, entry.shape.to_string());
+  std::filesystem::create_directories(dir);
+  nlohmann::ordered_json shape = nlohmann::ordered_json::object();
+  for (const auto& [dim, extent] : entry.shape.dims) shape[dim] = extent;
+  nlohmann::ordered_json manifest = {{"kernel", entry.record->name},
+                                     {"shape", std::move(shape)},
+                                     {"seed", config_.seed},
+                                     {"format",
+                                      "NumPy .npy 1.0, float32 values whatever the "
+                                      "storage precision, C order"},
+                                     {"tensors", nlohmann::ordered_json::array()}};
+  if (tensors.empty()) manifest["note"] = "this kernel's workload does not expose its tensors";
+  for (const TensorDump& t : tensors) {
+    const std::string file = t.name + ".npy";
+    roofline::write_file_atomic(dir / file, npy_float32(t.values, t.dims));
+    manifest["tensors"].push_back({{"name", t.name},
+                                   {"file", file},
+                                   {"role", t.role},
+                                   {"dims", t.dims},
+                                   {"precision", t.precision}});
+  }
+  roofline::write_file_atomic(dir / "manifest.json", manifest.dump(2) + "\n");
 }
 
 void Harness::body(benchmark::State& state, BenchEntry& entry) {

@@ -46,8 +46,26 @@ struct Instance {
   Shape shape;
   std::string name;  // "<kernel>/<shape>"
 };
-std::vector<Instance> selected_instances(SizePreset preset, bool ceilings_only,
-                                         const std::string& filter);
+// What a run measures: the preset's shapes (or the user's, per family), the
+// families asked for, with or without the ceilings, narrowed by a Google
+// Benchmark filter.
+struct Selection {
+  SizePreset preset = SizePreset::small;
+  bool ceilings_only = false;
+  bool no_ceilings = false;
+  std::vector<std::string> families;                 // empty: every family
+  std::map<std::string, std::vector<Shape>> shapes;  // family -> replaces the preset's shapes
+  std::string filter;                                // "" = everything
+};
+std::vector<Instance> selected_instances(const Selection& selection);
+
+// The families --family names, checked against the registry, and the
+// --shape overrides resolved into shapes in the order each family's records
+// declare their dimensions.  Throws UsageError (one line) for an unknown
+// family or dimension, a missing dimension, a value the family cannot take
+// (0 only where the preset uses 0, as causal=0), or a shape a record refuses.
+void resolve_selection(Selection& selection, const std::vector<std::string>& families,
+                       const std::vector<ShapeOverride>& overrides);
 
 // The skip reason of an instance whose declared device memory exceeds what
 // is free: "needs 34.4 GB of device memory, 21.0 GB free" (decimal GB, as
@@ -55,10 +73,10 @@ std::vector<Instance> selected_instances(SizePreset preset, bool ceilings_only,
 std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_bytes);
 
 struct HarnessConfig {
-  SizePreset preset = SizePreset::small;
+  Selection selection;
   std::uint64_t seed = 1;
   bool flush_l2 = true;
-  bool ceilings_only = false;
+  std::optional<std::filesystem::path> dump_tensors;  // --dump-tensors DIR
   bool display_aggregates_only = false;  // console shows aggregates, not each repetition
   std::filesystem::path out_dir;
   std::vector<std::string> command_line;  // recorded in results.json (run.command_line)
@@ -92,6 +110,9 @@ class Harness {
   // The instance declares more device memory than is free now (after the
   // previous benchmark's buffers are released): the skip reason.
   std::optional<std::string> does_not_fit(const BenchEntry& entry);
+  // --dump-tensors: the instance's tensors and manifest.json under
+  // <dir>/<kernel>/<shape>/ (after it validated).
+  void dump_tensors(const BenchEntry& entry, const Workload& workload) const;
   void describe(BenchEntry& entry);  // identity and cost fields of entry.result
   void prepare(BenchEntry& entry);
   Workload& workload_for(BenchEntry& entry);

@@ -28,18 +28,20 @@ SizePreset preset_from_name(const std::string& name) {
   throw UsageError("--size expects small, medium or large, got '" + name + "'");
 }
 
-void print_list(SizePreset preset) {
+// --list: what a run with the same --size, --family, --shape and ceilings
+// flags would measure (before --benchmark_filter).
+void print_list(const Selection& selection) {
   std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12s %12s\n", "kernel", "family", "prec", "unit",
               "ceiling", "shape", "flops", "bytes_model");
-  for (const auto& record : kernel_registry())
-    for (const Shape& shape : record.shapes(preset)) {
-      const roofline::Cost cost = record.cost(shape);
-      std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12.4g %12.4g\n", record.name.c_str(),
-                  record.family.c_str(), record.precision.c_str(),
-                  std::string(roofline::compute_unit_name(record.unit)).c_str(),
-                  record.ceiling.empty() ? "-" : record.ceiling.c_str(), shape.to_string().c_str(),
-                  cost.flops, cost.bytes_model);
-    }
+  for (const Instance& instance : selected_instances(selection)) {
+    const KernelRecord& record = *instance.record;
+    const roofline::Cost cost = record.cost(instance.shape);
+    std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12.4g %12.4g\n", record.name.c_str(),
+                record.family.c_str(), record.precision.c_str(),
+                std::string(roofline::compute_unit_name(record.unit)).c_str(),
+                record.ceiling.empty() ? "-" : record.ceiling.c_str(),
+                instance.shape.to_string().c_str(), cost.flops, cost.bytes_model);
+  }
 }
 
 // Google Benchmark parses its flags into globals and keeps argv[0] (it names
@@ -73,8 +75,16 @@ int run_main(int argc, char** argv) {
   }
   const SizePreset preset =
       preset_from_name(options.size.value_or(std::string(backend::default_size())));
+  Selection selection;
+  selection.preset = preset;
+  selection.ceilings_only = options.ceilings_only;
+  selection.no_ceilings = options.no_ceilings;
+  std::vector<ShapeOverride> overrides;
+  for (const std::string& spec : options.shape_specs)
+    overrides.push_back(parse_shape_override(spec));
+  resolve_selection(selection, options.families, overrides);
   if (options.list) {
-    print_list(preset);
+    print_list(selection);
     return 0;
   }
   // Bad input is reported as such on any machine, so the user's Google
@@ -85,10 +95,13 @@ int run_main(int argc, char** argv) {
   initialize_benchmark(std::move(user_gb_args));
   // A filter that selects nothing is a typo, not a passing run: refused
   // before anything is created or written.
-  const std::string filter = benchmark::GetBenchmarkFilter();
-  if (selected_instances(preset, options.ceilings_only, filter).empty())
-    throw UsageError("--benchmark_filter='" + filter + "' selects no kernel of the " +
-                     std::string(size_preset_name(preset)) + " preset (see --list)");
+  selection.filter = benchmark::GetBenchmarkFilter();
+  if (selected_instances(selection).empty())
+    throw UsageError("--benchmark_filter='" + selection.filter + "' selects no kernel of the " +
+                     std::string(size_preset_name(preset)) + " preset" +
+                     (options.families.empty() ? "" : " in the families asked for") +
+                     " (see --list)");
+  if (options.dump_tensors) prepare_output_dir(*options.dump_tensors);
   if (options.out_dir) prepare_output_dir(*options.out_dir);
   if (const auto why = backend::device_unavailable()) {
     std::fprintf(stderr, "%s: %s\n", program.c_str(), why->c_str());
@@ -107,10 +120,10 @@ int run_main(int argc, char** argv) {
   initialize_benchmark(benchmark_argv(program, options, out_dir));
 
   HarnessConfig config;
-  config.preset = preset;
+  config.selection = std::move(selection);
   config.seed = options.seed;
   config.flush_l2 = !options.warm_l2;
-  config.ceilings_only = options.ceilings_only;
+  config.dump_tensors = options.dump_tensors;
   config.display_aggregates_only = options.display_aggregates_only;
   config.out_dir = out_dir;
   config.command_line.assign(argv, argv + argc);

@@ -36,7 +36,40 @@ std::uint64_t parse_seed(std::string_view text) {
   return value;
 }
 
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> parts;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t end = text.find(separator, start);
+    parts.emplace_back(text.substr(start, end == std::string_view::npos ? end : end - start));
+    if (end == std::string_view::npos) return parts;
+    start = end + 1;
+  }
+}
+
 }  // namespace
+
+ShapeOverride parse_shape_override(std::string_view spec) {
+  const std::string quoted = "--shape '" + std::string(spec) + "'";
+  const std::size_t colon = spec.find(':');
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == spec.size())
+    throw UsageError(quoted + ": expected FAMILY:dim=value[,dim=value...]");
+  ShapeOverride out{std::string(spec.substr(0, colon)), {}};
+  for (const std::string& item : split(spec.substr(colon + 1), ',')) {
+    const std::size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      throw UsageError(quoted + ": '" + item + "' is not dim=value");
+    const std::string dim = item.substr(0, eq), text = item.substr(eq + 1);
+    std::int64_t value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (text.empty() || ec != std::errc{} || end != text.data() + text.size() || value < 0)
+      throw UsageError(quoted + ": " + dim + " expects a non-negative integer, got '" + text + "'");
+    for (const auto& [seen, unused] : out.dims)
+      if (seen == dim) throw UsageError(quoted + ": " + dim + " is given twice");
+    out.dims.emplace_back(dim, value);
+  }
+  return out;
+}
 
 Options parse_options(const std::vector<std::string>& args) {
   Options options;
@@ -90,6 +123,20 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (name == "--ceilings-only") {
       no_value();
       options.ceilings_only = true;
+    } else if (name == "--no-ceilings") {
+      no_value();
+      options.no_ceilings = true;
+    } else if (name == "--family") {
+      for (std::string& family : split(take_value(), ',')) {
+        if (family.empty()) throw UsageError("--family expects NAME[,NAME...]");
+        options.families.push_back(std::move(family));
+      }
+    } else if (name == "--shape") {
+      options.shape_specs.push_back(take_value());
+    } else if (name == "--dump-tensors") {
+      const std::string dir = take_value();
+      if (dir.empty()) throw UsageError("--dump-tensors expects a directory");
+      options.dump_tensors = dir;
     } else if (name == "--version") {
       no_value();
       options.version = true;
@@ -102,6 +149,9 @@ Options parse_options(const std::vector<std::string>& args) {
       throw UsageError("unexpected argument '" + arg + "' (see --help)");
     }
   }
+  if (options.ceilings_only && options.no_ceilings)
+    throw UsageError("--ceilings-only and --no-ceilings exclude each other");
+  for (const std::string& spec : options.shape_specs) parse_shape_override(spec);
   return options;
 }
 
@@ -123,6 +173,16 @@ std::string our_flags_help(std::string_view program) {
          "  --seed N                   seed of the input generator (default 1)\n"
          "  --list                     list registered kernels and shapes of the preset; exit\n"
          "  --ceilings-only            measure only the ceiling kernels (roofs)\n"
+         "  --no-ceilings              kernels only: no roofs measured, % of roof left empty\n"
+         "  --family NAME[,NAME...]    only these families (gemm, attention, layernorm, ...;\n"
+         "                             --list shows them); ceilings still run unless\n"
+         "                             --no-ceilings\n"
+         "  --shape FAMILY:dim=v[,...] replace the preset's shapes of FAMILY with this one\n"
+         "                             (repeatable), e.g. --shape gemm:M=4096,N=4096,K=4096\n"
+         "                             with the dimension names --list shows\n"
+         "  --dump-tensors DIR         write each validated instance's input and output\n"
+         "                             tensors as float32 .npy files under\n"
+         "                             DIR/<kernel>/<shape>/, with manifest.json\n"
          "  --version                  version, git commit, build type, CUDA, backends built\n"
          "  --help, -h                 this text, then Google Benchmark's flags\n"
          "  Select kernels with --benchmark_filter=REGEX (names are <kernel>/<shape>).\n"

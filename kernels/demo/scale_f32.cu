@@ -120,6 +120,12 @@ class ScaleWorkload final : public Workload {
     return compare_to_reference(y, reference, tolerance_for("fp32"));
   }
 
+  std::vector<TensorDump> tensors() const override {
+    return {{"x", "input", "fp32", {n_}, x_.download()},
+            {"a", "input", "fp32", {1}, {a_}},
+            {"y", "output", "fp32", {n_}, y_.download()}};
+  }
+
  private:
   ScaleKernel kernel_;
   std::int64_t n_;

@@ -108,6 +108,12 @@ class BiasGeluWorkload final : public InspectableWorkload {
 
   std::vector<float> download_outputs() const override { return download_as_float(y_); }
 
+  std::vector<TensorDump> tensors() const override {
+    return {tensor_dump("x", "input", {rows_, width_}, x_),
+            tensor_dump("bias", "input", {width_}, bias_),
+            tensor_dump("y", "output", {rows_, width_}, y_)};
+  }
+
  private:
   std::int64_t rows_;
   int width_;

@@ -194,6 +194,10 @@ class GeluWorkload final : public InspectableWorkload {
 
   std::vector<float> download_outputs() const override { return download_as_float(y_); }
 
+  std::vector<TensorDump> tensors() const override {
+    return {tensor_dump("x", "input", {n()}, x_), tensor_dump("y", "output", {n()}, y_)};
+  }
+
  private:
   std::int64_t n() const { return static_cast<std::int64_t>(x_.size()); }
 

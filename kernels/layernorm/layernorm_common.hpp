@@ -278,6 +278,15 @@ class LayerNormWorkload final : public InspectableWorkload {
     return out;
   }
 
+  std::vector<TensorDump> tensors() const override {
+    return {tensor_dump("x", "input", {rows_, C_}, x_),
+            tensor_dump("weight", "input", {C_}, weight_),
+            tensor_dump("bias", "input", {C_}, bias_),
+            tensor_dump("y", "output", {rows_, C_}, y_),
+            tensor_dump("mean", "output", {rows_}, mean_),
+            tensor_dump("rstd", "output", {rows_}, rstd_)};
+  }
+
  private:
   std::size_t count() const {
     return static_cast<std::size_t>(rows_) * static_cast<std::size_t>(C_);

@@ -116,4 +116,28 @@ TEST(RunInfo, timestamps_spell_one_instant_in_utc) {
   EXPECT_EQ(rl::bench::utc_iso_timestamp(when), "2026-11-21T23:37:14Z");
 }
 
+TEST(ParseOptions, selection_flags_are_collected_in_order) {
+  const Options o = parse_options({"--family", "gemm,attention", "--family=layernorm", "--shape",
+                                   "gemm:M=64,N=32,K=16", "--no-ceilings", "--dump-tensors", "d"});
+  EXPECT_EQ(o.families, (std::vector<std::string>{"gemm", "attention", "layernorm"}));
+  EXPECT_EQ(o.shape_specs, (std::vector<std::string>{"gemm:M=64,N=32,K=16"}));
+  EXPECT_TRUE(o.no_ceilings);
+  ASSERT_TRUE(o.dump_tensors.has_value());
+  EXPECT_EQ(*o.dump_tensors, "d");
+}
+
+TEST(ParseShapeOverride, splits_family_and_dimensions_in_the_order_given) {
+  const auto o = rl::bench::parse_shape_override("attention:B=1,H=2,N=64,d=64,causal=0");
+  EXPECT_EQ(o.family, "attention");
+  ASSERT_EQ(o.dims.size(), 5u);
+  EXPECT_EQ(o.dims[2], (std::pair<std::string, std::int64_t>{"N", 64}));
+  EXPECT_EQ(o.dims[4], (std::pair<std::string, std::int64_t>{"causal", 0}));
+}
+
+TEST(ParseShapeOverride, malformed_specs_are_usage_errors) {
+  for (const char* bad : {"gemm", ":M=1", "gemm:", "gemm:M", "gemm:=4", "gemm:M=x", "gemm:M=-1",
+                          "gemm:M=1,M=2", "gemm:M=1,"})
+    EXPECT_THROW(rl::bench::parse_shape_override(bad), UsageError) << bad;
+}
+
 }  // namespace

@@ -49,7 +49,8 @@ def check_help(binary):
     if r.returncode != 0:
         return fail(f"--help exited {r.returncode}: {r.stderr}")
     text = r.stdout + r.stderr
-    ours = ["--size", "--out", "--warm-l2", "--seed", "--list", "--ceilings-only"]
+    ours = ["--size", "--out", "--warm-l2", "--seed", "--list", "--ceilings-only",
+            "--no-ceilings", "--family", "--shape", "--dump-tensors"]
     theirs = ["--benchmark_filter", "--benchmark_repetitions", "--benchmark_min_time",
               "--benchmark_out", "--benchmark_format"]
     missing = [flag for flag in ours + theirs if flag not in text]
@@ -322,7 +323,95 @@ def check_emu_interrupt_keeps_finished_results(binary, schema_path):
         return 0
 
 
+def check_selection_bad_input(binary):
+    """--family, --shape and the ceilings flags: each bad value is one line and exit 2."""
+    cases = [
+        (["--family", "nosuch"], "unknown family 'nosuch'"),
+        (["--family", "demo,"], "--family expects NAME"),
+        (["--shape", "demo"], "expected FAMILY:dim=value"),
+        (["--shape", "nosuch:n=5"], "unknown family 'nosuch'"),
+        (["--shape", "gemm:M=64,N=64"], "missing K"),
+        (["--shape", "gemm:M=64,N=64,K=64,Q=2"], "unknown dimension 'Q'"),
+        (["--shape", "gemm:M=0,N=64,K=64"], "M must be positive"),
+        (["--shape", "demo:n=-3"], "non-negative integer"),
+        (["--shape", "demo:n=5,n=6"], "n is given twice"),
+        (["--ceilings-only", "--no-ceilings"], "exclude each other"),
+        (["--dump-tensors="], "--dump-tensors expects a directory"),
+    ]
+    for args, must_contain in cases:
+        why = expect_one_line_error(binary, args, must_contain)
+        if why:
+            return why
+    return 0
+
+
+def read_npy_float32(path):
+    """A .npy file as (shape, values): the version 1.0 '<f4' C-order subset we write."""
+    import ast
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x93NUMPY\x01\x00":
+        raise ValueError(f"{path}: not a .npy 1.0 file")
+    header_len = struct.unpack("<H", data[8:10])[0]
+    if (10 + header_len) % 64 != 0:
+        raise ValueError(f"{path}: data does not start on a 64-byte boundary")
+    header = ast.literal_eval(data[10:10 + header_len].decode("latin1"))
+    if header["descr"] != "<f4" or header["fortran_order"]:
+        raise ValueError(f"{path}: header {header}")
+    payload = data[10 + header_len:]
+    count = 1
+    for d in header["shape"]:
+        count *= d
+    if len(payload) != 4 * count:
+        raise ValueError(f"{path}: {len(payload)} bytes for shape {header['shape']}")
+    return header["shape"], struct.unpack(f"<{count}f", payload)
+
+
+def check_emu_family_shape_and_dump(binary, schema_path):
+    """--family demo --shape demo:n=777 --no-ceilings --dump-tensors: exactly that work,
+    no roofs, and every tensor on disk as the kernel read and wrote it."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out, dump = os.path.join(tmp, "run"), os.path.join(tmp, "dump")
+        r = run(binary, "--family", "demo", "--shape", "demo:n=777", "--no-ceilings",
+                "--dump-tensors", dump, "--benchmark_repetitions=1",
+                "--benchmark_min_time=0.001", "--out", out)
+        if r.returncode != 0:
+            return fail(f"exit {r.returncode}; stderr {r.stderr!r}")
+        results, why = load_schema_valid_results(out, schema_path)
+        if why:
+            return fail(why)
+        got = sorted((k["name"], k["shape"]) for k in results["kernels"])
+        want = [("scale_f32_scalar", {"n": 777}), ("scale_f32_vec4", {"n": 777})]
+        if got != want:
+            return fail(f"kernels {got}, expected {want}")
+        if results["ceilings"] or any(k["roof"] is not None for k in results["kernels"]):
+            return fail("--no-ceilings measured a roof")
+        for name, _ in want:
+            folder = os.path.join(dump, name, "n=777")
+            with open(os.path.join(folder, "manifest.json")) as f:
+                manifest = json.load(f)
+            files = {t["name"]: t for t in manifest["tensors"]}
+            if sorted(files) != ["a", "x", "y"] or files["y"]["role"] != "output":
+                return fail(f"{folder}: manifest {manifest}")
+            tensors = {}
+            for t in manifest["tensors"]:
+                shape, values = read_npy_float32(os.path.join(folder, t["file"]))
+                if list(shape) != t["dims"]:
+                    return fail(f"{t['file']}: shape {shape}, manifest says {t['dims']}")
+                tensors[t["name"]] = values
+            a = tensors["a"][0]
+            bad = [i for i, (x, y) in enumerate(zip(tensors["x"], tensors["y"]))
+                   if abs(y - a * x) > 1e-6 * max(1.0, abs(a * x))]
+            if len(tensors["x"]) != 777 or bad:
+                return fail(f"{name}: y != a*x at {bad[:5]}")
+        print("2 kernels at n=777, no ceilings; x, a, y dumped and y = a*x")
+        return 0
+
+
 CHECKS = {
+    "selection_bad_input": check_selection_bad_input,
+    "emu_family_shape_and_dump": check_emu_family_shape_and_dump,
     "version": check_version,
     "filter_selecting_nothing": check_filter_selecting_nothing,
     "emu_interrupt_keeps_finished_results": check_emu_interrupt_keeps_finished_results,

@@ -143,9 +143,10 @@ class HarnessOnEmulator : public ::testing::Test {
     int argc = 4;
     benchmark::Initialize(&argc, argv);
     rl::bench::HarnessConfig config;
-    config.preset = rl::SizePreset::small;
+    config.selection.preset = rl::SizePreset::small;
+    config.selection.filter = "^harness_test_";
     config.flush_l2 = true;
-    config.ceilings_only = ceilings_only;
+    config.selection.ceilings_only = ceilings_only;
     config.out_dir = g_out_dir;
     rl::roofline::Context context;
     context.backend = "emulator";

@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rl::bench {
@@ -26,6 +27,10 @@ struct Options {
   std::uint64_t seed = 1;
   bool list = false;
   bool ceilings_only = false;
+  bool no_ceilings = false;              // --no-ceilings: kernels only, % of roof left empty
+  std::vector<std::string> families;     // --family A,B (repeatable); empty: every family
+  std::vector<std::string> shape_specs;  // --shape FAMILY:dim=value,... (repeatable), unparsed
+  std::optional<std::filesystem::path> dump_tensors;  // --dump-tensors DIR
   bool help = false;
   bool version = false;                  // --version: version, commit, build type, CUDA, backends
   bool display_aggregates_only = false;  // --benchmark_display_aggregates_only
@@ -36,6 +41,16 @@ struct Options {
 // missing or malformed value.  The preset name is checked against the registry's
 // names by the caller (rl::SizePreset lives with the kernels).
 Options parse_options(const std::vector<std::string>& args);
+
+// One --shape FAMILY:dim=value[,dim=value...], split but not yet checked
+// against the registry (the harness knows which dimensions a family declares).
+struct ShapeOverride {
+  std::string family;
+  std::vector<std::pair<std::string, std::int64_t>> dims;  // in the order given
+};
+// Throws UsageError for a malformed spec, a repeated dimension or a value that
+// is not a non-negative integer.
+ShapeOverride parse_shape_override(std::string_view spec);
 
 // Our flags, for --help (Google Benchmark's own help is printed after it).
 std::string our_flags_help(std::string_view program);

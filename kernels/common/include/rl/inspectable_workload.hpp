@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace rl {
@@ -36,6 +38,15 @@ std::vector<float> download_as_float(const DeviceBuffer<T>& buffer) {
   std::vector<float> out(raw.size());
   std::transform(raw.begin(), raw.end(), out.begin(), [](T v) { return to_f32(v); });
   return out;
+}
+
+// A device buffer as a --dump-tensors entry (values as float, the storage
+// precision named).
+template <typename T>
+TensorDump tensor_dump(std::string name, std::string role, std::vector<std::int64_t> dims,
+                       const DeviceBuffer<T>& buffer) {
+  return {std::move(name), std::move(role), precision_name<T>(), std::move(dims),
+          download_as_float(buffer)};
 }
 
 }  // namespace rl

@@ -35,6 +35,16 @@ struct Validation {
   std::string detail;  // first failing element, NaN found, ...
 };
 
+// One tensor an instance read or wrote, for --dump-tensors: values converted
+// to float whatever the storage type (`precision` names that type).
+struct TensorDump {
+  std::string name;                // "A", "Q", "y"
+  std::string role;                // "input" | "output"
+  std::string precision;           // storage type: "fp32", "bf16", "fp16", "fp8", ...
+  std::vector<std::int64_t> dims;  // row-major, outermost first
+  std::vector<float> values;       // product of dims elements
+};
+
 // One problem instance on the device: inputs (seeded, never zeros), outputs,
 // the float64 reference.  Built by a record's make_workload for one shape.
 class Workload {
@@ -47,6 +57,9 @@ class Workload {
   // How this instance does its work when that is only known at run time (a
   // library's chosen algorithm): the harness puts it in results (method).
   virtual std::string notes() const { return {}; }
+  // The inputs as the kernel read them and the outputs of the last run, for
+  // --dump-tensors (downloads; call after validate).  Empty: not exposed.
+  virtual std::vector<TensorDump> tensors() const { return {}; }
 };
 
 struct KernelRecord {
