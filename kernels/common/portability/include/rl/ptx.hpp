@@ -473,6 +473,8 @@ RL_PTX_FN float ex2_approx(float x) {
 
 }  // namespace rl::ptx
 
+#include "rl/ptx_sm90.hpp"  // Hopper: wgmma, mbarrier, TMA (sm_90a)
+
 #undef RL_PTX_FN
 #undef RL_PTX_UNSUPPORTED
 #if defined(RL_PTX_SMEM)

@@ -1,0 +1,527 @@
+// Hopper (sm_90a) PTX for device code: warpgroup MMA (wgmma), mbarrier, TMA
+// (cp.async.bulk.tensor) and the async-proxy fence.  Included only by the last
+// line of rl/ptx.hpp (device code includes rl/ptx.hpp), whose RL_PTX_FN and
+// RL_PTX_UNSUPPORTED it uses.
+//
+// On the GPU each wrapper is inline PTX that exists only in sm_90a code
+// (behind __CUDA_ARCH_FEAT_SM90_ALL: the "a" features are not forward
+// compatible, so sm_100a and sm_120 builds do not have them); other GPU targets
+// trap, like ptx.hpp's sm_80 wrappers below their architecture.  The records
+// that use these are gpu_only with min_cc = max_cc = 90.
+//
+// Under the emulator (RL_EMULATE) there is no model of these instructions yet:
+// every wrapper stops the process with a message naming the instruction
+// (emu_detail::not_emulated).  The emulator never launches a gpu_only record,
+// so reaching one is a registry bug, and it must not pass silently.
+//
+// Beside the instructions, the host-and-device arithmetic they need, pure and
+// unit-tested (tests/hopper): the shared-memory matrix descriptor of wgmma,
+// the 128-byte swizzle, and the parameters of a 2-D TMA tensor map.
+// Semantics quoted from the PTX ISA (sections "Asynchronous Warpgroup Level
+// Matrix Multiply-Accumulate", "Matrix Descriptor Format", "mbarrier",
+// "cp.async.bulk.tensor", "membar/fence") and the CUDA driver API
+// (cuTensorMapEncodeTiled).
+#pragma once
+
+#if !defined(RL_PTX_FN)
+#error "rl/ptx_sm90.hpp is included by rl/ptx.hpp; include that instead"
+#endif
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#if defined(RL_EMULATE)
+#include <cstdio>
+#include <cstdlib>
+#else
+#include <cuda.h>  // CUtensorMap and its enums (types only: no libcuda link)
+#endif
+
+// A kernel parameter that lives in constant parameter space and whose address
+// may be taken (the tensor map TMA reads): __grid_constant__ on the GPU.
+#if defined(RL_EMULATE)
+#define RL_PTX_GRID_CONSTANT
+#else
+#define RL_PTX_GRID_CONSTANT __grid_constant__
+#endif
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define RL_PTX_SM90A 1
+#else
+#define RL_PTX_SM90A 0
+#endif
+
+namespace rl::ptx {
+
+#if defined(RL_EMULATE)
+namespace emu_detail {
+
+[[noreturn]] inline void not_emulated(const char* instruction) {
+  std::fprintf(stderr,
+               "rl::ptx: %s is sm_90a-only and the emulator has no model of it; kernels that use "
+               "it are gpu_only records and must not be launched under RL_EMULATE\n",
+               instruction);
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace emu_detail
+#define RL_PTX_SM90_NOT_EMULATED(instruction) emu_detail::not_emulated(instruction)
+#endif
+
+// ---------------------------------------------------------------------------
+// Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): a
+// 64-bit value that tells wgmma where an operand tile lies in shared memory
+// and how its 8-row x 16-byte core matrices are laid out.
+//   bits  0-13  start address >> 4 (the 18-bit shared-window address)
+//   bits 16-29  leading dimension byte offset (LBO) >> 4
+//   bits 32-45  stride dimension byte offset (SBO) >> 4
+//   bits 49-51  matrix base offset (0: the swizzle pattern starts at an address
+//               aligned to its repeat, 1024 bytes for 128B)
+//   bits 62-63  swizzle: 0 none, 1 128B, 2 64B, 3 32B
+// What LBO and SBO mean depends on the major-ness ("Canonical Layouts",
+// T = 8 elements of 16 bits):
+//   K-major, 128B swizzle:  ((8,m),(T,2k)):((8T,SBO),(1,T))
+//     rows of 128 bytes, SBO = bytes between 8-row groups; LBO unused (the
+//     K extent of one wgmma, 32 bytes, lies inside a 128-byte row).
+//   MN-major, 128B swizzle: ((T,8,m),(8,k)):((1,T,LBO),(8T,SBO))
+//     64 MN-contiguous elements (128 bytes) per K row, LBO = bytes between
+//     such 64-wide column blocks, SBO = bytes between 8-row groups in K.
+// ---------------------------------------------------------------------------
+
+enum class SmemSwizzle : std::uint32_t { none = 0, b128 = 1, b64 = 2, b32 = 3 };
+
+__host__ __device__ constexpr std::uint64_t smem_descriptor(std::uint32_t shared_address,
+                                                            std::uint32_t leading_byte_offset,
+                                                            std::uint32_t stride_byte_offset,
+                                                            SmemSwizzle swizzle) {
+  return std::uint64_t{(shared_address & 0x3FFFFu) >> 4} |
+         (std::uint64_t{(leading_byte_offset & 0x3FFFFu) >> 4} << 16) |
+         (std::uint64_t{(stride_byte_offset & 0x3FFFFu) >> 4} << 32) |
+         (std::uint64_t{static_cast<std::uint32_t>(swizzle)} << 62);
+}
+
+// The 128-byte swizzle (CuTe's Swizzle<3,4,3>) that TMA applies when it
+// writes a tile and wgmma undoes when it reads one: within each 1024-byte
+// block (8 rows of 128 bytes), the 16-byte chunk index (bits 4-6) is XORed
+// with the row index (bits 7-9).  So the 8 rows' chunk c land in 8 different
+// chunks: a column of 16-byte chunks hits every bank group once.  The
+// pattern is anchored at 1024-byte-aligned addresses, hence tiles aligned to
+// 1024 bytes and descriptor steps that stay inside the pattern (+32 bytes
+// along K in a K-major row, +1024-byte multiples along rows).
+__host__ __device__ constexpr std::uint32_t swizzle_128b(std::uint32_t byte_offset) {
+  return byte_offset ^ (((byte_offset >> 7) & 7u) << 4);
+}
+
+// ---------------------------------------------------------------------------
+// 2-D TMA tensor map for a row-major rows x cols matrix (the parameters of
+// cuTensorMapEncodeTiled, innermost dimension first), a box of box_rows x
+// box_cols elements, 128-byte swizzle, out-of-bounds elements read as zero.
+// The driver's constraints, checked here with the reason: the global address
+// and every row pitch (globalStrides) a multiple of 16 bytes (so a 16-bit
+// matrix needs ld % 8 == 0), pitch < 2^40, box dimensions 1..256, and with
+// the 128B swizzle the box's inner extent at most 128 bytes (a multiple of
+// 16).  Host code.
+// ---------------------------------------------------------------------------
+
+struct TensorMap2d {
+  std::uint64_t global_dim[2];           // {cols, rows}
+  std::uint64_t global_stride_bytes[1];  // row pitch; dimension 0 is contiguous
+  std::uint32_t box_dim[2];              // {box_cols, box_rows}
+  std::uint32_t element_strides[2];      // {1, 1}: every element of the box
+  std::uint32_t element_bytes;
+  std::uint32_t box_bytes;  // what one copy delivers (mbarrier transaction count)
+};
+
+inline TensorMap2d tensor_map_2d(std::int64_t rows, std::int64_t cols, std::int64_t ld,
+                                 std::uint32_t element_bytes, std::uint32_t box_rows,
+                                 std::uint32_t box_cols) {
+  auto fail = [](const std::string& why) { throw std::invalid_argument("TMA tensor map: " + why); };
+  if (rows < 1 || cols < 1 || rows > 0xFFFFFFFFll || cols > 0xFFFFFFFFll)
+    fail("dimensions must be 1 .. 2^32-1 (got " + std::to_string(rows) + " x " +
+         std::to_string(cols) + ")");
+  if (ld < cols)
+    fail("leading dimension " + std::to_string(ld) + " < cols " + std::to_string(cols));
+  const std::int64_t pitch = ld * element_bytes;
+  if (pitch % 16 != 0)
+    fail("row pitch " + std::to_string(pitch) +
+         " bytes is not a multiple of 16 (leading dimension " + std::to_string(ld) + " of " +
+         std::to_string(element_bytes) + "-byte elements)");
+  if (pitch >= (std::int64_t{1} << 40)) fail("row pitch must be < 2^40 bytes");
+  if (box_rows < 1 || box_rows > 256 || box_cols < 1 || box_cols > 256)
+    fail("box dimensions must be 1 .. 256");
+  if (box_cols * element_bytes > 128 || (box_cols * element_bytes) % 16 != 0)
+    fail("with the 128B swizzle the box's inner extent must be a multiple of 16 bytes, <= 128");
+  return TensorMap2d{
+      .global_dim = {static_cast<std::uint64_t>(cols), static_cast<std::uint64_t>(rows)},
+      .global_stride_bytes = {static_cast<std::uint64_t>(pitch)},
+      .box_dim = {box_cols, box_rows},
+      .element_strides = {1, 1},
+      .element_bytes = element_bytes,
+      .box_bytes = box_rows * box_cols * element_bytes};
+}
+
+// The encoded, opaque map (128 bytes, 64-byte aligned) a kernel receives as a
+// `const RL_PTX_GRID_CONSTANT TensorMap` parameter.
+#if defined(RL_EMULATE)
+struct TensorMap {  // a placeholder of the same size: nothing reads it
+  std::uint64_t opaque[16];
+};
+#else
+using TensorMap = CUtensorMap;
+#endif
+
+enum class TensorMapElement { bf16, fp16 };
+
+// cuTensorMapEncodeTiled, reached through the runtime's driver entry point
+// (cudaGetDriverEntryPointByVersion: the unversioned cudaGetDriverEntryPoint is
+// deprecated in CUDA 13), so nothing links against libcuda.  Throws
+// std::runtime_error with the driver's code when encoding fails.  Under the
+// emulator there is no driver: it throws.
+inline TensorMap encode_tensor_map_2d(const TensorMap2d& p, TensorMapElement element,
+                                      const void* global_address) {
+#if defined(RL_EMULATE)
+  (void)p;
+  (void)element;
+  (void)global_address;
+  throw std::runtime_error(
+      "rl::ptx::encode_tensor_map_2d: TMA needs the CUDA driver; the emulator has no model of "
+      "it (records using TMA are gpu_only)");
+#else
+  using Encode =
+      CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
+                   const cuuint64_t*, const cuuint32_t*, const cuuint32_t*, CUtensorMapInterleave,
+                   CUtensorMapSwizzle, CUtensorMapL2promotion, CUtensorMapFloatOOBfill);
+  static const Encode encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    const cudaError_t status = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn,
+                                                                12000, cudaEnableDefault, &found);
+    if (status != cudaSuccess || found != cudaDriverEntryPointSuccess || fn == nullptr)
+      throw std::runtime_error(std::string("cuTensorMapEncodeTiled not found through the driver "
+                                           "entry point: ") +
+                               cudaGetErrorString(status));
+    return reinterpret_cast<Encode>(fn);
+  }();
+  if ((reinterpret_cast<std::uintptr_t>(global_address) & 15u) != 0)
+    throw std::invalid_argument("TMA tensor map: global address not 16-byte aligned");
+  CUtensorMap map{};
+  const CUresult result =
+      encode(&map,
+             element == TensorMapElement::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                               : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+             2, const_cast<void*>(global_address), p.global_dim, p.global_stride_bytes, p.box_dim,
+             p.element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+             CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS)
+    throw std::runtime_error("cuTensorMapEncodeTiled failed with CUresult " +
+                             std::to_string(static_cast<int>(result)));
+  return map;
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Device instructions
+// ---------------------------------------------------------------------------
+
+// The 32-bit shared-window address of a generic pointer into shared memory
+// (cvta.to.shared), what descriptors, mbarrier and TMA operands take.
+RL_PTX_FN std::uint32_t shared_address([[maybe_unused]] const void* p) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("cvta.to.shared (shared_address)");
+#elif defined(__CUDA_ARCH__)
+  return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
+#else
+  return 0;
+#endif
+}
+
+// fence.proxy.async.shared::cta: orders this thread's ordinary (generic proxy)
+// shared-memory accesses before later async-proxy accesses (wgmma operand
+// reads, TMA writes) of the same memory, and vice versa.
+RL_PTX_FN void fence_proxy_async_shared() {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("fence.proxy.async.shared::cta");
+#elif RL_PTX_SM90A
+  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// --- mbarrier (shared::cta, 64-bit) ------------------------------------------
+// A barrier object in shared memory with a phase: the current phase completes
+// when its pending arrival count reaches zero AND its transaction count (bytes
+// announced with expect_tx, counted down by completing TMA copies) is zero;
+// then the phase bit flips and the counts reset to the init count.
+
+// mbarrier.init.shared::cta.b64 [bar], count: phase 0, `count` arrivals expected.
+RL_PTX_FN void mbarrier_init([[maybe_unused]] std::uint64_t* bar,
+                             [[maybe_unused]] std::uint32_t count) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("mbarrier.init");
+#elif RL_PTX_SM90A
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(count)
+               : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// fence.mbarrier_init.release.cluster: makes the mbarrier.init of this thread
+// visible to the async proxy (TMA's complete_tx) before any copy uses it;
+// follow it by a block barrier so the other threads see the init too.
+RL_PTX_FN void fence_mbarrier_init() {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("fence.mbarrier_init");
+#elif RL_PTX_SM90A
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// mbarrier.arrive.shared::cta.b64 _, [bar]: one arrival (release semantics:
+// this thread's prior memory accesses happen before the phase completes).
+RL_PTX_FN void mbarrier_arrive([[maybe_unused]] std::uint64_t* bar) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("mbarrier.arrive");
+#elif RL_PTX_SM90A
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// mbarrier.arrive.expect_tx.shared::cta.b64 _, [bar], bytes: raises the
+// phase's transaction count by `bytes` (the TMA copies that will complete on
+// it), then arrives once.
+RL_PTX_FN void mbarrier_arrive_expect_tx([[maybe_unused]] std::uint64_t* bar,
+                                         [[maybe_unused]] std::uint32_t bytes) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("mbarrier.arrive.expect_tx");
+#elif RL_PTX_SM90A
+  asm volatile(
+      "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)),
+      "r"(bytes)
+      : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// mbarrier.try_wait.parity.shared::cta.b64: true once the phase with parity
+// `parity` (0 for the first phase, 1 for the second, ...) has completed; it
+// may suspend the thread for a system-dependent time before returning false.
+// Acquire semantics: what the arrivals released (and the TMA bytes) is
+// visible after it returns true.
+RL_PTX_FN bool mbarrier_try_wait_parity([[maybe_unused]] std::uint64_t* bar,
+                                        [[maybe_unused]] std::uint32_t parity) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("mbarrier.try_wait.parity");
+#elif RL_PTX_SM90A
+  std::uint32_t done;
+  asm volatile(
+      "{\n"
+      ".reg .pred p;\n"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+      "selp.u32 %0, 1, 0, p;\n"
+      "}\n"
+      : "=r"(done)
+      : "r"(shared_address(bar)), "r"(parity)
+      : "memory");
+  return done != 0;
+#else
+  RL_PTX_UNSUPPORTED();
+  return true;
+#endif
+}
+
+// Spins on try_wait until the phase with parity `parity` has completed.
+RL_PTX_FN void mbarrier_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+  while (!mbarrier_try_wait_parity(bar, parity)) {
+  }
+}
+
+// --- TMA -------------------------------------------------------------------
+
+// cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// [dst], [map, {col, row}], [bar]: copies the box at element coordinates
+// (col, row) (innermost first, may lie partly or wholly outside the tensor:
+// those elements are written as zero) into shared memory at dst, in the map's
+// swizzle, and counts the box's full byte size down on bar's transaction
+// count when done.  dst must be aligned to the swizzle's repeat (1024 bytes
+// for 128B); one thread issues it.
+RL_PTX_FN void tma_load_2d([[maybe_unused]] void* dst, [[maybe_unused]] const TensorMap* map,
+                           [[maybe_unused]] std::int32_t col, [[maybe_unused]] std::int32_t row,
+                           [[maybe_unused]] std::uint64_t* bar) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("cp.async.bulk.tensor.2d");
+#elif RL_PTX_SM90A
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(shared_address(dst)),
+      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(shared_address(bar))
+      : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// --- wgmma (warpgroup: 4 consecutive warps, 128 threads, warp 0's index a
+// multiple of 4; every thread of the warpgroup executes each call) ----------
+
+// wgmma.fence.sync.aligned: orders this warpgroup's prior register accesses
+// (the accumulators) before the wgmma.mma_async that follow.  Needed before
+// the first wgmma and whenever the accumulators were touched in between.
+RL_PTX_FN void wgmma_fence() {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("wgmma.fence");
+#elif RL_PTX_SM90A
+  asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// wgmma.commit_group.sync.aligned: closes a group of this warpgroup's
+// uncommitted wgmma.mma_async operations.
+RL_PTX_FN void wgmma_commit_group() {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("wgmma.commit_group");
+#elif RL_PTX_SM90A
+  asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// wgmma.wait_group.sync.aligned N: waits until at most N groups are pending;
+// only then may the accumulators of the completed groups be read and their
+// shared-memory operands be overwritten.
+template <int N>
+RL_PTX_FN void wgmma_wait_group() {
+  static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes an immediate 0..7");
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("wgmma.wait_group");
+#elif RL_PTX_SM90A
+  asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// A compiler-only fence on the accumulator registers (no instruction): the
+// compiler may not move their reads or writes across it, so epilogue reads
+// stay after wgmma_wait_group and initialisation stays before wgmma_fence.
+template <int N>
+RL_PTX_FN void wgmma_fence_operand([[maybe_unused]] float (&d)[N]) {
+#if defined(__CUDA_ARCH__) && !defined(RL_EMULATE)
+  for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
+#else
+#endif
+}
+
+// The register lists of the m64nNk16 f32 accumulators: thread t of the
+// warpgroup holds, in d[4j .. 4j+3] for each 8-column block j,
+// (r, 8j + c) (r, 8j + c + 1) (r + 8, 8j + c) (r + 8, 8j + c + 1) with
+// r = 16 (t / 32) + (t % 32) / 4 and c = 2 (t % 4) ("Register Fragments").
+#define RL_PTX_WGMMA_D64_REGS                                                                   \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
+  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
+  "%56, %57, %58, %59, %60, %61, %62, %63}"
+#define RL_PTX_WGMMA_D64(d)                                                                       \
+  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
+      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
+      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
+      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
+      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
+      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
+      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
+      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+#define RL_PTX_WGMMA_D128_REGS                                                                     \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "    \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "     \
+  "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "     \
+  "%56, %57, %58, %59, %60, %61, %62, %63, %64, %65, %66, %67, %68, %69, %70, %71, %72, %73, "     \
+  "%74, %75, %76, %77, %78, %79, %80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, "     \
+  "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, " \
+  "%109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "     \
+  "%124, %125, %126, %127}"
+#define RL_PTX_WGMMA_D128(d) RL_PTX_WGMMA_D64(d), RL_PTX_WGMMA_D64((d + 64))
+
+// wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}
+//   d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
+// D(64 x N, f32) = A(64 x 16) * B(16 x N) + (accumulate ? D : 0), A and B in
+// shared memory through descriptors.  imm-trans-a = 0: A is K-major (a
+// row-major M x K tile).  imm-trans-b = TransposeB: 0 for a K-major B (each
+// of the N columns contiguous in K), 1 for an N-major B (a row-major K x N
+// tile, what a row-major B matrix gives); the transpose exists only for
+// 16-bit types.  Asynchronous: issue between wgmma_fence and
+// wgmma_commit_group, read d only after wgmma_wait_group.
+// T is __nv_bfloat16 or __half.
+template <typename T, bool TransposeB>
+RL_PTX_FN void wgmma_m64n128k16_f32([[maybe_unused]] float (&d)[64],
+                                    [[maybe_unused]] std::uint64_t desc_a,
+                                    [[maybe_unused]] std::uint64_t desc_b,
+                                    [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n128k16");
+#elif RL_PTX_SM90A
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " RL_PTX_WGMMA_D64_REGS
+        ", %64, %65, p, 1, 1, 0, %67;\n}\n"
+        : RL_PTX_WGMMA_D64(d)
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransposeB ? 1 : 0));
+  } else {
+    static_assert(std::is_same_v<T, __half>, "wgmma f16/bf16 only");
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " RL_PTX_WGMMA_D64_REGS
+        ", %64, %65, p, 1, 1, 0, %67;\n}\n"
+        : RL_PTX_WGMMA_D64(d)
+        : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransposeB ? 1 : 0));
+  }
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// The same with N = 256 (128 accumulators per thread), bf16 only (the
+// tensor-core ceiling's instruction).
+template <bool TransposeB>
+RL_PTX_FN void wgmma_m64n256k16_f32_bf16([[maybe_unused]] float (&d)[128],
+                                         [[maybe_unused]] std::uint64_t desc_a,
+                                         [[maybe_unused]] std::uint64_t desc_b,
+                                         [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k16");
+#elif RL_PTX_SM90A
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " RL_PTX_WGMMA_D128_REGS
+      ", %128, %129, p, 1, 1, 0, %131;\n}\n"
+      : RL_PTX_WGMMA_D128(d)
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransposeB ? 1 : 0));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+#undef RL_PTX_WGMMA_D64_REGS
+#undef RL_PTX_WGMMA_D64
+#undef RL_PTX_WGMMA_D128_REGS
+#undef RL_PTX_WGMMA_D128
+
+}  // namespace rl::ptx
+
+#undef RL_PTX_SM90A
+#if defined(RL_PTX_SM90_NOT_EMULATED)
+#undef RL_PTX_SM90_NOT_EMULATED
+#endif
