@@ -1,0 +1,374 @@
+// GEMM tensor-core rung 2: mma.sync fed by ldmatrix from swizzled shared
+// memory, filled by a multistage cp.async pipeline (tf32, fp16, bf16, and fp8
+// e4m3, which enters the ladder here: wmma has no fp8 fragments).
+//
+// What changes from the wmma rung (gemm_wmma.cu), and why each matters:
+//  - mma.sync instead of wmma: the fragment layout is the PTX ISA's, known,
+//    so the kernel loads fragments itself (below) and stores C straight from
+//    the accumulator registers, without wmma's opaque layout and its staging
+//    of C through shared memory;
+//  - ldmatrix: one instruction loads a warp's 16 x 16 (16-bit) operand block
+//    from shared memory, four 8 x 8 matrices, 16 bytes per lane, instead of
+//    element loads; .trans turns row-major B into the "col" B fragment;
+//  - the swizzle (gemm_common.hpp, swizzled_offset): each 16-byte chunk is
+//    stored at chunk ^ x(row), which spreads the 8 rows an ldmatrix phase
+//    reads over the 8 bank groups.  Without it those rows sit in the same
+//    group (8-way conflicts on B's 128-byte-multiple rows, 4-way on A's
+//    64-byte rows).  The swizzle needs no padding, so a stage is exactly
+//    BlockM x BlockK + BlockK x BlockN elements (16 KB here);
+//  - cp.async with Stages = 3 buffers: global -> shared copies bypass the
+//    registers and complete asynchronously, so the loads of K tiles kt + 1
+//    and kt + 2 are in flight while the tensor cores work on tile kt.  With
+//    2 stages only one tile's compute hides a load's latency (several hundred
+//    cycles, about that of one 128 x 128 x 32 tile of mma); the third stage
+//    gives two.  A 4th stage needs more than the 48 KB of static shared
+//    memory (dynamic shared memory with an opt-in); not taken here.
+//    Per K tile: wait for the oldest stage, one barrier (which also frees
+//    the stage read in the previous iteration), issue the next load into
+//    that freed stage, compute.  Tails: cp.async's zero-filling form reads
+//    only the in-bounds bytes of a chunk and zeroes the rest (src_bytes = 0
+//    for a chunk wholly outside), so every tile is full-size and zero terms
+//    add nothing.  cp.async needs 16-byte-aligned sources: when a matrix's
+//    rows are not (lda or ldb not a multiple of 16 bytes, e.g. odd K), that
+//    operand falls back to element loads and stores into the same swizzled
+//    slots (correct, and slow; every large shape is aligned).
+//
+// Tiles (CUTLASS names): BlockM x BlockN x BlockK = 128 x 128 x (64 bytes of
+// k: 16 tf32, 32 fp16/bf16, 64 fp8), 4 warps of WarpM x WarpN = 64 x 64, 3
+// stages.  A warp's 64 x 64 tile is 4 x 8 mma tiles of m16n8, 128 fp32
+// accumulators per lane; each BlockK step is two mma k steps (k8 tf32, k16
+// fp16/bf16, k32 fp8).
+//
+// How each operand's fragments are read (ldmatrix is .b16 only):
+//  - A, every type: ldmatrix.x4 from row-major A.  A .b16 matrix row hands
+//    lane L bytes 4 (L % 4)..+3 of row L / 4, which is exactly the m16n8k8
+//    tf32 (g, t) element and the m16n8k32 e4m3 (g, 4t..4t+3) bytes, so one
+//    scheme serves all types.  tf32 then rounds each register (cvt.rna:
+//    fp32 inputs rounded once per fragment load, u = 2^-11).
+//  - B fp16/bf16: ldmatrix.x4.trans from row-major B: b0, b1 of two n8 tiles.
+//  - B tf32: the fragment wants (k = t, n = g) and (t + 4, g), 32-bit
+//    elements: 2 LDS.32 per n8 tile (no transposing ldmatrix for 32 bits).
+//    Rows k..k+3 at the 2 chunks of 8 n columns: the tf32_b swizzle puts
+//    those 8 chunks in 8 bank groups, 32 distinct banks per warp load.
+//  - B fp8: the fragment wants 4 consecutive k of one n in a register, B
+//    is row-major (n fastest).  Chosen: ldmatrix.x4.trans as 16-bit pairs
+//    (lane gets k = 4t, 4t+1 and, from the second matrix, 4t+2, 4t+3, of
+//    columns 2g and 2g+1; the lanes choose those rows, see
+//    fp8_b_ldmatrix_x4_trans_source), then byte permutes (PRMT) form
+//    column 2g's four k in one register and column 2g+1's in another.  So
+//    one ldmatrix.x4 + 4 PRMT give the B fragments of two n8 tiles whose
+//    columns interleave (even and odd columns of a 16-column group), and the
+//    epilogue stores accordingly.  Why: it keeps B on cp.async (a transpose
+//    in staging would need register staging of B) and costs 2 PRMT per
+//    fragment register.  The alternative, a byte-wise LDS per k, costs 4
+//    LDS.U8 + 3 PRMT per register.
+//
+// fp8 on the GPU: mma.sync e4m3 is a tensor instruction (QMMA) on sm_89 and
+// sm_120; on sm_90a and sm_100a nvcc emulates it with f16 HMMA, so that
+// record has min_cc = 89 and refuses to run where it would be emulated
+// (rl::ptx::refuse_emulated_fp8_mma_sync).  Hopper's fp8 GEMM is wgmma's.
+//
+// Roofline: the same 128 x 128 reuse tile as the wmma rung (same intensity
+// per precision); the climb is towards the tensor roof, not to the right.
+#include "gemm/gemm_common.hpp"
+#include "rl/ptx.hpp"
+
+#include <bit>
+
+namespace rl::gemm {
+
+// ------------------------------------------------------------- precisions
+//
+// Storage type, mma k depth, B's swizzle, the mma, and (tf32) the rounding
+// of a fragment register.
+struct MmaTf32 {
+  using Storage = float;
+  static constexpr int kMmaK = 8;
+  static constexpr Swizzle kBSwizzle = Swizzle::tf32_b;
+  static constexpr bool kRoundToTf32 = true;
+  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4],
+                                             const std::uint32_t (&b)[2]) {
+    ptx::mma_m16n8k8_tf32_f32(d, a, b, d);
+  }
+};
+struct MmaF16 {
+  using Storage = __half;
+  static constexpr int kMmaK = 16;
+  static constexpr Swizzle kBSwizzle = Swizzle::rows8;
+  static constexpr bool kRoundToTf32 = false;
+  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4],
+                                             const std::uint32_t (&b)[2]) {
+    ptx::mma_m16n8k16_f16_f32(d, a, b, d);
+  }
+};
+struct MmaBf16 {
+  using Storage = __nv_bfloat16;
+  static constexpr int kMmaK = 16;
+  static constexpr Swizzle kBSwizzle = Swizzle::rows8;
+  static constexpr bool kRoundToTf32 = false;
+  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4],
+                                             const std::uint32_t (&b)[2]) {
+    ptx::mma_m16n8k16_bf16_f32(d, a, b, d);
+  }
+};
+struct MmaE4m3 {
+  using Storage = __nv_fp8_e4m3;
+  static constexpr int kMmaK = 32;
+  static constexpr Swizzle kBSwizzle = Swizzle::fp8_b;
+  static constexpr bool kRoundToTf32 = false;
+  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4],
+                                             const std::uint32_t (&b)[2]) {
+    ptx::mma_m16n8k32_e4m3_f32(d, a, b, d);
+  }
+};
+
+// ------------------------------------------------------------- staging
+
+// Copies the rows x (chunks_per_row x 16 bytes) tile at (row0, col0) of a
+// rows_total x cols_total row-major matrix into a swizzled shared tile, one
+// 16-byte chunk per thread and step, zeros outside the matrix.
+template <typename T, int Rows, int ChunksPerRow, int Threads, Swizzle S>
+__device__ __forceinline__ void stage_tile(unsigned char* tile, const T* __restrict__ src, int ld,
+                                           int row0, int col0, int rows_total, int cols_total,
+                                           bool aligned) {
+  constexpr int kPerChunk = 16 / static_cast<int>(sizeof(T));
+  constexpr int kChunks = Rows * ChunksPerRow;
+  static_assert(kChunks % Threads == 0, "tile split evenly over the threads");
+  const int tid = static_cast<int>(threadIdx.x);
+  RL_GEMM_UNROLL
+  for (int i = 0; i < kChunks / Threads; ++i) {
+    const int idx = tid + i * Threads;
+    const int r = idx / ChunksPerRow, c = idx % ChunksPerRow;
+    const int row = row0 + r, col = col0 + c * kPerChunk;
+    unsigned char* dst = tile + swizzled_offset(S, ChunksPerRow * 16, r, c);
+    const int in_bounds = row < rows_total && col < cols_total
+                              ? (cols_total - col < kPerChunk ? cols_total - col : kPerChunk)
+                              : 0;
+    if (aligned) {
+      // src_bytes = 0: nothing is read, the address only has to be valid.
+      const T* from = in_bounds > 0 ? src + row * ld + col : src;
+      ptx::cp_async_16_zfill(dst, from, static_cast<unsigned>(in_bounds * sizeof(T)));
+    } else {
+      T* out = reinterpret_cast<T*>(dst);
+      RL_GEMM_UNROLL
+      for (int e = 0; e < kPerChunk; ++e)
+        out[e] = e < in_bounds ? src[row * ld + col + e] : input_from_f32<T>(0.0f);
+    }
+  }
+}
+
+__device__ __forceinline__ std::uint32_t round_to_tf32(std::uint32_t bits) {
+  return ptx::f32_to_tf32(std::bit_cast<float>(bits));
+}
+
+// ------------------------------------------------------------- kernel
+
+// rl-static: kernel=gemm_mma_sync_multistage max_regs=255 max_smem=49152
+// rl-static: kernel=*MmaTf32* min_arch=80 sass=HMMA,LDSM,LDGSTS
+// rl-static: kernel=*MmaF16* min_arch=80 sass=HMMA,LDSM.16.MT88.4,LDGSTS
+// rl-static: kernel=*MmaBf16* min_arch=80 sass=HMMA,LDSM.16.MT88.4,LDGSTS
+// rl-static: kernel=*MmaE4m3* arch=89,120 sass=QMMA,LDSM.16.MT88.4,LDGSTS,PRMT
+template <typename P, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages>
+__global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
+    gemm_mma_sync_multistage(float* __restrict__ C, const typename P::Storage* __restrict__ A,
+                             const typename P::Storage* __restrict__ B, int M, int N, int K,
+                             int lda, int ldb, int ldc) {
+  using T = typename P::Storage;
+  constexpr int kThreads = (BlockM / WarpM) * (BlockN / WarpN) * 32;
+  constexpr int kBytes = static_cast<int>(sizeof(T));
+  constexpr int kARowBytes = BlockK * kBytes, kBRowBytes = BlockN * kBytes;
+  constexpr int kAStageBytes = BlockM * kARowBytes, kBStageBytes = BlockK * kBRowBytes;
+  constexpr int kStageBytes = kAStageBytes + kBStageBytes;
+  constexpr int kMmaChunks = P::kMmaK * kBytes / 16;  // chunks of k per mma k step: 2
+  constexpr int kTilesM = WarpM / 16, kTilesN = WarpN / 8;
+  static_assert(Stages >= 2, "a pipeline has at least 2 stages");
+  static_assert(kARowBytes == 64, "A rows of 64 bytes: the rows64B swizzle");
+  static_assert(kBRowBytes % 128 == 0, "B rows of whole 128-byte lines");
+  static_assert(kMmaChunks == 2 && BlockK % P::kMmaK == 0, "mma k step of 32 bytes");
+  static_assert(kTilesN % 2 == 0, "B fragments are loaded for pairs of n8 tiles");
+
+  __shared__ __align__(128) unsigned char smem[Stages * kStageBytes];
+
+  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const int g = lane / 4, t = lane % 4;
+  const int block_row = static_cast<int>(blockIdx.y) * BlockM;
+  const int block_col = static_cast<int>(blockIdx.x) * BlockN;
+  const int warp_row = (warp / (BlockN / WarpN)) * WarpM;
+  const int warp_col = (warp % (BlockN / WarpN)) * WarpN;
+  const bool a_aligned =
+      (reinterpret_cast<std::uintptr_t>(A) & 15u) == 0 && (lda * kBytes) % 16 == 0;
+  const bool b_aligned =
+      (reinterpret_cast<std::uintptr_t>(B) & 15u) == 0 && (ldb * kBytes) % 16 == 0;
+
+  auto stage_a = [&](int s) { return smem + s * kStageBytes; };
+  auto stage_b = [&](int s) { return smem + s * kStageBytes + kAStageBytes; };
+  auto load_stage = [&](int s, int k0) {
+    stage_tile<T, BlockM, kARowBytes / 16, kThreads, Swizzle::rows64B>(
+        stage_a(s), A, lda, block_row, k0, M, K, a_aligned);
+    stage_tile<T, BlockK, kBRowBytes / 16, kThreads, P::kBSwizzle>(stage_b(s), B, ldb, k0,
+                                                                   block_col, K, N, b_aligned);
+  };
+
+  float acc[kTilesM][kTilesN][4] = {};
+
+  const int k_tiles = (K + BlockK - 1) / BlockK;
+  RL_GEMM_UNROLL
+  for (int s = 0; s < Stages - 1; ++s) {
+    if (s < k_tiles) load_stage(s, s * BlockK);
+    ptx::cp_async_commit();  // an empty group past the end keeps the count uniform
+  }
+
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    ptx::cp_async_wait<Stages - 2>();  // this thread's copies of tile kt have landed
+    __syncthreads();                   // everyone's have; and tile kt - 1 is no longer read
+    const int next = kt + Stages - 1;
+    if (next < k_tiles) load_stage(next % Stages, next * BlockK);
+    ptx::cp_async_commit();
+
+    const unsigned char* As = stage_a(kt % Stages);
+    const unsigned char* Bs = stage_b(kt % Stages);
+    RL_GEMM_UNROLL
+    for (int ks = 0; ks < BlockK / P::kMmaK; ++ks) {
+      std::uint32_t a[kTilesM][4];
+      RL_GEMM_UNROLL
+      for (int im = 0; im < kTilesM; ++im) {
+        const ChunkAt at = ldmatrix_x4_source(lane, warp_row + im * 16, ks * kMmaChunks);
+        ptx::ldmatrix_x4(a[im],
+                         As + swizzled_offset(Swizzle::rows64B, kARowBytes, at.row, at.chunk));
+        if constexpr (P::kRoundToTf32) {
+          RL_GEMM_UNROLL
+          for (int r = 0; r < 4; ++r) a[im][r] = round_to_tf32(a[im][r]);
+        }
+      }
+      std::uint32_t b[kTilesN][2];
+      if constexpr (std::is_same_v<P, MmaTf32>) {
+        // (k, n) = (t, g) and (t + 4, g): one 32-bit element each.
+        RL_GEMM_UNROLL
+        for (int jn = 0; jn < kTilesN; ++jn) {
+          const int n = warp_col + jn * 8 + g;
+          RL_GEMM_UNROLL
+          for (int h = 0; h < 2; ++h) {
+            const int k = ks * P::kMmaK + t + 4 * h;
+            const unsigned char* word =
+                Bs + swizzled_offset(Swizzle::tf32_b, kBRowBytes, k, n / 4) + (n % 4) * 4;
+            b[jn][h] = round_to_tf32(*reinterpret_cast<const std::uint32_t*>(word));
+          }
+        }
+      } else if constexpr (std::is_same_v<P, MmaE4m3>) {
+        // Columns 2g and 2g + 1 of a 16-column chunk: the even tile 2jp takes
+        // the chunk's even columns, the odd tile 2jp + 1 the odd ones.
+        RL_GEMM_UNROLL
+        for (int jp = 0; jp < kTilesN / 2; ++jp) {
+          const ChunkAt at =
+              fp8_b_ldmatrix_x4_trans_source(lane, ks * P::kMmaK, (warp_col + jp * 16) / 16);
+          std::uint32_t r[4];
+          ptx::ldmatrix_x4_trans(
+              r, Bs + swizzled_offset(Swizzle::fp8_b, kBRowBytes, at.row, at.chunk));
+          // r[0]: (k 4t, n 2g) (4t, 2g+1) (4t+1, 2g) (4t+1, 2g+1), r[1] the same
+          // at k + 2, r[2] and r[3] at k + 16 (low byte first).
+          b[2 * jp][0] = __byte_perm(r[0], r[1], 0x6420);
+          b[2 * jp][1] = __byte_perm(r[2], r[3], 0x6420);
+          b[2 * jp + 1][0] = __byte_perm(r[0], r[1], 0x7531);
+          b[2 * jp + 1][1] = __byte_perm(r[2], r[3], 0x7531);
+        }
+      } else {
+        RL_GEMM_UNROLL
+        for (int jp = 0; jp < kTilesN / 2; ++jp) {
+          const ChunkAt at =
+              ldmatrix_x4_source(lane, ks * P::kMmaK, (warp_col + jp * 16) * kBytes / 16);
+          std::uint32_t r[4];
+          ptx::ldmatrix_x4_trans(r,
+                                 Bs + swizzled_offset(P::kBSwizzle, kBRowBytes, at.row, at.chunk));
+          b[2 * jp][0] = r[0];
+          b[2 * jp][1] = r[1];
+          b[2 * jp + 1][0] = r[2];
+          b[2 * jp + 1][1] = r[3];
+        }
+      }
+      RL_GEMM_UNROLL
+      for (int im = 0; im < kTilesM; ++im) {
+        RL_GEMM_UNROLL
+        for (int jn = 0; jn < kTilesN; ++jn) P::mma(acc[im][jn], a[im], b[jn]);
+      }
+    }
+  }
+
+  // Epilogue: accumulator i of tile (im, jn) is row g + 8 (i / 2), logical
+  // column 2t + i % 2 of the tile; fp8 tiles interleave (see above).  The
+  // two columns of a pair are adjacent except for fp8.
+  const bool c_aligned = (reinterpret_cast<std::uintptr_t>(C) & 7u) == 0 && ldc % 2 == 0;
+  RL_GEMM_UNROLL
+  for (int im = 0; im < kTilesM; ++im) {
+    RL_GEMM_UNROLL
+    for (int jn = 0; jn < kTilesN; ++jn) {
+      RL_GEMM_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        const int row = block_row + warp_row + im * 16 + g + 8 * h;
+        if (row >= M) continue;
+        const float v0 = acc[im][jn][2 * h], v1 = acc[im][jn][2 * h + 1];
+        if constexpr (std::is_same_v<P, MmaE4m3>) {
+          const int col = block_col + warp_col + (jn / 2) * 16 + 4 * t + jn % 2;
+          if (col < N) C[row * ldc + col] = v0;
+          if (col + 2 < N) C[row * ldc + col + 2] = v1;
+        } else {
+          const int col = block_col + warp_col + jn * 8 + 2 * t;
+          float* dst = C + row * ldc + col;
+          if (c_aligned && col + 2 <= N) {
+            *reinterpret_cast<float2*>(dst) = make_float2(v0, v1);
+          } else {
+            if (col < N) dst[0] = v0;
+            if (col + 1 < N) dst[1] = v1;
+          }
+        }
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------- launchers, records
+
+constexpr int kMmaBlockM = 128, kMmaBlockN = 128, kMmaWarpM = 64, kMmaWarpN = 64, kMmaStages = 3;
+constexpr int kMmaThreads = (kMmaBlockM / kMmaWarpM) * (kMmaBlockN / kMmaWarpN) * 32;
+
+template <typename P>
+void launch_gemm_mma_sync_multistage(const Args<typename P::Storage>& a, cudaStream_t stream) {
+  constexpr int kBlockK = 64 / static_cast<int>(sizeof(typename P::Storage));
+  launch_gemm(gemm_mma_sync_multistage<P, kMmaBlockM, kMmaBlockN, kBlockK, kMmaWarpM, kMmaWarpN,
+                                       kMmaStages>,
+              tile_grid(a.M, a.N, kMmaBlockM, kMmaBlockN), dim3(kMmaThreads), a, stream);
+}
+
+template <typename P>
+KernelRecord mma_sync_record(std::string precision, roofline::ComputeUnit unit,
+                             std::string baseline, ErrorModel error, int min_cc = 0,
+                             void (*refuse)() = nullptr) {
+  std::string name = "gemm_mma_sync_multistage_" + precision;
+  return make_record<typename P::Storage>(
+      {.name = std::move(name),
+       .variant = "mma_sync_multistage",
+       .baseline = std::move(baseline),
+       .precision = std::move(precision),
+       .unit = unit,
+       .tile = {.M = kMmaBlockM, .N = kMmaBlockN},
+       .launcher = &launch_gemm_mma_sync_multistage<P>,
+       .error = error,
+       .min_cc = min_cc,
+       .idea = "mma.sync fed by ldmatrix from swizzled shared memory, 3-stage cp.async pipeline",
+       .refuse = refuse});
+}
+
+void refuse_emulated_fp8_gemm() {
+  ptx::refuse_emulated_fp8_mma_sync("gemm_mma_sync_multistage_fp8");
+}
+
+RL_REGISTER_KERNEL(mma_sync_record<MmaTf32>("tf32", roofline::ComputeUnit::tc_tf32,
+                                            "gemm_wmma_tf32", kTensorCoreTf32Error));
+RL_REGISTER_KERNEL(mma_sync_record<MmaF16>("fp16", roofline::ComputeUnit::tc_fp16, "gemm_wmma_fp16",
+                                           kTensorCoreError));
+RL_REGISTER_KERNEL(mma_sync_record<MmaBf16>("bf16", roofline::ComputeUnit::tc_bf16,
+                                            "gemm_wmma_bf16", kTensorCoreError));
+RL_REGISTER_KERNEL(mma_sync_record<MmaE4m3>("fp8", roofline::ComputeUnit::tc_fp8,
+                                            "gemm_mma_sync_multistage_bf16", kTensorCoreError, 89,
+                                            &refuse_emulated_fp8_gemm));
+
+}  // namespace rl::gemm
