@@ -513,45 +513,48 @@ std::size_t Harness::finish() {
       config_.out_dir / "report.html",
       roofline::render_report_html(results_, {.sku = sku.sku, .sku_reason = sku.reason}));
 
+  // Google Benchmark's --benchmark_format=json|csv owns stdout: our summary
+  // goes to stderr then, so stdout stays one valid document.
+  FILE* out = config_.summary_to_stderr ? stderr : stdout;
   int name_width = 6;
   int shape_width = 5;
   for (const auto& k : results_.kernels) {
     name_width = std::max(name_width, static_cast<int>(k.name.size()));
     shape_width = std::max(shape_width, static_cast<int>(Shape{k.shape}.to_string().size()));
   }
-  std::printf("\n%-*s  %-*s  %-17s %11s %10s %10s %7s  %s\n", name_width, "kernel", shape_width,
-              "shape", "status", "median us", "GB/s", "GFLOP/s", "% roof", "bound");
+  std::fprintf(out, "\n%-*s  %-*s  %-17s %11s %10s %10s %7s  %s\n", name_width, "kernel",
+               shape_width, "shape", "status", "median us", "GB/s", "GFLOP/s", "% roof", "bound");
   for (const auto& k : results_.kernels) {
     const std::string shape = Shape{k.shape}.to_string();
     if (!k.time_s) {
-      std::printf("%-*s  %-*s  %-17s %s\n", name_width, k.name.c_str(), shape_width, shape.c_str(),
-                  k.status.c_str(), k.error.c_str());
+      std::fprintf(out, "%-*s  %-*s  %-17s %s\n", name_width, k.name.c_str(), shape_width,
+                   shape.c_str(), k.status.c_str(), k.error.c_str());
       continue;
     }
     char pct[16] = "-";
     if (k.pct_of_roof) std::snprintf(pct, sizeof pct, "%.1f", *k.pct_of_roof);
-    std::printf("%-*s  %-*s  %-17s %11.3f %10.2f %10.2f %7s  %s\n", name_width, k.name.c_str(),
-                shape_width, shape.c_str(), k.status.c_str(), k.time_s->median * 1e6,
-                k.achieved_bytes_per_s * 1e-9, k.achieved_flops_per_s * 1e-9, pct,
-                k.bound.empty() ? "-" : k.bound.c_str());
+    std::fprintf(out, "%-*s  %-*s  %-17s %11.3f %10.2f %10.2f %7s  %s\n", name_width,
+                 k.name.c_str(), shape_width, shape.c_str(), k.status.c_str(),
+                 k.time_s->median * 1e6, k.achieved_bytes_per_s * 1e-9,
+                 k.achieved_flops_per_s * 1e-9, pct, k.bound.empty() ? "-" : k.bound.c_str());
   }
   for (const auto& c : results_.ceilings)
-    std::printf("ceiling %-12s %s%s (best; median %s) from %s\n", c.name.c_str(),
-                roofline::si(c.value).c_str(), c.unit.c_str(),
-                c.median ? roofline::si(*c.median).c_str() : "-", c.method.c_str());
+    std::fprintf(out, "ceiling %-12s %s%s (best; median %s) from %s\n", c.name.c_str(),
+                 roofline::si(c.value).c_str(), c.unit.c_str(),
+                 c.median ? roofline::si(*c.median).c_str() : "-", c.method.c_str());
   if (results_.ceilings.empty())
-    std::printf("no ceiling was measured: %% of roof and bound are left empty\n");
+    std::fprintf(out, "no ceiling was measured: %% of roof and bound are left empty\n");
   else if (sku.sku == nullptr)
-    std::printf("no vendor-claim verdict: %s\n", sku.reason.c_str());
+    std::fprintf(out, "no vendor-claim verdict: %s\n", sku.reason.c_str());
   else {
-    std::printf("\nvendor-claim verdict (%s):\n", sku.reason.c_str());
+    std::fprintf(out, "\nvendor-claim verdict (%s):\n", sku.reason.c_str());
     for (const std::string& line : roofline::verdict_lines(results_))
-      std::printf("  %s\n", line.c_str());
+      std::fprintf(out, "  %s\n", line.c_str());
   }
   if (results_.context.backend == "emulator")
-    std::printf("emulator backend: times are CPU emulation, not GPU performance\n");
-  std::printf("wrote results.json, benchmarks.json, roofline.svg, report.html to %s\n",
-              config_.out_dir.string().c_str());
+    std::fprintf(out, "emulator backend: times are CPU emulation, not GPU performance\n");
+  std::fprintf(out, "wrote results.json, benchmarks.json, roofline.svg, report.html to %s\n",
+               config_.out_dir.string().c_str());
   return static_cast<std::size_t>(std::count_if(
       results_.kernels.begin(), results_.kernels.end(),
       [](const auto& k) { return k.status == "failed_validation" || k.status == "error"; }));

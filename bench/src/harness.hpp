@@ -77,6 +77,7 @@ struct HarnessConfig {
   std::uint64_t seed = 1;
   bool flush_l2 = true;
   std::optional<std::filesystem::path> dump_tensors;  // --dump-tensors DIR
+  bool summary_to_stderr = false;        // stdout carries Google Benchmark's json or csv
   bool display_aggregates_only = false;  // console shows aggregates, not each repetition
   std::filesystem::path out_dir;
   std::vector<std::string> command_line;  // recorded in results.json (run.command_line)

@@ -124,6 +124,7 @@ int run_main(int argc, char** argv) {
   config.seed = options.seed;
   config.flush_l2 = !options.warm_l2;
   config.dump_tensors = options.dump_tensors;
+  config.summary_to_stderr = stdout_is_machine_readable(options);
   config.display_aggregates_only = options.display_aggregates_only;
   config.out_dir = out_dir;
   config.command_line.assign(argv, argv + argc);

@@ -207,6 +207,14 @@ std::vector<std::string> benchmark_argv(std::string_view program, const Options&
   return argv;
 }
 
+bool stdout_is_machine_readable(const Options& options) {
+  bool machine = false;  // the last --benchmark_format given wins, as in Google Benchmark
+  for (const std::string& arg : options.benchmark_args)
+    if (std::string_view(arg).starts_with("--benchmark_format="))
+      machine = arg != "--benchmark_format=console";
+  return machine;
+}
+
 std::optional<std::filesystem::path> our_benchmarks_json(const Options& options,
                                                          const std::filesystem::path& out_dir) {
   if (user_set_benchmark_flag(options, "--benchmark_out")) return std::nullopt;

@@ -409,7 +409,28 @@ def check_emu_family_shape_and_dump(binary, schema_path):
         return 0
 
 
+def check_emu_json_format_keeps_stdout_pure(binary):
+    """--benchmark_format=json: stdout is Google Benchmark's JSON document alone."""
+    with tempfile.TemporaryDirectory() as out:
+        r = run(binary, "--benchmark_filter=^scale_f32_vec4/n=1000", "--no-ceilings",
+                "--benchmark_repetitions=1", "--benchmark_min_time=0.001",
+                "--benchmark_format=json", "--out", out)
+        if r.returncode != 0:
+            return fail(f"exit {r.returncode}; stderr {r.stderr!r}")
+        try:
+            doc = json.loads(r.stdout)
+        except json.JSONDecodeError as error:
+            return fail(f"stdout is not one JSON document ({error}): {r.stdout[:400]!r}")
+        if "benchmarks" not in doc:
+            return fail(f"stdout JSON lacks benchmarks: {list(doc)}")
+        if "wrote results.json" not in r.stderr:
+            return fail("the run summary did not go to stderr")
+        print("stdout is pure JSON; the summary went to stderr")
+        return 0
+
+
 CHECKS = {
+    "emu_json_format_keeps_stdout_pure": check_emu_json_format_keeps_stdout_pure,
     "selection_bad_input": check_selection_bad_input,
     "emu_family_shape_and_dump": check_emu_family_shape_and_dump,
     "version": check_version,

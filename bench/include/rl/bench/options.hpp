@@ -64,6 +64,10 @@ std::vector<std::string> benchmark_argv(std::string_view program, const Options&
 
 inline constexpr int kDefaultRepetitions = 5;
 
+// True when the user chose a --benchmark_format other than console: stdout
+// then carries Google Benchmark's json or csv and nothing else.
+bool stdout_is_machine_readable(const Options& options);
+
 // <out_dir>/benchmarks.json when benchmark_argv sends Google Benchmark's JSON
 // there (the user gave no --benchmark_out), else nullopt.
 std::optional<std::filesystem::path> our_benchmarks_json(const Options& options,
