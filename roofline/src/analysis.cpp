@@ -165,7 +165,9 @@ std::string percent(double share) {
 
 std::string bound_text(const AttentionVariant& v) {
   if (v.bound.empty()) return "no roof measured";
-  std::string text = v.bound == "below_both" ? "below both roofs" : v.bound + "-bound";
+  std::string text = v.bound == "below_both"   ? "below both roofs"
+                     : v.bound == "above_roof" ? "above its roof: not trusted"
+                                               : v.bound + "-bound";
   if (v.pct_of_roof) text += fmt::format(", {:.0f}% of its roof", *v.pct_of_roof);
   return text;
 }

@@ -81,6 +81,8 @@ RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings)
   v.pct_of_roof = 100.0 * fraction;
   if (fraction < kBelowBothFraction)
     v.bound = "below_both";
+  else if (fraction > kAboveRoofFraction)
+    v.bound = "above_roof";
   else
     v.bound = memory_limited ? "memory" : "compute";
   return v;

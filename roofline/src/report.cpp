@@ -42,8 +42,9 @@ struct Claim {
   std::optional<double> datasheet, derived;
 };
 
-Claim claim_for(const Ceiling& c, const Results& r, const Sku* sku) {
+Claim claim_for(const Ceiling& c, const Results& r, const Sku* sku, bool sku_chosen) {
   Claim claim{c.datasheet, c.derived_peak};
+  if (sku_chosen) claim = {};  // the chosen row's figures only
   if (!sku) return claim;
   if (c.kind == "memory") {
     if (!claim.datasheet && c.name.starts_with("hbm.") && sku->memory_bytes_per_s > 0)
@@ -220,7 +221,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
          "</tr>\n";
     for (const auto& ceiling : r.ceilings) {
       std::string unit = ceiling.unit;
-      Claim claim = claim_for(ceiling, r, options.sku);
+      Claim claim = claim_for(ceiling, r, options.sku, options.sku_chosen);
       std::string pct = claim.datasheet && *claim.datasheet > 0
                             ? fmt::format("{:.1f}%", 100 * ceiling.value / *claim.datasheet)
                             : "—";
@@ -345,6 +346,7 @@ ReportOptions report_options_for(const Results& results, std::string_view sku_ov
       throw std::invalid_argument(
           fmt::format("unknown SKU '{}' (roofline skus lists them)", sku_override));
     options.sku_reason = "chosen with --sku";
+    options.sku_chosen = true;
   } else {
     SkuMatch match = match_sku(results.context.device);
     options.sku = match.sku;

@@ -309,6 +309,13 @@ class Reader {
     return value;
   }
 
+  // null reads as NaN: the writer's encoding of a non-finite value, where no
+  // direction is implied (a rate or a byte count that could not be computed).
+  double non_negative_or_nan(std::string_view key) const {
+    if (required(key).is_null()) return std::numeric_limits<double>::quiet_NaN();
+    return non_negative(key);
+  }
+
   // null reads as +inf: the writer's encoding of a non-finite value.
   double number_null_is_infinite(std::string_view key) const {
     const J& value = required(key);
@@ -517,10 +524,10 @@ KernelResult read_kernel(const Reader<J>& r) {
   for (auto it = shape_json.begin(); it != shape_json.end(); ++it)
     k.shape.emplace_back(it.key(), shape.integer(it.key(), 0, kMaxInt64));
 
-  k.flops = r.non_negative("flops");
-  k.bytes_min = r.non_negative("bytes_min");
-  k.bytes_model = r.non_negative("bytes_model");
-  k.intensity = r.non_negative("intensity");
+  k.flops = r.non_negative_or_nan("flops");
+  k.bytes_min = r.non_negative_or_nan("bytes_min");
+  k.bytes_model = r.non_negative_or_nan("bytes_model");
+  k.intensity = r.non_negative_or_nan("intensity");
   k.validated = r.boolean("validated");
   k.status = r.optional_string("status");
   if (!k.status.empty())
@@ -530,15 +537,16 @@ KernelResult read_kernel(const Reader<J>& r) {
   k.max_rel_err = r.number_null_is_infinite("max_rel_err");
   if (const J& time = r.required("time_s"); !time.is_null())
     k.time_s = read_time(Reader<J>(time, child(r.pointer(), "time_s")));
-  k.achieved_flops_per_s = r.non_negative("achieved_flops_per_s");
-  k.achieved_bytes_per_s = r.non_negative("achieved_bytes_per_s");
+  k.achieved_flops_per_s = r.non_negative_or_nan("achieved_flops_per_s");
+  k.achieved_bytes_per_s = r.non_negative_or_nan("achieved_bytes_per_s");
   k.roof = r.optional_number("roof");
   // Required keys whose value may be null: present, but not measured.
   r.required("roof");
   r.required("pct_of_roof");
   k.pct_of_roof = r.optional_number("pct_of_roof");
   k.bound = r.string("bound");
-  require_one_of(child(r.pointer(), "bound"), k.bound, {"memory", "compute", "below_both", ""});
+  require_one_of(child(r.pointer(), "bound"), k.bound,
+                 {"memory", "compute", "below_both", "above_roof", ""});
   k.throttled = r.boolean("throttled");
   k.sm_clock_mhz = r.optional_number("sm_clock_mhz");
   k.idea = r.optional_string("idea");

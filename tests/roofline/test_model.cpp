@@ -88,6 +88,20 @@ TEST(RooflineModel, kernel_under_half_of_attainable_is_below_both) {
   EXPECT_NEAR(*k[0].pct_of_roof, 39.2, 0.1);
 }
 
+TEST(RooflineModel, kernel_well_above_its_roof_is_flagged_not_trusted) {
+  std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12),
+                         ceiling("fp32.fma", "compute", 20e12)};
+  // 1e9 FLOP over 4e9 B in 1e-3 s: 1 TFLOP/s against a 0.5 TFLOP/s memory roof.
+  std::vector<KernelResult> k{kernel_at(1e9, 4e9, 1e-3)};
+  apply_roofline(k, c);
+  EXPECT_EQ(k[0].bound, "above_roof");
+  EXPECT_NEAR(*k[0].pct_of_roof, 200.0, 1e-9);
+  // Within the 5% allowance it is judged as usual.
+  std::vector<KernelResult> near{kernel_at(1e9, 4e9, 1.0 / 0.52 * 1e-3)};
+  apply_roofline(near, c);
+  EXPECT_EQ(near[0].bound, "memory");
+}
+
 TEST(RooflineModel, copy_kernel_without_flops_is_judged_on_bandwidth) {
   std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12)};
   std::vector<KernelResult> k{kernel_at(0, 3e9, 2e-3)};  // 1.5 TB/s of 2 = 75%

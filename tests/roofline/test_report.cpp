@@ -70,6 +70,16 @@ TEST(Report, sku_override_puts_datasheet_and_percent_of_claim_beside_measured) {
   EXPECT_THROW(report_options_for(r, "a100"), std::invalid_argument);
 }
 
+TEST(Report, sku_override_replaces_the_datasheet_figures_the_run_recorded) {
+  Results r = testing::emulator_fixture();
+  r.context.backend = "cuda";
+  r.ceilings[0].value = 1.6e12;
+  r.ceilings[0].datasheet = 3.35e12;  // what a run on an H100 recorded for hbm.copy
+  std::string html = render_report_html(r, report_options_for(r, "a100-sxm4-80gb"));
+  EXPECT_NE(html.find("2.04 TB/s"), std::string::npos);  // the chosen A100 row
+  EXPECT_EQ(html.find("3.35 TB/s"), std::string::npos);  // not a mix with the H100's
+}
+
 TEST(Report, without_a_ceiling_there_is_no_roof_and_no_fusion_for_untimed_pairs) {
   Results r = testing::emulator_fixture();
   r.ceilings.clear();

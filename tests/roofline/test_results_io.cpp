@@ -3,6 +3,8 @@
 #include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
+
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include <cmath>
@@ -99,6 +101,18 @@ TEST(ResultsIo, nan_measurement_is_written_as_null_not_as_invalid_json) {
   std::string text = results_to_text(in);
   EXPECT_TRUE(nlohmann::json::accept(text));
   EXPECT_FALSE(parse_results(text, "x").kernels[0].roof.has_value());
+}
+
+TEST(ResultsIo, every_non_finite_figure_the_writer_can_produce_reads_back) {
+  Results in = testing::emulator_fixture();
+  KernelResult& k = in.kernels[0];
+  k.flops = k.bytes_min = k.bytes_model = k.intensity = std::nan("");
+  k.achieved_flops_per_s = k.achieved_bytes_per_s = std::numeric_limits<double>::infinity();
+  const Results out = parse_results(results_to_text(in), "x");
+  EXPECT_TRUE(std::isnan(out.kernels[0].flops));
+  EXPECT_TRUE(std::isnan(out.kernels[0].bytes_model));
+  EXPECT_TRUE(std::isnan(out.kernels[0].achieved_bytes_per_s));
+  EXPECT_EQ(out.kernels[1].name, in.kernels[1].name);
 }
 
 TEST(ResultsIo, to_json_and_results_from_json_agree_with_the_text_form) {

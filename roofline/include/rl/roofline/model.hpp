@@ -23,6 +23,12 @@ namespace rl::roofline {
 // Below this fraction of the attainable rate, neither roof explains the time:
 // the kernel is latency/occupancy bound ("below_both").
 inline constexpr double kBelowBothFraction = 0.5;
+// Above this fraction of its roof a kernel is flagged "above_roof" rather than
+// shown at 140%: its cost model undercounts the traffic, its data came from a
+// cache nearer than the roof's level (an L2-resident working set judged
+// against HBM), or the ceiling under-measured.  5% leaves room for the spread
+// between a ceiling's and a kernel's repetitions.
+inline constexpr double kAboveRoofFraction = 1.05;
 
 double intensity(double flops, double bytes);  // 0 when bytes == 0
 double ridge_point(double compute_flops_per_s, double bytes_per_s);
@@ -47,7 +53,7 @@ std::vector<Placement> place(double intensity, ComputeUnit unit, std::span<const
 struct RoofVerdict {
   std::optional<double> roof;         // attainable FLOP/s (DRAM level)
   std::optional<double> pct_of_roof;  // achieved / attainable x 100
-  std::string bound;                  // "memory" | "compute" | "below_both" | "" (no ceilings)
+  std::string bound;  // "memory" | "compute" | "below_both" | "above_roof" | "" (no ceilings)
 };
 // For a kernel that moves bytes but does no FLOPs (copy), % of roof is
 // achieved bytes/s over the DRAM bandwidth.

@@ -18,6 +18,9 @@ struct ReportOptions {
   // device; nullptr = unknown device (shown as such, nothing guessed).
   const Sku* sku = nullptr;
   std::string sku_reason;  // how the row was chosen, or why none was
+  // Chosen by the user (--sku): every datasheet and derived figure comes from
+  // this row, never a mix with the figures the run recorded for its device.
+  bool sku_chosen = false;
 };
 
 std::string render_report_html(const Results& results, const ReportOptions& options);
