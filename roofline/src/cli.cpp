@@ -232,7 +232,7 @@ int run_compare(const std::string& base_path, const std::string& new_path,
     std::cout << comparison_json(c).dump(2) << "\n";
   else
     std::cout << comparison_markdown(c);
-  return c.exit_code();
+  return static_cast<int>(c.exit_status());
 }
 
 std::string one_line(std::string s) {
@@ -273,15 +273,38 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
   report->add_option("--sku", report_sku, "datasheet row to compare with (default: matched)");
 
   auto* compare = app.add_subcommand(
-      "compare", "compare two results files; exit 1 if any kernel is SLOW beyond the threshold");
+      "compare",
+      "regression gate: compare NEW with BASE kernel by kernel (matched by name and shape) on "
+      "the measured times");
+  compare->footer(
+      "Verdicts: SLOW/FAST (Mann-Whitney U p < alpha, exact for small samples, and the change "
+      "beyond the threshold), SAME (the change and its (1 - 2 alpha) interval within the "
+      "threshold), UNSURE (neither), INCONCLUSIVE (too few repetitions to ever reach p < "
+      "alpha).\n"
+      "Exit status: 0 every kernel SAME or FAST; 1 a kernel SLOW, failed validation or errored "
+      "in NEW, or missing / not run in NEW (see --allow-missing); 2 bad input (unreadable file, "
+      "duplicate name+shape, samples disagreeing with the stated median or repetitions, "
+      "different device, backend or size preset without --cross-device); 3 cannot decide (a "
+      "kernel UNSURE or INCONCLUSIVE, or no kernel timed in both runs).");
   std::string base_path, new_path, format = "md";
   CompareOptions options;
   compare->add_option("base", base_path, "BASE results.json")->required();
   compare->add_option("new", new_path, "NEW results.json")->required();
-  compare->add_option("--threshold", options.threshold_pct, "percent change that counts (5)")
+  compare
+      ->add_option("--threshold", options.threshold_pct,
+                   "percent change that counts as SLOW/FAST, and the margin SAME must prove (5)")
       ->check(CLI::Range(0.0, 1000.0));
-  compare->add_option("--alpha", options.alpha, "significance level of the U test (0.05)")
-      ->check(CLI::Range(1e-9, 0.5));
+  compare
+      ->add_option("--alpha", options.alpha,
+                   "significance level of the U test; SAME uses a (1 - 2 alpha) interval (0.05)")
+      ->check(CLI::Range(1e-9, 0.25));
+  compare
+      ->add_option("--allow-missing", options.allow_missing,
+                   "REGEX (repeatable): kernels whose name it matches may be missing from NEW "
+                   "or not run there")
+      ->allow_extra_args(false);
+  compare->add_flag("--cross-device", options.cross_device,
+                    "compare files from different devices, backends or size presets");
   compare->add_option("--format", format, "md or json")->check(CLI::IsMember({"md", "json"}));
 
   try {

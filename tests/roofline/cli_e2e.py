@@ -191,28 +191,62 @@ def report_writes_self_contained_html(env):
           "--sku row not shown")
 
 
-def compare_case(env, new_kind, expected_exit, expected_verdict):
+VERDICT = r"\*\*(SAME|SLOW|FAST|UNSURE|INCONCLUSIVE)\*\*"
+
+
+def compare_case(env, new_kind, expected_exit, expected_verdict, *flags):
     base = env.fixture("compare-base")
     new = env.fixture(new_kind)
-    p = env.run("compare", base, new)
+    p = env.run("compare", base, new, *flags)
     check(p.returncode == expected_exit, f"exit {p.returncode}, expected {expected_exit}\n{p.stdout}{p.stderr}")
-    verdicts = re.findall(r"\*\*(SAME|SLOW|FAST|UNSURE)\*\*", p.stdout)
+    verdicts = re.findall(VERDICT, p.stdout)
     check(verdicts == [expected_verdict] * 3, f"verdicts {verdicts}\n{p.stdout}")
+    check(re.search(rf"→ exit {expected_exit}\.$", p.stdout.strip()), f"no exit line\n{p.stdout}")
     return p
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def save(env, name, results):
+    path = env.path(name)
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(results, f, indent=2)
+    return path
+
+
+def set_samples(kernel, samples):
+    """Gives a kernel these samples with a consistent median, min, max and count."""
+    ordered = sorted(samples)
+    n = len(ordered)
+    median = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    kernel["time_s"].update(samples=samples, repetitions=n, median=median,
+                            min=ordered[0], max=ordered[-1])
 
 
 def compare_identical_is_same_exit_0(env):
     p = compare_case(env, "compare-same", 0, "SAME")
     check("None." in p.stdout, "identical contexts should show no difference")
+    check("Geometric-mean ratio over 3 kernel(s): 1.0000 (+0.00%)" in p.stdout, p.stdout)
 
 
 def compare_ten_percent_slower_is_slow_exit_1(env):
-    compare_case(env, "compare-slow", 1, "SLOW")
+    p = compare_case(env, "compare-slow", 1, "SLOW")
+    check("Geometric-mean ratio over 3 kernel(s): 1.1000 (+10.00%)" in p.stdout, p.stdout)
 
 
-def compare_lower_clock_equal_cycles_is_same(env):
-    p = compare_case(env, "compare-clock", 0, "SAME")
-    check(re.search(r"\| SM clock \| 1000 MHz \| 900 MHz \|", p.stdout), "clock change not in the context diff")
+def compare_identical_times_with_a_higher_clock_are_same_exit_0(env):
+    p = compare_case(env, "compare-clock-up", 0, "SAME")
+    check(re.search(r"\| SM clock \| 1000 MHz \| 1100 MHz \|", p.stdout), "clock change not in the context diff")
+    check(p.stdout.count("| 1.100 |") == 3, f"clock-normalised ratio not shown\n{p.stdout}")
+    check("the verdict rests on the times" in p.stdout, p.stdout)
+
+
+def compare_slowdown_with_a_clock_drop_is_slow_exit_1(env):
+    p = compare_case(env, "compare-clock-drop", 1, "SLOW")
+    check(p.stdout.count("the clock explains it") == 3, p.stdout)
 
 
 def compare_json_format(env):
@@ -222,6 +256,91 @@ def compare_json_format(env):
     j = json.loads(p.stdout)
     check([k["verdict"] for k in j["kernels"]] == ["SAME"] * 3, j["kernels"])
     check(j["threshold_pct"] == 20 and j["exit_code"] == 0, j)
+    check(abs(j["geometric_mean_ratio"] - 1.1) < 1e-9 and j["kernels"][0]["p_exact"], j)
+
+
+def compare_three_repetitions_is_inconclusive_exit_3(env):
+    base, slow = load(env.fixture("compare-base")), load(env.fixture("compare-slow"))
+    for results in (base, slow):
+        for k in results["kernels"]:
+            set_samples(k, k["time_s"]["samples"][:3])
+    for new in (save(env, "base3.json", base), save(env, "slow3.json", slow)):
+        p = env.run("compare", save(env, "base3.json", base), new)
+        check(p.returncode == 3, f"exit {p.returncode}, expected 3\n{p.stdout}{p.stderr}")
+        check(re.findall(VERDICT, p.stdout) == ["INCONCLUSIVE"] * 3, p.stdout)
+        check("smallest possible p is 0.1" in p.stdout and "at least 4 per side" in p.stdout, p.stdout)
+
+
+def compare_noise_beyond_the_threshold_is_unsure_exit_3(env):
+    # 0.3% noise cannot show equality within 0.1%.
+    compare_case(env, "compare-same", 3, "UNSURE", "--threshold", "0.1")
+
+
+def compare_failed_or_missing_kernel_fails_exit_1(env):
+    base = env.fixture("compare-base")
+    failed = load(env.fixture("compare-same"))
+    failed["kernels"][0].update(status="failed_validation", validated=False, time_s=None,
+                                error="element 3: got NaN")
+    p = env.run("compare", base, save(env, "failed.json", failed), "--allow-missing", ".*")
+    check(p.returncode == 1, f"failed validation must fail the gate, even with --allow-missing\n{p.stdout}")
+    check("copy_vec4 [n=1048576]: failed validation in" in p.stdout, p.stdout)
+
+    errored = load(env.fixture("compare-same"))
+    errored["kernels"][1].update(status="error", time_s=None, error="launch failed")
+    p = env.run("compare", base, save(env, "errored.json", errored))
+    check(p.returncode == 1 and "errored in" in p.stdout, f"exit {p.returncode}\n{p.stdout}")
+
+    missing = load(env.fixture("compare-same"))
+    del missing["kernels"][2]
+    path = save(env, "missing.json", missing)
+    p = env.run("compare", base, path)
+    check(p.returncode == 1 and "layernorm_twopass [n=1048576]: missing from" in p.stdout,
+          f"exit {p.returncode}\n{p.stdout}")
+    p = env.run("compare", base, path, "--allow-missing", "^layernorm_", "--allow-missing", "nothing")
+    check(p.returncode == 0 and "Allowed by --allow-missing" in p.stdout, f"exit {p.returncode}\n{p.stdout}")
+    one_line_error(env.run("compare", base, path, "--allow-missing", "("), "--allow-missing")
+
+
+def compare_duplicate_entry_is_one_line_exit_2(env):
+    new = load(env.fixture("compare-same"))
+    new["kernels"].append(new["kernels"][1])
+    path = save(env, "duplicate.json", new)
+    one_line_error(env.run("compare", env.fixture("compare-base"), path),
+                   re.escape(path), r"gelu_fused \[n=1048576\] appears twice")
+
+
+def compare_inconsistent_samples_are_one_line_exit_2(env):
+    for name, edit, fragment in [
+            ("median", lambda t: t.update(median=t["median"] * 1.05), "states median"),
+            ("count", lambda t: t.update(repetitions=19), "states 19 repetitions but holds 20 samples"),
+            ("negative", lambda t: t["samples"].__setitem__(0, -1.0), "times must be positive")]:
+        new = load(env.fixture("compare-same"))
+        edit(new["kernels"][0]["time_s"])
+        path = save(env, f"inconsistent_{name}.json", new)
+        one_line_error(env.run("compare", env.fixture("compare-base"), path), re.escape(path), fragment)
+
+
+def compare_another_device_needs_cross_device(env):
+    base = env.fixture("compare-base")
+    for field, edit in [("device", lambda c: c["device"].update(name="NVIDIA H100 80GB HBM3")),
+                        ("backend", lambda c: c.update(backend="cuda")),
+                        ("size preset", lambda c: c.update(size_preset="large"))]:
+        new = load(env.fixture("compare-same"))
+        edit(new["context"])
+        path = save(env, "other.json", new)
+        one_line_error(env.run("compare", base, path), field, "--cross-device")
+        p = env.run("compare", base, path, "--cross-device")
+        check(p.returncode == 0 and "Cross-device comparison" in p.stdout,
+              f"{field}: exit {p.returncode}\n{p.stdout}{p.stderr}")
+
+
+def compare_help_states_verdicts_exit_codes_and_flags(env):
+    p = env.run("compare", "--help")
+    check(p.returncode == 0, p.stderr)
+    text = " ".join(p.stdout.split())
+    for needle in ["Exit status: 0", "1 a kernel SLOW", "2 bad input", "3 cannot decide",
+                   "INCONCLUSIVE", "--allow-missing", "--cross-device", "--threshold", "--alpha"]:
+        check(needle in text, f"compare --help lacks {needle!r}\n{p.stdout}")
 
 
 HOSTILE = {

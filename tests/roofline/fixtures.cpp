@@ -44,7 +44,7 @@ Ceiling ceiling(std::string name, std::string kind, double value) {
 
 }  // namespace
 
-KernelResult timed_kernel(const std::string& name, double median, double spread, int repetitions) {
+KernelResult kernel_with_samples(const std::string& name, std::vector<double> samples) {
   KernelResult k;
   k.name = name;
   k.family = "gelu";
@@ -58,22 +58,29 @@ KernelResult timed_kernel(const std::string& name, double median, double spread,
   k.validated = true;
   k.status = "ok";
   TimeStats t;
-  for (int i = 0; i < repetitions; ++i)
-    t.samples.push_back(median * (1.0 + spread * static_cast<double>(i % 5 - 2)));
+  t.samples = std::move(samples);
   auto sorted = t.samples;
   std::sort(sorted.begin(), sorted.end());
-  t.median = sorted[sorted.size() / 2];
+  const std::size_t n = sorted.size();
+  t.median = n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
   t.min = sorted.front();
   t.max = sorted.back();
   double mean = 0;
-  for (double s : sorted) mean += s / static_cast<double>(sorted.size());
-  for (double s : sorted) t.stddev += (s - mean) * (s - mean) / static_cast<double>(sorted.size());
+  for (double s : sorted) mean += s / static_cast<double>(n);
+  for (double s : sorted) t.stddev += (s - mean) * (s - mean) / static_cast<double>(n);
   t.stddev = std::sqrt(t.stddev);
-  t.repetitions = repetitions;
+  t.repetitions = static_cast<int>(n);
   k.time_s = t;
   k.achieved_flops_per_s = k.flops / t.median;
   k.achieved_bytes_per_s = k.bytes_model / t.median;
   return k;
+}
+
+KernelResult timed_kernel(const std::string& name, double median, double spread, int repetitions) {
+  std::vector<double> samples;
+  for (int i = 0; i < repetitions; ++i)
+    samples.push_back(median * (1.0 + spread * static_cast<double>(i % 5 - 2)));
+  return kernel_with_samples(name, std::move(samples));
 }
 
 Results emulator_fixture() {

@@ -6,6 +6,7 @@
 #include "rl/roofline/results.hpp"
 
 #include <string>
+#include <vector>
 
 namespace rl::roofline::testing {
 
@@ -15,6 +16,11 @@ Results emulator_fixture();
 
 // Many kernels at nearly the same intensity and rate: labels must not overlap.
 Results crowded_fixture(int kernel_count);
+
+// A timed kernel (family gelu, shape n=2^20, validated) with exactly these
+// samples; median (the mean of the middle two for an even count), min, max and
+// stddev come from them.
+KernelResult kernel_with_samples(const std::string& name, std::vector<double> samples);
 
 // A timed kernel whose samples are `median` * (1 + spread * k) for k in
 // {-2..2} (repeated), for compare tests.
