@@ -35,6 +35,19 @@ Keys of a declaration (values never contain spaces; lists are comma-separated):
                    by default unless a declaration allows stack or spills.
   sass_dominant=OP OP is the most frequent arithmetic opcode of the function
                    (see ARITHMETIC_OPCODES); for FMA/tensor throughput loops.
+  loop_share=OP:PCT
+                   the function's hot loop is at least PCT percent OP
+                   instructions (every instruction of the loop body counts:
+                   branches, compares and counters are the loop's overhead).
+                   A loop is a backward BRA and the instructions from its
+                   target to it; the hot loop is the one with the most OP
+                   (ties: the shortest).  For throughput loops whose overhead
+                   must stay below 100 - PCT percent of issue slots.
+  max_loop_instructions=N
+                   the function's longest loop (the most instructions from
+                   a backward BRA's target to it) has at most N instructions:
+                   the issue cost of a grid-stride loop's trip, which the
+                   kernel's header divides by the elements a trip writes.
 
 Opcodes match by prefix at a '.' boundary, modifiers included: LDG.E.128
 matches LDG.E.128.CONSTANT, HMMA matches HMMA.16816.F32.BF16, LDG matches all
@@ -89,9 +102,9 @@ ARITHMETIC_OPCODES = frozenset("""
     POPC FLO BREV PRMT SGXT BMSK IDP IDP4A IDP2A
 """.split())
 
-KEYS_INT = ("min_arch", "max_regs", "max_smem", "spills", "stack")
+KEYS_INT = ("min_arch", "max_regs", "max_smem", "spills", "stack", "max_loop_instructions")
 KEYS_LIST = ("arch", "sass", "sass_absent")
-KEYS_STR = ("kernel", "sass_dominant")
+KEYS_STR = ("kernel", "sass_dominant", "loop_share")
 DECL_RE = re.compile(r"//\s*rl-static:(.*)$")
 
 
@@ -161,6 +174,12 @@ def parse_declaration(text, where, from_header=False):
             raise InputError("%s: rl-static: unknown key '%s' (known: %s)" % (where, key, known))
     if "kernel" not in fields:
         raise InputError("%s: rl-static: declaration without kernel=" % where)
+    if "loop_share" in fields:
+        op, sep, pct = fields["loop_share"].partition(":")
+        if not op or not sep or not re.fullmatch(r"\d+(\.\d+)?", pct) or float(pct) > 100:
+            raise InputError("%s: rl-static: loop_share needs OP:PERCENT (e.g. FFMA:99), got '%s'"
+                             % (where, fields["loop_share"]))
+        fields["loop_share"] = (op, float(pct))
     return Declaration(where, fields, from_header)
 
 
@@ -271,11 +290,23 @@ def parse_ptxas(text):
 # --- SASS --------------------------------------------------------------------------------------
 
 # Modifiers may hold lower case (HGMMA.64x8x16.F32.BF16); NOP; has no space.
-SASS_INSTR_RE = re.compile(r"^\s*/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][^\s;]*)")
+SASS_INSTR_RE = re.compile(
+    r"^\s*/\*([0-9a-f]{4,})\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][^\s;]*)([^;]*)")
+
+
+class Instruction(str):
+    """An opcode (with modifiers), as a string, with its address and, for a
+    branch, its target address (None otherwise)."""
+
+    def __new__(cls, opcode, address=0, target=None):
+        obj = str.__new__(cls, opcode)
+        obj.address = address
+        obj.target = target
+        return obj
 
 
 def parse_sass(text):
-    """Opcodes (with modifiers) per function of a `cuobjdump -sass` listing."""
+    """Instructions per function of a `cuobjdump -sass` listing."""
     functions = {}
     current = None
     for line in text.splitlines():
@@ -285,8 +316,36 @@ def parse_sass(text):
             continue
         instr = SASS_INSTR_RE.match(line)
         if instr and current is not None:
-            current.append(instr.group(1))
+            opcode, operands = instr.group(2), instr.group(3)
+            target = None
+            if base_opcode(opcode) == "BRA":
+                address = re.search(r"0x([0-9a-f]+)", operands)
+                target = int(address.group(1), 16) if address else None
+            current.append(Instruction(opcode, int(instr.group(1), 16), target))
     return functions
+
+
+def loops(instructions):
+    """The body of every loop: a backward branch and the instructions from
+    its target to it."""
+    bodies = []
+    for end, branch in enumerate(instructions):
+        target = getattr(branch, "target", None)
+        if target is not None and target <= branch.address:
+            bodies.append([op for op in instructions[:end + 1] if op.address >= target])
+    return bodies
+
+
+def hot_loop(instructions, wanted):
+    """(count of `wanted`, body length) of the loop with the most `wanted`
+    instructions (ties: the shortest body), or None without a backward branch.
+    A loop is a backward branch and the instructions from its target to it."""
+    best = None
+    for body in loops(instructions):
+        count = sum(1 for op in body if opcode_matches(op, wanted))
+        if best is None or (count, -len(body)) > (best[0], -best[1]):
+            best = (count, len(body))
+    return best
 
 
 def opcode_matches(opcode, pattern):
@@ -360,8 +419,9 @@ def check_arch(arch, decls, resources, sass, failures, notes):
 
         local_allowed = bool(stated("stack") and max(v for _, v in stated("stack")) > 0) or bool(
             stated("spills") and max(v for _, v in stated("spills")) > 0)
-        wants_sass = any(k in d.fields for d in covering for k in ("sass", "sass_absent",
-                                                                   "sass_dominant"))
+        wants_sass = any(k in d.fields for d in covering
+                         for k in ("sass", "sass_absent", "sass_dominant", "loop_share",
+                                   "max_loop_instructions"))
         if sass is None:
             sass_needed = sass_needed or wants_sass
             continue
@@ -434,6 +494,27 @@ def check_sass(label, covering, opcodes, local_allowed, failures):
             failures.append("%s: %s is not the dominant arithmetic opcode (%d of it; %s) (%s)"
                             % (label, wanted, mine,
                                ", ".join("%s %d" % kv for kv in ranked), decl.where))
+    for decl in covering:
+        if "loop_share" not in decl.fields:
+            continue
+        wanted, percent = decl.fields["loop_share"]
+        loop = hot_loop(opcodes, wanted)
+        if loop is None or loop[0] == 0:
+            failures.append("%s: no loop with %s (loop_share=%s:%g, %s)"
+                            % (label, wanted, wanted, percent, decl.where))
+        elif 100.0 * loop[0] < percent * loop[1]:
+            failures.append("%s: hot loop is %d %s in %d instructions (%.1f%%), below "
+                            "loop_share=%s:%g (%s)"
+                            % (label, loop[0], wanted, loop[1], 100.0 * loop[0] / loop[1],
+                               wanted, percent, decl.where))
+    for decl in covering:
+        if "max_loop_instructions" not in decl.fields:
+            continue
+        longest = max((len(body) for body in loops(opcodes)), default=0)
+        if longest > decl.fields["max_loop_instructions"]:
+            failures.append("%s: longest loop has %d instructions, above max_loop_instructions=%d "
+                            "(%s)" % (label, longest, decl.fields["max_loop_instructions"],
+                                      decl.where))
 
 
 def read_text(path):

@@ -300,6 +300,73 @@ class SassRules(unittest.TestCase):
         s = self.run_rules(copy, self.FMA + " sass_dominant=HMMA")
         self.assertTrue(s.failed_with("fma_loop", "HMMA is not the dominant", "FFMA 3"))
 
+    # A kernel with a setup, a hot loop of 99 FFMA + IADD3 + ISETP + BRA
+    # (99/102 = 97.1%) and a tail loop of 2 FFMA in 5 instructions.
+    @staticmethod
+    def loop_listing(hot_fmas=99):
+        lines = ["\t\tFunction : _Z8fma_loopPfffi",
+                 "        /*0000*/                   MOV R1, c[0x0][0x28] ;"]
+        address = 0x10
+        def add(text):
+            nonlocal address
+            lines.append("        /*%04x*/                   %s ;" % (address, text))
+            address += 0x10
+        hot = address
+        for _ in range(hot_fmas):
+            add("FFMA R4, R4, R3, R2")
+        add("IADD3 R5, R5, -0x4, RZ")
+        add("ISETP.GT.AND P0, PT, R5, 0x3, PT")
+        lines.append("        /*%04x*/               @P0 BRA 0x%x ;" % (address, hot))
+        address += 0x10
+        tail = address
+        add("FFMA R4, R4, R3, R2")
+        add("FFMA R6, R6, R3, R2")
+        add("IADD3 R5, R5, -0x1, RZ")
+        add("ISETP.NE.AND P1, PT, R5, RZ, PT")
+        lines.append("        /*%04x*/               @P1 BRA 0x%x ;" % (address, tail))
+        address += 0x10
+        add("EXIT")
+        lines.append("        /*%04x*/                   BRA 0x%x;" % (address, address))
+        return "\n".join(lines) + "\n"
+
+    def test_hot_loop_is_the_backward_branch_with_the_most_of_the_opcode(self):
+        code = cs.parse_sass(self.loop_listing())["_Z8fma_loopPfffi"]
+        self.assertEqual(code[3].address, 0x30)
+        self.assertEqual(cs.hot_loop(code, "FFMA"), (99, 102))
+        self.assertEqual(cs.hot_loop(code, "HMMA"), (0, 1))  # the trailing BRA-to-itself
+        self.assertIsNone(cs.hot_loop(cs.parse_sass(SASS_LISTING)["_Z9copy_vec4PK6float4PS_i"][:-1],
+                                      "FFMA"))
+
+    def test_loop_share_counts_every_instruction_of_the_hot_loop(self):
+        ptxas = "ptxas info    : Compiling entry function '_Z8fma_loopPfffi' for 'sm_90a'\n" \
+                "ptxas info    : Used 17 registers, used 0 barriers\n"
+        run = lambda share, listing: Stash((self.FMA + " loop_share=" + share,), ptxas=ptxas,
+                                           sass=listing, arch="90a")
+        self.assertEqual(run("FFMA:97", self.loop_listing()).failures, [])
+        low = run("FFMA:99", self.loop_listing())
+        self.assertTrue(low.failed_with("fma_loop", "hot loop is 99 FFMA in 102 instructions",
+                                        "97.1%", "loop_share=FFMA:99"))
+        self.assertEqual(run("FFMA:99", self.loop_listing(hot_fmas=297)).failures, [])
+        none = run("DFMA:99", self.loop_listing())
+        self.assertTrue(none.failed_with("fma_loop", "no loop with DFMA"))
+
+    def test_max_loop_instructions_bounds_the_longest_loop(self):
+        ptxas = "ptxas info    : Compiling entry function '_Z8fma_loopPfffi' for 'sm_90a'\n" \
+                "ptxas info    : Used 17 registers, used 0 barriers\n"
+        run = lambda limit: Stash((self.FMA + " max_loop_instructions=%d" % limit,), ptxas=ptxas,
+                                  sass=self.loop_listing(), arch="90a")
+        self.assertEqual(run(102).failures, [])
+        self.assertTrue(run(101).failed_with("fma_loop", "longest loop has 102 instructions",
+                                             "max_loop_instructions=101"))
+
+    def test_loop_share_needs_an_opcode_and_a_percentage(self):
+        self.assertEqual(decl("kernel=k loop_share=FFMA:99.5").fields["loop_share"],
+                         ("FFMA", 99.5))
+        for text in ("kernel=k loop_share=FFMA", "kernel=k loop_share=:99",
+                     "kernel=k loop_share=FFMA:lots", "kernel=k loop_share=FFMA:101"):
+            with self.assertRaises(cs.InputError, msg=text):
+                decl(text)
+
     def test_local_memory_is_absent_by_default(self):
         listing = SASS_LISTING.replace("FADD R0, R0, R0", "STL [R1], R0")
         s = Stash(("kernel=copy_vec4 max_regs=14 max_smem=0", self.FMA), ptxas=self.PTXAS,
