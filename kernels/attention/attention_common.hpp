@@ -419,6 +419,32 @@ Tolerance tolerance(const Dims& p, const Reference& ref, const ErrorModel& model
   }
 }
 
+// ---------------------------------------------------------------- shared-memory swizzle
+//
+// The tensor-core kernel's Q, K and V tiles in shared memory are [rows][D]
+// 16-bit elements, a row of D/8 chunks of 16 bytes.  ldmatrix reads an 8×8
+// matrix per 8-lane phase: 8 rows, one 16-byte chunk each, at the same column.
+// Shared memory has 32 banks of 4 bytes (a 128-byte line), so chunk c of any
+// row whose pitch is a multiple of 128 bytes (D = 64: 128 B, D = 128: 256 B)
+// sits on banks 4·(c % 8) .. +3: the 8 rows of a phase would all hit the same
+// 4 banks, an 8-way conflict.  XOR-ing the chunk index with row % 8 spreads
+// any 8 consecutive rows over the 8 bank quads, for reads (ldmatrix, .trans
+// too) and for the cp.async writes of a row alike.  Here (not in the kernel's
+// file) so a host test can check exactly that.
+inline constexpr int kSwizzleChunkElements = 8;  // 16 bytes of a 16-bit type
+
+__host__ __device__ constexpr int swizzled_chunk(int row, int chunk) {
+  return chunk ^ (row & 7);
+}
+
+// Element offset of (row, col) in a swizzled [rows][D] tile; col % 8 is kept.
+template <int D>
+__host__ __device__ constexpr int swizzled_index(int row, int col) {
+  static_assert(D % (8 * kSwizzleChunkElements) == 0, "the XOR needs 8 chunks per row");
+  return row * D + swizzled_chunk(row, col / kSwizzleChunkElements) * kSwizzleChunkElements +
+         col % kSwizzleChunkElements;
+}
+
 // ---------------------------------------------------------------- workload
 
 template <typename T>
@@ -446,6 +472,52 @@ template <typename T>
 void launch_attention_softmax(T* P, const T* S, std::int64_t rows, int N, bool causal,
                               cudaStream_t stream);
 
+// ---------------------------------------------------------------- fused launches
+//
+// What the fused kernels' launchers share (device code: the host compiler of
+// the CUDA backend's tests sees this header too).  Every fused kernel takes
+// (O, Q, K, V, N, causal, scale·log2 e) and runs on the grid (B·H, ⌈N /
+// block_m⌉): heads on x, query tiles on y (at most 65535); its dynamic shared
+// memory is opted in once (needed above 48 KB).  The head dim is a template
+// parameter compiled for 64 and 128: dispatch_head_dim refuses any other.
+#if defined(__CUDACC__) || defined(RL_EMULATE)
+
+inline constexpr float kLog2e = 1.44269504088896341f;  // exp(x) = exp2(x·log2 e)
+
+template <auto Kernel, typename T>
+void launch_fused(const std::string& name, const Args<T>& a, int block_m, int threads,
+                  std::size_t shared_bytes, cudaStream_t stream) {
+  const int query_tiles = (a.N + block_m - 1) / block_m;
+  if (query_tiles > 65535)
+    throw std::invalid_argument(name + ": N = " + std::to_string(a.N) +
+                                " needs more than 65535 query tiles");
+  static const bool opted_in = [shared_bytes] {
+    RL_CUDA_CHECK(cudaFuncSetAttribute(Kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       static_cast<int>(shared_bytes)));
+    return true;
+  }();
+  (void)opted_in;
+  rl::launch(Kernel, dim3(static_cast<unsigned>(a.B * a.H), static_cast<unsigned>(query_tiles)),
+             dim3(static_cast<unsigned>(threads)), shared_bytes, stream, a.O, a.Q, a.K, a.V, a.N,
+             a.causal, a.scale * kLog2e);
+}
+
+// launch(std::integral_constant<int, D>{}) for d = D in {64, 128}.
+template <typename Launch>
+void dispatch_head_dim(const std::string& name, int d, Launch&& launch) {
+  switch (d) {
+    case 64:
+      return launch(std::integral_constant<int, 64>{});
+    case 128:
+      return launch(std::integral_constant<int, 128>{});
+    default:
+      throw std::invalid_argument(name + ": head dim d=" + std::to_string(d) +
+                                  " is not compiled (supported: 64, 128)");
+  }
+}
+
+#endif  // __CUDACC__ || RL_EMULATE
+
 inline constexpr InputSpec kDefaultInputs{.mean = 0.0, .stddev = 1.0};
 
 template <typename T>
@@ -455,12 +527,11 @@ class AttentionWorkload final : public InspectableWorkload {
   Launcher<T> launch;
 
   AttentionWorkload(Launcher<T> launcher, const Dims& p, const ErrorModel& error, bool needs_scores,
-                    std::uint64_t seed, std::int64_t full_check_max_n = kFullCheckMaxN)
+                    std::uint64_t seed)
       : launch(std::move(launcher)),
         p_(p),
         error_(error),
         scale_(static_cast<float>(1.0 / std::sqrt(static_cast<double>(p.d)))),
-        full_check_max_n_(full_check_max_n),
         q_(count()),
         k_(count()),
         v_(count()),
@@ -518,6 +589,13 @@ class AttentionWorkload final : public InspectableWorkload {
 
   std::vector<float> download_outputs() const override { return download_as_float(o_); }
 
+  // Test hook: check sampled rows from this N on (checked_rows), so a small
+  // instance exercises the sampled path.  Recomputes the reference.
+  void set_full_check_max_n(std::int64_t full_check_max_n) {
+    full_check_max_n_ = full_check_max_n;
+    upload_and_reference(q_.download(), k_.download(), v_.download());
+  }
+
   const Reference& reference_rows() const { return ref_; }
   Tolerance current_tolerance() const { return tolerance<T>(p_, ref_, error_); }
 
@@ -560,7 +638,7 @@ class AttentionWorkload final : public InspectableWorkload {
   Dims p_;
   ErrorModel error_;
   float scale_;
-  std::int64_t full_check_max_n_;
+  std::int64_t full_check_max_n_ = kFullCheckMaxN;
   DeviceBuffer<T> q_, k_, v_, o_;
   DeviceBuffer<T> s_, p_scratch_;
   Reference ref_;

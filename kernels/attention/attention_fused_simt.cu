@@ -226,36 +226,13 @@ __global__ void __launch_bounds__(FusedLayout<D, BlockM, BlockN>::kThreads)
   }
 }
 
-template <int D>
-void launch_fused_for_head_dim(const Args<float>& a, cudaStream_t stream) {
-  using L = FusedLayout<D, kFusedBlockM, kFusedBlockN>;
-  constexpr auto kernel = &attention_fused_simt<D, kFusedBlockM, kFusedBlockN>;
-  // Above 48 KB of dynamic shared memory a kernel must opt in, once.
-  static const bool opted_in = [] {
-    RL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       static_cast<int>(L::kSharedBytes)));
-    return true;
-  }();
-  (void)opted_in;
-  const dim3 grid(static_cast<unsigned>(a.B * a.H),
-                  static_cast<unsigned>((a.N + kFusedBlockM - 1) / kFusedBlockM));
-  rl::launch(kernel, grid, dim3(L::kThreads), L::kSharedBytes, stream, a.O, a.Q, a.K, a.V, a.N,
-             a.causal, a.scale * 1.44269504088896341f);
-}
-
 void launch_attention_fused(const Args<float>& a, cudaStream_t stream) {
-  if ((a.N + kFusedBlockM - 1) / kFusedBlockM > 65535)
-    throw std::invalid_argument("attention_f32_fused: N = " + std::to_string(a.N) +
-                                " needs more than 65535 query tiles");
-  switch (a.d) {
-    case 64:
-      return launch_fused_for_head_dim<64>(a, stream);
-    case 128:
-      return launch_fused_for_head_dim<128>(a, stream);
-    default:
-      throw std::invalid_argument("attention_f32_fused: head dim d=" + std::to_string(a.d) +
-                                  " is not compiled (supported: 64, 128)");
-  }
+  dispatch_head_dim("attention_f32_fused", a.d, [&](auto head_dim) {
+    constexpr int D = decltype(head_dim)::value;
+    using L = FusedLayout<D, kFusedBlockM, kFusedBlockN>;
+    launch_fused<&attention_fused_simt<D, kFusedBlockM, kFusedBlockN>>(
+        "attention_f32_fused", a, kFusedBlockM, L::kThreads, L::kSharedBytes, stream);
+  });
 }
 
 RL_REGISTER_KERNEL(make_record<float>({.name = "attention_f32_fused",
