@@ -13,8 +13,9 @@
 //            time: the arrow from unfused to fused is the whole lesson.
 // Both use 128-bit loads and stores (4 floats or 8 bf16, fp32 math), so the
 // comparison is fusion alone, not vectorisation.  The unfused bf16 pair stores
-// t in bf16, as a framework would; that extra rounding stays well inside the
-// bf16 tolerance, so both rungs are checked against one float64 reference.
+// t in bf16, as a framework would; both rungs are checked against one float64
+// reference, the unfused bf16 pair with that extra rounding in its error
+// bound (BiasGeluWorkload::error_bound).
 #include "gelu/bias_gelu.hpp"
 
 namespace rl::gelu {
@@ -27,33 +28,58 @@ namespace rl::gelu {
 // its grid stride modulo width (an add and a compare per vector), since a
 // 64-bit division per element would cost more instructions than the GELU.
 //
+// The bias: when width is a multiple of the vector length (kBiasVec), every
+// vector of x lies inside one row and starts at a column that is a multiple of
+// kVec, so the bias for the whole vector is one 128-bit load at that column
+// (16-byte aligned: cudaMalloc'd bias, column % kVec == 0).  Otherwise a
+// vector may cross one or more row ends (any width works, even width < kVec)
+// and each element gathers its bias with a scalar load and a column wrap,
+// about 30 instructions per 16 bytes of bf16 more than one vector load.
+//
+// Issue cost of the fused kernel (SASS of nvcc 13.0 for sm_90a, hot-loop
+// instructions per element written): 128-bit bias 29.3 fp32 (117 per trip of
+// 4) and 29.4 bf16 (235 per 8), against 32.8 (131) and 33.3 (266) with the
+// per-element bias gather of odd widths; the tanh GELU alone is 26.3 and
+// 25.9 (gelu_vec128.cu).  Budgets about 10% above, on every architecture:
 // rl-static: kernel=bias_gelu_vec128 max_regs=48 max_smem=0 sass=LDG.E.128,STG.E.128
-template <typename T, bool kAddBias, bool kApplyGelu>
+// rl-static: kernel=*bias_gelu_vec128<float,?true,?true,?true>* max_loop_instructions=129
+// rl-static: kernel=*bias_gelu_vec128<float,?true,?true,?false>* max_loop_instructions=145
+// rl-static: kernel=*bias_gelu_vec128<__nv_bfloat16,?true,?true,?true>* max_loop_instructions=259
+// rl-static: kernel=*bias_gelu_vec128<__nv_bfloat16,?true,?true,?false>* max_loop_instructions=293
+template <typename T, bool kAddBias, bool kApplyGelu, bool kBiasVec>
 __global__ void bias_gelu_vec128(T* __restrict__ y, const T* __restrict__ x,
                                  const T* __restrict__ bias, std::int64_t n, int width) {
   constexpr int kVec = Packed128<T>::size;
   const std::int64_t n_vec = n / kVec;
   const std::int64_t first = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   const std::int64_t stride = static_cast<std::int64_t>(gridDim.x) * blockDim.x;
-  auto apply = [&](float v, int column) {
-    if constexpr (kAddBias) v += to_f32(bias[column]);
+  auto finish = [](float v) {
     if constexpr (kApplyGelu) v = gelu_tanh_f32(v);
     return from_f32<T>(v);
+  };
+  auto apply = [&](float v, int column) {
+    if constexpr (kAddBias) v += to_f32(bias[column]);
+    return finish(v);
   };
   int column = static_cast<int>((first * kVec) % width);
   const int column_step = static_cast<int>((stride * kVec) % width);
   for (std::int64_t i = first; i < n_vec; i += stride) {
     Packed128<T> v = load128(x + i * kVec);
-    // A vector can cross one or more row ends (any width works, even width < kVec).
-    for (int j = 0, c = column; j < kVec; ++j) {
-      v[j] = apply(to_f32(v[j]), c);
-      if (++c == width) c = 0;
+    if constexpr (kAddBias && kBiasVec) {
+      const Packed128<T> b = load128(bias + column);
+      for (int j = 0; j < kVec; ++j) v[j] = finish(to_f32(v[j]) + to_f32(b[j]));
+    } else {
+      for (int j = 0, c = column; j < kVec; ++j) {
+        v[j] = apply(to_f32(v[j]), c);
+        if (++c == width) c = 0;
+      }
     }
     store128(y + i * kVec, v);
     column += column_step;
     if (column >= width) column -= width;
   }
-  // The last n % kVec elements, one per thread of the first threads.
+  // The last n % kVec elements, one per thread of the first threads (none
+  // when kBiasVec: n is then a multiple of kVec).
   const std::int64_t tail = n_vec * kVec + first;
   if (tail < n) y[tail] = apply(to_f32(x[tail]), static_cast<int>(tail % width));
 }
@@ -63,9 +89,14 @@ template <typename T, bool kAddBias, bool kApplyGelu>
 void launch_bias_gelu_pass(const BiasGeluArgs<T>& a, T* out, const T* in, cudaStream_t stream) {
   constexpr int kThreads = 256;
   const std::int64_t n = a.rows * a.width;
-  rl::launch(bias_gelu_vec128<T, kAddBias, kApplyGelu>,
-             grid_stride_grid(n / Packed128<T>::size, kThreads, a.max_blocks), dim3(kThreads), 0,
-             stream, out, in, kAddBias ? a.bias : nullptr, n, a.width);
+  const dim3 grid = grid_stride_grid(n / Packed128<T>::size, kThreads, a.max_blocks);
+  const T* bias = kAddBias ? a.bias : nullptr;
+  if (kAddBias && bias_loads_are_vectors<T>(a.width))
+    rl::launch(bias_gelu_vec128<T, kAddBias, kApplyGelu, true>, grid, dim3(kThreads), 0, stream,
+               out, in, bias, n, a.width);
+  else
+    rl::launch(bias_gelu_vec128<T, kAddBias, kApplyGelu, false>, grid, dim3(kThreads), 0, stream,
+               out, in, bias, n, a.width);
 }
 
 template <typename T>

@@ -32,15 +32,6 @@ double bytes_model_rowcached(const Dims& d) {
   return x_read_bytes(d, 1, 1.0) + bytes_except_x(d);
 }
 
-template <typename T>
-__device__ __forceinline__ Packed128<T> load_chunk(const T* row, int e, int C, bool aligned) {
-  constexpr int kVec = Packed128<T>::size;
-  if (aligned && e + kVec <= C) return load128(row + e);
-  Packed128<T> v;
-  for (int j = 0; j < kVec; ++j) v[j] = e + j < C ? row[e + j] : from_f32<T>(0.0f);
-  return v;
-}
-
 // 80 registers is the 768-thread bound of kChunks = 4; kChunks 1 and 2 are
 // held to 64 by their own launch bound.
 // rl-static: kernel=layernorm_vec128_rowcached max_regs=80 max_smem=128
@@ -59,26 +50,9 @@ __global__ void __launch_bounds__(kMaxThreads<kChunks>)
   T* yr = y + static_cast<std::int64_t>(row) * C;
   const bool aligned = C % kVec == 0;  // then every row starts 16-byte aligned
 
-  // Chunk k of this thread starts at element (k * threads + tid) * kVec, so
-  // the block's loads of one k are contiguous: fully coalesced.
   Packed128<T> cached[kChunks];
-  float sum = 0.0f;
-  for (int k = 0; k < kChunks; ++k) {
-    const int e = (k * threads + tid) * kVec;
-    cached[k] = load_chunk(xr, e, C, aligned);  // zero past the end of the row
-    for (int j = 0; j < kVec; ++j) sum += to_f32(cached[k][j]);
-  }
-  const float m = block_sum(sum, scratch) / static_cast<float>(C);
-
-  float var = 0.0f;
-  for (int k = 0; k < kChunks; ++k) {
-    const int e = (k * threads + tid) * kVec;
-    for (int j = 0; j < kVec; ++j) {
-      const float d = e + j < C ? to_f32(cached[k][j]) - m : 0.0f;
-      var += d * d;
-    }
-  }
-  const float s = rsqrtf(block_sum(var, scratch) / static_cast<float>(C) + kEps);
+  load_cached_row(cached, xr, C, aligned);
+  const auto [m, s] = cached_row_stats(cached, C, scratch);
 
   for (int k = 0; k < kChunks; ++k) {
     const int e = (k * threads + tid) * kVec;
@@ -88,11 +62,7 @@ __global__ void __launch_bounds__(kMaxThreads<kChunks>)
     Packed128<T> out;
     for (int j = 0; j < kVec; ++j)
       out[j] = from_f32<T>((to_f32(cached[k][j]) - m) * s * to_f32(w[j]) + to_f32(b[j]));
-    if (aligned && e + kVec <= C) {
-      store128(yr + e, out);
-    } else {
-      for (int j = 0; j < kVec && e + j < C; ++j) yr[e + j] = out[j];
-    }
+    store_chunk(yr, e, C, aligned, out);
   }
   if (tid == 0) {
     mean[row] = m;

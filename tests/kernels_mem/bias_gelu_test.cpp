@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -31,8 +32,10 @@ class BiasGeluVariant : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(BiasGeluVariant, MatchesFloat64ReferenceAtOddShapesUnderTwoSchedules) {
   RL_KERNEL_TEST_SETUP();
+  // Widths that are multiples of the vector length (4, 8, 24, 1000, 3072)
+  // take the 128-bit bias path, the others (odd, 4100 for bf16) the scalar one.
   const std::vector<std::pair<std::int64_t, std::int64_t>> shapes = {
-      {1, 1}, {3, 3}, {2, 33}, {7, 1000}, {5, 1003}, {3, 4100}};
+      {1, 1}, {3, 3}, {2, 4}, {1, 8}, {3, 24}, {2, 33}, {7, 1000}, {5, 1003}, {3, 4100}, {3, 3072}};
   for (const auto& [rows, width] : shapes) {
     SCOPED_TRACE("rows = " + std::to_string(rows) + ", C = " + std::to_string(width));
     auto workload = rl::test::make_inspectable_workload(GetParam(), shape_of(rows, width),
@@ -86,7 +89,7 @@ bool cap_grid(rl::InspectableWorkload& workload, std::int64_t max_blocks) {
 // its column forward instead of recomputing it.
 TEST_P(BiasGeluVariant, GridStrideLoopCarriesTheColumnAcrossIterations) {
   RL_KERNEL_TEST_SETUP();
-  for (const std::int64_t width : {1, 7, 1003}) {
+  for (const std::int64_t width : {1, 7, 1003, 8, 1000}) {
     for (const std::int64_t max_blocks : {1, 3}) {
       SCOPED_TRACE("C = " + std::to_string(width) + ", blocks = " + std::to_string(max_blocks));
       auto workload = rl::test::make_inspectable_workload(GetParam(), shape_of(9, width), 5);
@@ -108,8 +111,76 @@ TEST_P(BiasGeluVariant, UnwrittenLastRowFailsValidation) {
   EXPECT_NE(v.detail.find("non-finite output at 4012"), std::string::npos) << v.detail;
 }
 
+// Makes the workload read the bias one column off (bias[(c + 1) % C]), the
+// off-by-one a wrong column carry at row ends would produce.
+template <typename T>
+bool shift_bias_one_column(rl::InspectableWorkload& workload) {
+  auto* typed = dynamic_cast<rl::gelu::BiasGeluWorkload<T>*>(&workload);
+  if (typed == nullptr) return false;
+  typed->launch = [inner = typed->launch](const rl::gelu::BiasGeluArgs<T>& a, cudaStream_t stream) {
+    std::vector<T> bias(static_cast<std::size_t>(a.width));
+    RL_CUDA_CHECK(cudaMemcpy(bias.data(), a.bias, bias.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    std::rotate(bias.begin(), bias.begin() + 1, bias.end());
+    rl::DeviceBuffer<T> shifted(bias.size());
+    shifted.upload(bias);
+    rl::gelu::BiasGeluArgs<T> wrong = a;
+    wrong.bias = shifted.get();
+    inner(wrong, stream);
+    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  };
+  return true;
+}
+
+TEST_P(BiasGeluVariant, BiasOneColumnOffFailsValidation) {
+  RL_KERNEL_TEST_SETUP();
+  auto workload = rl::test::make_inspectable_workload(GetParam(), shape_of(5, 1003), 23);
+  ASSERT_NE(workload, nullptr);
+  ASSERT_TRUE(shift_bias_one_column<float>(*workload) ||
+              shift_bias_one_column<__nv_bfloat16>(*workload));
+  EXPECT_FALSE(workload->validate(nullptr).passed);
+}
+
 INSTANTIATE_TEST_SUITE_P(Ladder, BiasGeluVariant, ::testing::ValuesIn(kBiasGeluLadder),
                          [](const auto& p) { return p.param; });
+
+// The unfused bf16 pair's bound carries the rounding of t to bf16; without
+// that term (the fused kernel's bound) the same outputs fail, so a fused
+// kernel that rounded t in storage would be caught.  CPU model: t = x + b in
+// fp32, rounded to bf16, GELU in fp32, rounded to bf16.
+TEST(BiasGeluErrorBound, IntermediateRoundingIsNeededForUnfusedBf16AndCaughtInFused) {
+  rl::SeededRng rng(24);
+  bool fails_fused_bound = false;
+  for (int i = 0; i < 4096; ++i) {
+    const double x = rl::to_f32(rl::from_f32<__nv_bfloat16>(static_cast<float>(rng.normal(0, 2))));
+    const double b = rl::to_f32(rl::from_f32<__nv_bfloat16>(static_cast<float>(rng.normal(0, 1))));
+    const double t = x + b;
+    const float t_stored = rl::to_f32(rl::from_f32<__nv_bfloat16>(static_cast<float>(t)));
+    const float inner = rl::gelu::kSqrt2OverPi *
+                        (t_stored + rl::gelu::kCubicCoeff * t_stored * t_stored * t_stored);
+    const float gelu = 0.5f * t_stored * (1.0f + std::tanh(inner));
+    const float y = rl::to_f32(rl::from_f32<__nv_bfloat16>(gelu));
+    const double ref = rl::gelu::reference(rl::gelu::Form::tanh, t);
+    const double err = std::fabs(y - ref);
+    EXPECT_LE(err, rl::gelu::bias_gelu_error_bound("bf16", t, ref, true)) << "t = " << t;
+    fails_fused_bound |= err > rl::gelu::bias_gelu_error_bound("bf16", t, ref, false);
+  }
+  EXPECT_TRUE(fails_fused_bound);
+}
+
+TEST(BiasGeluBiasLoads, AreVectorsExactlyWhenTheWidthIsAMultipleOfTheVectorLength) {
+  EXPECT_TRUE(rl::gelu::bias_loads_are_vectors<float>(3072));
+  EXPECT_TRUE(rl::gelu::bias_loads_are_vectors<float>(4));
+  EXPECT_FALSE(rl::gelu::bias_loads_are_vectors<float>(1003));
+  EXPECT_TRUE(rl::gelu::bias_loads_are_vectors<__nv_bfloat16>(3072));
+  EXPECT_FALSE(rl::gelu::bias_loads_are_vectors<__nv_bfloat16>(4));
+  EXPECT_FALSE(rl::gelu::bias_loads_are_vectors<__nv_bfloat16>(4100));
+  // The benchmark width takes the vector path in both precisions.
+  for (const auto& record : rl::kernel_registry()) {
+    if (record.family != "bias_gelu") continue;
+    for (const rl::Shape& s : record.shapes(rl::SizePreset::large))
+      EXPECT_EQ(s.at("C") % 8, 0) << record.name;
+  }
+}
 
 TEST(BiasGeluRegistry, RegistersExactlyTheLadderAndFusedPointsAtUnfused) {
   std::vector<std::string> registered;
@@ -145,14 +216,15 @@ TEST(BiasGeluCostModel, UnfusedMovesTheIntermediateTwiceMoreAndFusedOnlyTheCompu
   EXPECT_DOUBLE_EQ(bf16.bytes_model, (2 * 1000 + 100) * 2.0);
 }
 
-TEST(BiasGeluShapes, LargePresetStreamsAtLeast256MiBAndSmallStraddlesRows) {
+TEST(BiasGeluShapes, LargePresetStreamsOneGiBPerArrayAndSmallStraddlesRows) {
   for (const auto& record : rl::kernel_registry()) {
     if (record.family != "bias_gelu") continue;
     SCOPED_TRACE(record.name);
     const std::size_t element_bytes = record.precision == "bf16" ? 2 : 4;
     for (const rl::Shape& s : record.shapes(rl::SizePreset::large)) {
       const std::int64_t n = s.at("rows") * s.at("C");
-      EXPECT_GE(2 * n * static_cast<std::int64_t>(element_bytes), std::int64_t{1} << 28);
+      EXPECT_GE(n * static_cast<std::int64_t>(element_bytes), std::int64_t{1} << 30)
+          << "1 GiB per array, as the ceilings";
     }
     for (const rl::Shape& s : record.shapes(rl::SizePreset::small)) {
       EXPECT_NE(s.at("C") % 8, 0) << "small C must not be a multiple of any vector width";

@@ -28,6 +28,8 @@ const std::vector<std::string> kLayerNormLadder = {
     "layernorm_block_per_row_bf16",
     "layernorm_vec128_rowcached_f32",
     "layernorm_vec128_rowcached_bf16",
+    "layernorm_vec128_rows_per_block_f32",
+    "layernorm_vec128_rows_per_block_bf16",
 };
 
 // 37 rows: not a multiple of the 8 rows of a warp-per-row block nor of the
@@ -55,6 +57,11 @@ bool is_bf16(const std::string& name) {
   return name.ends_with("_bf16");
 }
 
+std::vector<rl::InputSpec> large_mean_small_variance(bool bf16) {
+  if (bf16) return {{.mean = 1e4, .stddev = 64.0}, {.mean = -1e4, .stddev = 64.0}};
+  return {{.mean = 1e4, .stddev = 1.0}, {.mean = 1.0, .stddev = 1e-3}};
+}
+
 class LayerNormVariant : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(LayerNormVariant, MatchesFloat64ReferenceAtOddWidthsUnderTwoSchedules) {
@@ -69,17 +76,15 @@ TEST_P(LayerNormVariant, MatchesFloat64ReferenceAtOddWidthsUnderTwoSchedules) {
 
 // Rows with |mean| >> std: E[x^2] - E[x]^2 loses every significant digit
 // here; the centred two-pass variance does not.  bf16 storage keeps 8
-// significant bits, so for bf16 the offset is 8 std (mean 1e4 would round
-// every element of a row to the same value).
+// significant bits, so its rows are the hardest it can hold: mean 1e4 on a
+// grid of 64, std 64 (condition ~160; std 1 would round every element of a
+// row to the same value).  The one-pass variance fails at both (see
+// LayerNormErrorModel below).
 TEST_P(LayerNormVariant, SurvivesLargeMeanSmallVariance) {
   RL_KERNEL_TEST_SETUP();
   auto workload = make_workload(GetParam(), kRows, 1000, 11);
   ASSERT_NE(workload, nullptr);
-  const std::vector<rl::InputSpec> specs =
-      is_bf16(GetParam())
-          ? std::vector<rl::InputSpec>{{.mean = 8.0, .stddev = 1.0}, {.mean = -8.0, .stddev = 1.0}}
-          : std::vector<rl::InputSpec>{{.mean = 1e4, .stddev = 1.0}, {.mean = 1.0, .stddev = 1e-3}};
-  for (const rl::InputSpec& spec : specs) {
+  for (const rl::InputSpec& spec : large_mean_small_variance(is_bf16(GetParam()))) {
     SCOPED_TRACE("mean " + std::to_string(spec.mean) + ", std " + std::to_string(spec.stddev));
     workload->redraw_inputs(spec, 12);
     rl::test::expect_passes_under_two_schedules(*workload);
@@ -136,6 +141,73 @@ TEST(LayerNormRowCached, WideRowsUseFourChunksPerThread) {
   }
 }
 
+// More rows than the unfused normalisation launches blocks (2048): its
+// blocks go round the row loop, the path every large-preset shape takes.
+TEST(LayerNormUnfused, NormaliseBlocksLoopOverMoreRowsThanBlocks) {
+  RL_KERNEL_TEST_SETUP();
+  for (const char* name : {"layernorm_unfused_f32", "layernorm_unfused_bf16"}) {
+    SCOPED_TRACE(name);
+    auto workload = make_workload(name, 2051, 3, 23);
+    ASSERT_NE(workload, nullptr);
+    rl::test::expect_passes_under_two_schedules(*workload);
+  }
+}
+
+// Makes the workload launch at most `max_blocks` blocks (the rung whose
+// blocks loop over rows honours it).
+template <typename T>
+bool cap_blocks(rl::InspectableWorkload& workload, std::int64_t max_blocks) {
+  auto* typed = dynamic_cast<rl::layernorm::LayerNormWorkload<T>*>(&workload);
+  if (typed == nullptr) return false;
+  typed->launch = [inner = typed->launch, max_blocks](const rl::layernorm::Args<T>& a,
+                                                      cudaStream_t stream) {
+    rl::layernorm::Args<T> capped = a;
+    capped.max_blocks = max_blocks;
+    inner(capped, stream);
+  };
+  return true;
+}
+
+// A benchmark-sized grid covers the test's rows in one trip; a capped one
+// makes every block go round the row loop, reusing the weight and bias it
+// loaded once, at aligned and odd widths.
+TEST(LayerNormRowsPerBlock, BlocksLoopOverRowsReusingWeightAndBias) {
+  RL_KERNEL_TEST_SETUP();
+  for (const char* name :
+       {"layernorm_vec128_rows_per_block_f32", "layernorm_vec128_rows_per_block_bf16"}) {
+    for (const int C : {1, 33, 1000, 4100}) {
+      for (const std::int64_t blocks : {1, 3}) {
+        SCOPED_TRACE(std::string(name) + ", C = " + std::to_string(C) +
+                     ", blocks = " + std::to_string(blocks));
+        auto workload = make_workload(name, kRows, C, 29);
+        ASSERT_NE(workload, nullptr);
+        ASSERT_TRUE(cap_blocks<float>(*workload, blocks) ||
+                    cap_blocks<__nv_bfloat16>(*workload, blocks));
+        rl::test::expect_passes_under_two_schedules(*workload);
+      }
+    }
+  }
+}
+
+// The large preset's widest rows: four chunks a thread in fp32 (up to 768
+// threads), two in bf16; one element more does not fit.
+TEST(LayerNormRowsPerBlock, WideRowsFitUpTo12288) {
+  RL_KERNEL_TEST_SETUP();
+  for (const char* name :
+       {"layernorm_vec128_rows_per_block_f32", "layernorm_vec128_rows_per_block_bf16"}) {
+    for (const int C : {9000, 12288}) {
+      SCOPED_TRACE(std::string(name) + ", C = " + std::to_string(C));
+      auto workload = make_workload(name, 3, C, 31);
+      ASSERT_NE(workload, nullptr);
+      ASSERT_TRUE(cap_blocks<float>(*workload, 2) || cap_blocks<__nv_bfloat16>(*workload, 2));
+      rl::test::expect_passes_under_two_schedules(*workload);
+    }
+    auto too_wide = make_workload(name, 1, 12289, 14);
+    ASSERT_NE(too_wide, nullptr);
+    EXPECT_THROW(too_wide->run(nullptr), std::invalid_argument);
+  }
+}
+
 TEST(LayerNormRowCached, RejectsRowsTooWideForItsRegisters) {
   RL_KERNEL_TEST_SETUP();
   auto workload = make_workload("layernorm_vec128_rowcached_f32", 1, 12289, 14);
@@ -143,49 +215,85 @@ TEST(LayerNormRowCached, RejectsRowsTooWideForItsRegisters) {
   EXPECT_THROW(workload->run(nullptr), std::invalid_argument);
 }
 
-// The tolerance the large-offset test uses must be able to fail: the
-// one-pass E[x^2] - E[x]^2 variance in fp32 (computed here on the CPU) is
-// rejected by it, the centred two-pass form in fp32 is accepted.
-TEST(LayerNormTolerance, RejectsOnePassVarianceAcceptsTwoPassOnLargeOffsets) {
-  const int rows = 4;
-  const int C = 1000;
-  rl::SeededRng rng(15);
-  std::vector<double> x(static_cast<std::size_t>(rows * C)), w(C), b(C);
-  for (auto& v : x) v = static_cast<float>(rng.normal(1e4, 1.0));
-  for (auto& v : w) v = static_cast<float>(rng.uniform(0.5, 1.5));
-  for (auto& v : b) v = static_cast<float>(rng.uniform(-0.5, 0.5));
-  const rl::layernorm::Reference ref = rl::layernorm::reference(x, w, b, rows, C);
-  const rl::Tolerance tol = rl::layernorm::scaled(rl::tolerance_for("fp32"), ref.condition);
+// The error model must be able to fail: deliberately wrong LayerNorms,
+// computed here on the CPU in fp32 as a kernel would (sequential sums, the
+// output rounded to the storage type), against the same reference and
+// bounds as the kernels.
+enum class Variance { two_pass, one_pass, divided_by_c_minus_1 };
 
-  auto normalise_fp32 = [&](bool one_pass) {
-    std::vector<float> y(x.size());
-    for (int r = 0; r < rows; ++r) {
-      const double* xr = &x[static_cast<std::size_t>(r * C)];
-      float sum = 0, sum_sq = 0;
-      for (int c = 0; c < C; ++c) {
-        sum += static_cast<float>(xr[c]);
-        sum_sq += static_cast<float>(xr[c]) * static_cast<float>(xr[c]);
-      }
-      const float m = sum / static_cast<float>(C);
-      float var = 0;
-      if (one_pass) {
-        var = sum_sq / static_cast<float>(C) - m * m;
-      } else {
-        for (int c = 0; c < C; ++c)
-          var += (static_cast<float>(xr[c]) - m) * (static_cast<float>(xr[c]) - m);
-        var /= static_cast<float>(C);
-      }
-      const float s = 1.0f / std::sqrt(var + rl::layernorm::kEps);
-      for (int c = 0; c < C; ++c)
-        y[static_cast<std::size_t>(r * C + c)] =
-            (static_cast<float>(xr[c]) - m) * s *
-                static_cast<float>(w[static_cast<std::size_t>(c)]) +
-            static_cast<float>(b[static_cast<std::size_t>(c)]);
-    }
-    return rl::compare_to_reference(y, ref.y, tol);
+struct ModelRun {
+  bool passed;
+  std::string detail;
+};
+
+template <typename T>
+ModelRun layernorm_on_cpu(Variance variance, const rl::InputSpec& spec, int rows, int C) {
+  rl::SeededRng rng(15);
+  auto draw = [](double v) {
+    return static_cast<double>(rl::to_f32(rl::from_f32<T>(static_cast<float>(v))));
   };
-  EXPECT_TRUE(normalise_fp32(false).passed) << normalise_fp32(false).detail;
-  EXPECT_FALSE(normalise_fp32(true).passed);
+  std::vector<double> x(static_cast<std::size_t>(rows * C)), w(static_cast<std::size_t>(C)),
+      b(static_cast<std::size_t>(C));
+  for (auto& v : x) v = draw(rng.normal(spec.mean, spec.stddev));
+  for (auto& v : w) v = draw(rng.uniform(0.5, 1.5));
+  for (auto& v : b) v = draw(rng.uniform(-0.5, 0.5));
+  const rl::layernorm::Reference ref = rl::layernorm::reference(x, w, b, rows, C);
+  const rl::layernorm::Bounds bounds =
+      rl::layernorm::error_bounds(ref, x, w, rows, C, rl::precision_name<T>());
+  std::vector<float> y(x.size());
+  for (int r = 0; r < rows; ++r) {
+    const double* xr = &x[static_cast<std::size_t>(r * C)];
+    float sum = 0, sum_sq = 0;
+    for (int c = 0; c < C; ++c) {
+      sum += static_cast<float>(xr[c]);
+      sum_sq += static_cast<float>(xr[c]) * static_cast<float>(xr[c]);
+    }
+    const float m = sum / static_cast<float>(C);
+    float var = 0;
+    if (variance == Variance::one_pass) {
+      var = sum_sq / static_cast<float>(C) - m * m;
+    } else {
+      for (int c = 0; c < C; ++c)
+        var += (static_cast<float>(xr[c]) - m) * (static_cast<float>(xr[c]) - m);
+      var /= static_cast<float>(variance == Variance::two_pass ? C : C - 1);
+    }
+    const float s = 1.0f / std::sqrt(var + rl::layernorm::kEps);
+    for (int c = 0; c < C; ++c) {
+      const float out =
+          (static_cast<float>(xr[c]) - m) * s * static_cast<float>(w[static_cast<std::size_t>(c)]) +
+          static_cast<float>(b[static_cast<std::size_t>(c)]);
+      y[static_cast<std::size_t>(r * C + c)] = rl::to_f32(rl::from_f32<T>(out));
+    }
+  }
+  const rl::Validation v = rl::compare_with_bounds(y, ref.y, bounds.y);
+  return {v.passed, v.detail};
+}
+
+TEST(LayerNormErrorModel, RejectsOnePassVarianceAcceptsTwoPassOnLargeOffsets) {
+  for (const bool bf16 : {false, true}) {
+    for (const rl::InputSpec& spec : large_mean_small_variance(bf16)) {
+      SCOPED_TRACE(std::string(bf16 ? "bf16" : "fp32") + ", mean " + std::to_string(spec.mean) +
+                   ", std " + std::to_string(spec.stddev));
+      auto run = [&](Variance v) {
+        return bf16 ? layernorm_on_cpu<__nv_bfloat16>(v, spec, kRows, 1000)
+                    : layernorm_on_cpu<float>(v, spec, kRows, 1000);
+      };
+      const ModelRun two_pass = run(Variance::two_pass);
+      EXPECT_TRUE(two_pass.passed) << two_pass.detail;
+      EXPECT_FALSE(run(Variance::one_pass).passed);
+    }
+  }
+}
+
+// Off by one in the divisor (the unbiased variance): rstd off by 1/(2C)
+// relative, caught at every C in fp32 and, above bf16's 2^-8, at C = 33.
+TEST(LayerNormErrorModel, RejectsVarianceDividedByCMinusOne) {
+  const rl::InputSpec unit{.mean = 0.0, .stddev = 1.0};
+  EXPECT_TRUE(layernorm_on_cpu<float>(Variance::two_pass, unit, kRows, 1000).passed);
+  EXPECT_FALSE(layernorm_on_cpu<float>(Variance::divided_by_c_minus_1, unit, kRows, 1000).passed);
+  EXPECT_TRUE(layernorm_on_cpu<__nv_bfloat16>(Variance::two_pass, unit, kRows, 33).passed);
+  EXPECT_FALSE(
+      layernorm_on_cpu<__nv_bfloat16>(Variance::divided_by_c_minus_1, unit, kRows, 33).passed);
 }
 
 TEST(LayerNormRegistry, RegistersExactlyTheLadder) {
@@ -208,6 +316,7 @@ TEST(LayerNormCostModel, CountsFormulaFlopsAndEachRungsPasses) {
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rowcached_f32").flops, rows * (8 * C + 5));
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rowcached_f32").bytes_min, compulsory);
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rowcached_f32").bytes_model, compulsory);
+  EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rows_per_block_f32").bytes_model, compulsory);
   // A thread per row: too many rows in flight for cache, x read three times.
   EXPECT_DOUBLE_EQ(cost("layernorm_thread_per_row_naive_f32").bytes_model,
                    compulsory + 2 * x_bytes);
@@ -225,16 +334,16 @@ TEST(LayerNormCostModel, CountsFormulaFlopsAndEachRungsPasses) {
                    rl::find_kernel("layernorm_block_per_row_f32")->cost(wide).bytes_min);
 }
 
-TEST(LayerNormShapes, LargePresetCoversTheWidthsAtAtLeast256MiB) {
+TEST(LayerNormShapes, LargePresetCoversTheWidthsAtOneGiBPerArray) {
   for (const auto& record : rl::kernel_registry()) {
     if (record.family != "layernorm") continue;
     SCOPED_TRACE(record.name);
     std::vector<std::int64_t> widths;
     for (const rl::Shape& shape : record.shapes(rl::SizePreset::large)) {
       widths.push_back(shape.at("C"));
-      const double io = static_cast<double>(shape.at("rows") * shape.at("C")) * 2 *
-                        (record.precision == "bf16" ? 2 : 4);
-      EXPECT_GE(io, 256.0 * 1024 * 1024);
+      const double x_bytes = static_cast<double>(shape.at("rows") * shape.at("C")) *
+                             (record.precision == "bf16" ? 2 : 4);
+      EXPECT_GE(x_bytes, 1024.0 * 1024 * 1024) << "1 GiB per array, as the ceilings";
     }
     const std::vector<std::int64_t> expected =
         record.variant == "block_per_row" ? std::vector<std::int64_t>{4096, 8192, 12288}
