@@ -15,6 +15,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -193,6 +194,48 @@ TEST(GemmBaselineRecords, Fp8RefusesDimensionsThatAreNotMultiplesOf16) {
       for (const char* dim : {"M", "N", "K"}) EXPECT_EQ(s.at(dim) % 16, 0) << s.to_string();
   EXPECT_THROW(r->make_workload(gemm_shape(127, 129, 65), 1), std::invalid_argument);
   EXPECT_THROW(r->make_workload(gemm_shape(64, 64, 65), 1), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------- attention records
+
+TEST(AttentionBaselineRecords, NaiveCublasCountsSAndPAndTheWorkspace) {
+  for (const auto& [name, bytes] :
+       {std::pair{"attention_naive_cublas_fp32", 4}, std::pair{"attention_naive_cublas_bf16", 2}}) {
+    SCOPED_TRACE(name);
+    const rl::KernelRecord* r = rl::find_kernel(name);
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r->family, "attention");
+    EXPECT_TRUE(r->gpu_only);
+    EXPECT_EQ(r->baseline, "");
+    const std::int64_t B = 2, H = 3, N = 100, d = 64;
+    const rl::Shape s{{{"B", B}, {"H", H}, {"N", N}, {"d", d}, {"causal", 0}}};
+    const auto tensors = static_cast<std::size_t>(4 * B * H * N * d + 2 * B * H * N * N);
+    ASSERT_TRUE(r->device_bytes);
+    EXPECT_EQ(r->device_bytes(s),
+              tensors * static_cast<std::size_t>(bytes) + rl::cublaslt::kDefaultWorkspaceBytes);
+    // S and P are written and read back: the model moves more than Q, K, V, O.
+    const rl::roofline::Cost c = r->cost(s);
+    EXPECT_GT(c.bytes_model, c.bytes_min + 4.0 * B * H * N * N * bytes);
+  }
+}
+
+TEST(CudnnFrontend, SdpaRecordsExistExactlyWhenCmakeFoundTheFrontend) {
+#if defined(RL_HAVE_CUDNN_FRONTEND)
+  EXPECT_NE(rl::find_kernel("attention_cudnn_sdpa_bf16"), nullptr);
+  EXPECT_NE(rl::find_kernel("attention_cudnn_sdpa_fp16"), nullptr);
+  const rl::KernelRecord* bf16 = rl::find_kernel("attention_cudnn_sdpa_bf16");
+  ASSERT_NE(bf16, nullptr);
+  EXPECT_TRUE(bf16->gpu_only);
+  EXPECT_EQ(bf16->baseline, "attention_naive_cublas_bf16");
+  EXPECT_NE(rl::find_kernel(bf16->baseline), nullptr);
+  const rl::Shape s{{{"B", 1}, {"H", 2}, {"N", 256}, {"d", 128}, {"causal", 1}}};
+  const rl::roofline::Cost c = bf16->cost(s);
+  EXPECT_DOUBLE_EQ(c.bytes_model, c.bytes_min);
+  EXPECT_DOUBLE_EQ(c.flops, 4.0 * 2 * 256 * 256 * 128 * 0.5);
+#else
+  EXPECT_EQ(rl::find_kernel("attention_cudnn_sdpa_bf16"), nullptr);
+  EXPECT_EQ(rl::find_kernel("attention_cudnn_sdpa_fp16"), nullptr);
+#endif
 }
 
 }  // namespace
