@@ -13,13 +13,14 @@
 //
 //  1. Tensor cores.  Both products are mma.sync.m16n8k16 (bf16 or fp16 in,
 //     fp32 accumulators): one warp instruction does 16·8·16 multiply-adds, so
-//     the math roof is the tensor cores' (about 16x the FP32 pipe on A100 and
-//     H100), not fp32.fma.  16-bit storage also halves the bytes of Q, K, V, O.
+//     the math roof is the tensor cores' (on A100's datasheet 312 dense BF16
+//     TFLOP/s against 19.5 FP32), not fp32.fma.  16-bit storage also halves
+//     the bytes of Q, K, V and O.
 //  2. P never leaves the registers.  The SIMT kernel writes P to shared
-//     memory and reads it back for P·V.  Here S's accumulator fragment is,
-//     pair for pair, the A fragment P·V needs (see "P as the A operand"
-//     below): exponentiate in place, convert to T, feed the next mma.  No
-//     shared-memory round trip, no barrier between the two products.
+//     memory and reads it back for P·V, behind a barrier.  Here S's
+//     accumulator fragment is, pair for pair, the A fragment P·V needs (see
+//     "P as the A operand" below): exponentiate in place, convert to T, feed
+//     the next mma.  No shared-memory round trip and no barrier for P.
 //  3. ldmatrix.  A warp loads a whole 16×16 operand fragment (four 8×8
 //     matrices) with one instruction, each lane receiving exactly the
 //     registers the mma wants; K with the plain form (Kᵀ's column is K's row),
@@ -41,12 +42,15 @@
 // D/8 × 4 fp32.  Shared memory: Q plus two stages of K and V, 40 KB (d = 64)
 // or 80 KB (d = 128, above the 48 KB default: the launcher opts in).
 //
-// The exponentials are rl::ptx::ex2_approx (ex2.approx.f32, one MUFU.EX2 per
-// element): scale·log2(e) is folded into one multiply, so exp(x) = 2^(x·log2 e)
-// costs a single SFU instruction, as FlashAttention-2 gets from exp2f under
-// --use_fast_math.  Its error (2 ulp) is within the error model's kExpError;
-// exp2f without fast math adds range handling around the same MUFU.EX2, and
-// the non-matmul work is what FlashAttention-2 §3.1 says to keep small.
+// The exponentials are rl::ptx::ex2_approx (ex2.approx.f32): scale·log2(e)
+// is folded into one multiply, so exp(x) = 2^(x·log2 e) is one SFU
+// instruction, MUFU.EX2, plus (as ptxas compiles the non-ftz form, nvcc 13,
+// sm_80 SASS) a compare and two predicated multiplies that keep results
+// below 2^-126 — the same sequence exp2f gives.  Its error is within the
+// error model's kExpError.  FlashAttention-2 builds with --use_fast_math,
+// where exp2f is ex2.approx.ftz, a lone MUFU.EX2: an ftz wrapper (not in
+// rl::ptx yet) would save those three instructions per element, part of the
+// non-matmul work FlashAttention-2 §3.1 says to keep small.
 //
 // What it should buy on the roofline: the same traffic pattern as the fused
 // SIMT kernel at half the bytes (intensity ≈ BlockM = 64 FLOP/B), far right

@@ -1,10 +1,14 @@
-// Attention, naive and fused: both against the float64 reference at ragged
-// sequence lengths, with and without the causal mask, under two emulator
-// schedules; the mask really hides the keys it masks; the error bound
-// rejects a wrong scale and unwritten rows; the cost model shows the fusion;
-// the memory footprint; the shapes and the row sampling of large instances;
-// the error model per precision; the naive softmax in every storage type.
-// Built twice: label emu (emulator) and label gpu (CUDA device, Variants/* only).
+// Attention, naive, fused SIMT (fp32) and flash on tensor cores (bf16,
+// fp16): every variant against the float64 reference at ragged sequence
+// lengths, with and without the causal mask, under two emulator schedules;
+// the mask really hides the keys it masks; the error bound rejects a wrong
+// scale and unwritten rows, and (on a CPU model of the online softmax in each
+// precision) a missing rescale and one masked key too many; the flash
+// kernel's swizzle is conflict-free for ldmatrix; the cost model shows the
+// fusion; the memory footprint; the shapes and the row sampling of large
+// instances; the naive softmax in every storage type.
+// Built twice: label emu (emulator) and label gpu (CUDA device: Variants/* and
+// AttentionSoftmax.*).
 #include <gtest/gtest.h>
 
 #include <algorithm>
