@@ -12,7 +12,8 @@
 //   layernorm_unfused.cu                mean, variance, normalise: 3 kernels
 //   layernorm_warp_per_row_twopass.cu   a warp per row, shuffle reductions
 //   layernorm_block_per_row.cu          a block per row (wide rows)
-//   layernorm_vec128_rowcached.cu       128-bit, row held in registers
+//   layernorm_vec128_block_per_row.cu   + 128-bit accesses
+//   layernorm_vec128_rowcached.cu       + the row held in registers
 //   layernorm_vec128_rows_per_block.cu  + many rows a block, weight and bias
 //                                       loaded once per block
 //   cuda_only/layernorm_cudnn.cpp       cuDNN's norm-forward graph (GPU only)

@@ -1,14 +1,14 @@
-// LayerNorm rung 5: 128-bit accesses, the row held in registers, x read once.
+// LayerNorm rung 6: rung 5 (128-bit accesses, a block per row) with the row
+// held in registers, so x is read once.
 //
-// Rungs 3-4 sweep the row three times and rely on cache for the re-reads.
-// Here a block of up to 1024 threads owns a row and each thread loads its
-// slice once, as 16-byte vectors (LDG.E.128: 4 floats or 8 bf16), into
-// registers; the mean, the centred variance (a second pass, over registers
-// instead of memory) and the normalisation all run on those registers.  x crosses
-// the memory bus exactly once, y, weight and bias move as 128-bit vectors too,
-// and there are a quarter (fp32) or an eighth (bf16) of the memory
-// instructions.  This is the rung that should sit on the hbm.copy roof at
-// every C, bf16 at twice the intensity of fp32.
+// Rungs 3-5 sweep the row three times and rely on cache for the re-reads.
+// Here each thread of the row's block (up to 1024 threads) loads its slice
+// of the row once, as 16-byte vectors, into registers; the mean, the
+// centred variance (a second pass, over registers instead of memory) and the
+// normalisation all run on those registers.  The one idea against rung 5:
+// register caching, so x crosses the memory bus exactly once whatever C and
+// however many rows are in flight.  This is the rung that should sit on the
+// hbm.copy roof at every C, bf16 at twice the intensity of fp32.
 //
 // Each thread caches kChunks 16-byte chunks; the launcher picks the smallest
 // kChunks that covers the row within that kChunks' thread limit (C up to
@@ -91,13 +91,13 @@ void launch_layernorm_vec128_rowcached(const Args<T>& a, cudaStream_t stream) {
 
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_rowcached_f32",
                                        .variant = "vec128_rowcached",
-                                       .baseline = "layernorm_thread_per_row_naive_f32",
+                                       .baseline = "layernorm_vec128_block_per_row_f32",
                                        .launcher = &launch_layernorm_vec128_rowcached<float>,
                                        .bytes_model = &bytes_model_rowcached}));
 RL_REGISTER_KERNEL(
     make_record<__nv_bfloat16>({.name = "layernorm_vec128_rowcached_bf16",
                                 .variant = "vec128_rowcached",
-                                .baseline = "layernorm_thread_per_row_naive_bf16",
+                                .baseline = "layernorm_vec128_block_per_row_bf16",
                                 .launcher = &launch_layernorm_vec128_rowcached<__nv_bfloat16>,
                                 .bytes_model = &bytes_model_rowcached}));
 

@@ -1,20 +1,20 @@
-// LayerNorm rung 6: each block normalises many rows, weight and bias loaded
+// LayerNorm rung 7: each block normalises many rows, weight and bias loaded
 // once per block.
 //
-// Rung 5 (vec128_rowcached) launches a block per row: every row loads weight
+// Rung 6 (vec128_rowcached) launches a block per row: every row loads weight
 // and bias again, and only after its two reductions, so each row waits for
 // one more L2 round trip behind two block barriers; at wide C a row fills a
 // whole SM (up to 1024 threads), so that wait is not hidden by other rows.
 // Here the grid is one resident wave of blocks (as many as fit on the GPU at
 // once) and block b takes rows b, b + gridDim.x, ...: each thread loads its
 // slice of weight and bias into registers once, before its first row, and a
-// row then costs only its x load (held in registers as in rung 5), the two
-// reductions and the y store.  The one idea against rung 5: weight and bias
+// row then costs only its x load (held in registers as in rung 6), the two
+// reductions and the y store.  The one idea against rung 6: weight and bias
 // per block instead of per row.  (Streaming cache hints on x and y would be
 // the next idea; the project has no wrapper for them yet.)
 //
 // Each thread caches kChunks 16-byte chunks of x, weight and bias, three
-// times rung 5's registers (and nvcc hoists the bf16 weight and bias out of
+// times rung 6's registers (and nvcc hoists the bf16 weight and bias out of
 // the row loop already converted to fp32: twice their bf16 registers), so the
 // launcher picks the smallest kChunks whose thread limit covers the row: 1024
 // threads (64 registers) for one chunk, 768 (80 registers) for two and, fp32

@@ -26,6 +26,8 @@ const std::vector<std::string> kLayerNormLadder = {
     "layernorm_warp_per_row_twopass_bf16",
     "layernorm_block_per_row_f32",
     "layernorm_block_per_row_bf16",
+    "layernorm_vec128_block_per_row_f32",
+    "layernorm_vec128_block_per_row_bf16",
     "layernorm_vec128_rowcached_f32",
     "layernorm_vec128_rowcached_bf16",
     "layernorm_vec128_rows_per_block_f32",
@@ -317,6 +319,8 @@ TEST(LayerNormCostModel, CountsFormulaFlopsAndEachRungsPasses) {
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rowcached_f32").bytes_min, compulsory);
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rowcached_f32").bytes_model, compulsory);
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rows_per_block_f32").bytes_model, compulsory);
+  // Three sweeps by 512 threads a row: 528 rows in flight, their re-reads in L2.
+  EXPECT_DOUBLE_EQ(cost("layernorm_vec128_block_per_row_f32").bytes_model, compulsory);
   // A thread per row: too many rows in flight for cache, x read three times.
   EXPECT_DOUBLE_EQ(cost("layernorm_thread_per_row_naive_f32").bytes_model,
                    compulsory + 2 * x_bytes);
