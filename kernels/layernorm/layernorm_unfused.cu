@@ -62,7 +62,9 @@ __global__ void layernorm_unfused_rstd(float* __restrict__ rstd, const float* __
 // row and column from the loop structure: blocks stride over rows, threads
 // over a row's columns.  A flat loop over rows x C elements would divide each
 // index by C, a 64-bit division (about 60 instructions) per element, and the
-// pair would then look slower than fusion alone makes it.
+// pair would then look slower than fusion alone makes it.  (SASS of nvcc 13.0
+// for sm_90a: the bf16 inner loop is 24 instructions per element, no call to
+// the division routine.)
 // rl-static: kernel=layernorm_unfused_normalise max_regs=48 max_smem=0
 template <typename T>
 __global__ void layernorm_unfused_normalise(T* __restrict__ y, const float* __restrict__ mean,
