@@ -77,30 +77,18 @@ cublaslt::ColumnMajorGemm output_gemm(const Dims& p) {  // O (N×d) = P (N×N) �
 template <typename T>
 class NaiveCublas final : public Library<T> {
  public:
-  explicit NaiveCublas(const Dims& p) : p_(p), workspace_(kWorkspaceBytes) {
-    RL_CUBLAS_CHECK(cublasCreate(&handle_));
-    try {
-      RL_CUBLAS_CHECK(cublasSetMathMode(handle_, CUBLAS_DEFAULT_MATH));
-      RL_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
-    } catch (...) {
-      cublasDestroy(handle_);
-      throw;
-    }
-  }
-  NaiveCublas(const NaiveCublas&) = delete;
-  NaiveCublas& operator=(const NaiveCublas&) = delete;
-  ~NaiveCublas() override { cublasDestroy(handle_); }  // no throw from a destructor
+  explicit NaiveCublas(const Dims& p) : p_(p), cublas_(CUBLAS_DEFAULT_MATH, kWorkspaceBytes) {}
 
   void launch(const Args<T>& a, cudaStream_t stream) override {
     require_same_problem(a, p_, attention_scale(p_));
-    RL_CUBLAS_CHECK(cublasSetStream(handle_, stream));
+    const cublasHandle_t handle = cublas_.on(stream);
     const long long head = p_.N * p_.d, scores = p_.N * p_.N;
     const int batch = static_cast<int>(p_.heads());
     const float zero = 0.0f, one = 1.0f;
-    gemm(scores_gemm(p_), &a.scale, a.K, head, a.Q, head, &zero, a.S, scores, batch);
+    gemm(handle, scores_gemm(p_), &a.scale, a.K, head, a.Q, head, &zero, a.S, scores, batch);
     launch_attention_softmax<T>(a.P, a.S, p_.heads() * p_.N, static_cast<int>(p_.N), p_.causal,
                                 stream);
-    gemm(output_gemm(p_), &one, a.V, head, a.P, scores, &zero, a.O, head, batch);
+    gemm(handle, output_gemm(p_), &one, a.V, head, a.P, scores, &zero, a.O, head, batch);
   }
 
   std::string notes() const override {
@@ -112,20 +100,19 @@ class NaiveCublas final : public Library<T> {
 
  private:
   // D = alpha · op(first) · op(second) per head, column-major, T in and out.
-  void gemm(const cublaslt::ColumnMajorGemm& g, const float* alpha, const T* first,
-            long long first_stride, const T* second, long long second_stride, const float* beta,
-            T* d, long long d_stride, int batch) const {
+  static void gemm(cublasHandle_t handle, const cublaslt::ColumnMajorGemm& g, const float* alpha,
+                   const T* first, long long first_stride, const T* second, long long second_stride,
+                   const float* beta, T* d, long long d_stride, int batch) {
     constexpr cudaDataType_t type = cuda_data_type<T>();
     RL_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
-        handle_, g.trans_first, g.trans_second, static_cast<int>(g.m), static_cast<int>(g.n),
+        handle, g.trans_first, g.trans_second, static_cast<int>(g.m), static_cast<int>(g.n),
         static_cast<int>(g.k), alpha, first, type, static_cast<int>(g.ld_first), first_stride,
         second, type, static_cast<int>(g.ld_second), second_stride, beta, d, type,
         static_cast<int>(g.ldd), d_stride, batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
 
   Dims p_;
-  DeviceBuffer<unsigned char> workspace_;  // outlives handle_, which uses it
-  cublasHandle_t handle_ = nullptr;
+  cublaslt::CublasHandle cublas_;
 };
 
 template <typename T>

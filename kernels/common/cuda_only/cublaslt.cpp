@@ -134,4 +134,25 @@ std::string Matmul::notes() const {
   return "cuBLASLt " + layout_name(gemm_) + ", heuristic's first algorithm: " + describe(info_);
 }
 
+CublasHandle::CublasHandle(cublasMath_t math, std::size_t workspace_bytes)
+    : workspace_(workspace_bytes) {
+  RL_CUBLAS_CHECK(cublasCreate(&handle_));
+  try {
+    RL_CUBLAS_CHECK(cublasSetMathMode(handle_, math));
+    RL_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
+  } catch (...) {
+    cublasDestroy(handle_);
+    throw;
+  }
+}
+
+CublasHandle::~CublasHandle() {
+  cublasDestroy(handle_);  // no throw from a destructor
+}
+
+cublasHandle_t CublasHandle::on(cudaStream_t stream) const {
+  RL_CUBLAS_CHECK(cublasSetStream(handle_, stream));
+  return handle_;
+}
+
 }  // namespace rl::cublaslt

@@ -107,29 +107,16 @@ class Library {
 class CublasSgemm final : public Library<float> {
  public:
   CublasSgemm(const Dims& d, cublasMath_t math, std::string math_name)
-      : d_(d), math_name_(std::move(math_name)), workspace_(kWorkspaceBytes) {
-    RL_CUBLAS_CHECK(cublasCreate(&handle_));
-    try {
-      RL_CUBLAS_CHECK(cublasSetMathMode(handle_, math));
-      RL_CUBLAS_CHECK(cublasSetWorkspace(handle_, workspace_.get(), workspace_.bytes()));
-    } catch (...) {
-      cublasDestroy(handle_);
-      throw;
-    }
-  }
-  CublasSgemm(const CublasSgemm&) = delete;
-  CublasSgemm& operator=(const CublasSgemm&) = delete;
-  ~CublasSgemm() override { cublasDestroy(handle_); }  // no throw from a destructor
+      : d_(d), math_name_(std::move(math_name)), cublas_(math, kWorkspaceBytes) {}
 
   void launch(const Args<float>& a, cudaStream_t stream) override {
     require_same_problem(a, d_);
     const cublaslt::ColumnMajorGemm g = cublaslt::as_column_major(row_major(d_, false));
     const float alpha = 1.0f, beta = 0.0f;
-    RL_CUBLAS_CHECK(cublasSetStream(handle_, stream));
-    RL_CUBLAS_CHECK(cublasSgemm(handle_, g.trans_first, g.trans_second, static_cast<int>(g.m),
-                                static_cast<int>(g.n), static_cast<int>(g.k), &alpha, a.B,
-                                static_cast<int>(g.ld_first), a.A, static_cast<int>(g.ld_second),
-                                &beta, a.C, static_cast<int>(g.ldd)));
+    RL_CUBLAS_CHECK(cublasSgemm(
+        cublas_.on(stream), g.trans_first, g.trans_second, static_cast<int>(g.m),
+        static_cast<int>(g.n), static_cast<int>(g.k), &alpha, a.B, static_cast<int>(g.ld_first),
+        a.A, static_cast<int>(g.ld_second), &beta, a.C, static_cast<int>(g.ldd)));
   }
 
   std::string notes() const override {
@@ -140,8 +127,7 @@ class CublasSgemm final : public Library<float> {
  private:
   Dims d_;
   std::string math_name_;
-  DeviceBuffer<unsigned char> workspace_;  // outlives handle_, which uses it
-  cublasHandle_t handle_ = nullptr;
+  cublaslt::CublasHandle cublas_;
 };
 
 template <typename T>

@@ -14,6 +14,8 @@
 //    scale factors), built once outside the timed region; run() is the
 //    cublasLtMatmul call alone.  notes() names the algorithm the heuristic
 //    chose, for Workload::notes().
+//  - CublasHandle: a cuBLAS handle in one math mode with its workspace, for
+//    the cublasSgemm / cublasGemmStridedBatchedEx baselines.
 //
 // CUDA backend only (rl/check_libs.hpp refuses the emulator).
 #pragma once
@@ -22,6 +24,7 @@
 #include "rl/device_buffer.hpp"
 
 #include <cublasLt.h>
+#include <cublas_v2.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -126,6 +129,26 @@ class Matmul {
   cublasLtMatmulHeuristicResult_t heuristic_{};
   AlgorithmInfo info_;
   DeviceBuffer<unsigned char> workspace_;
+};
+
+// ---------------------------------------------------------------- cuBLAS handle
+
+// A cuBLAS (not Lt) handle in one math mode, handed the workspace it uses
+// (cublasSetWorkspace) so the device memory of an instance is known before it
+// allocates: workspace_bytes, plus the handle's own small state.
+class CublasHandle {
+ public:
+  CublasHandle(cublasMath_t math, std::size_t workspace_bytes = kDefaultWorkspaceBytes);
+  CublasHandle(const CublasHandle&) = delete;
+  CublasHandle& operator=(const CublasHandle&) = delete;
+  ~CublasHandle();
+
+  // The handle, its calls queued on `stream` from now on.
+  cublasHandle_t on(cudaStream_t stream) const;
+
+ private:
+  DeviceBuffer<unsigned char> workspace_;  // declared first: outlives handle_, which uses it
+  cublasHandle_t handle_ = nullptr;
 };
 
 }  // namespace rl::cublaslt
