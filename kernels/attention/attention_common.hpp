@@ -30,7 +30,8 @@
 // grow like N²·d: its intensity is a small constant (a few FLOP/B) and it sits
 // on the bandwidth diagonal.  The fused kernel's traffic is Q, K, V, O plus
 // the K/V re-reads per query tile, so its intensity is about BlockM/2 FLOP/B
-// and it moves right towards the compute roof (FP32, or the tensor cores').
+// in fp32 (BlockM in a 16-bit type) and it moves right towards the compute
+// roof (FP32, or the tensor cores').
 #pragma once
 
 #include "rl/cuda.hpp"
