@@ -20,7 +20,8 @@
 // instructions.
 //
 // Issue cost (SASS of nvcc 13.0 for sm_90a; hot-loop instructions per
-// element written, the trip's count / 4 or 8 elements):
+// element written, per 128-bit store / 4 or 8 elements; sm_100a within 2%
+// of these, except fast math: 10.3 and 11.2):
 //   fp32 tanh 26.3 (105), fp32 erf 30.5 (122), fp32 fast math 11.3 (45),
 //   bf16 tanh 25.9 (207), bf16 erf 29.5 (236), bf16 fast math 11.6 (93).
 // A bf16 element moves 4 bytes (read and write): at an H200's 4.8 TB/s
@@ -28,7 +29,8 @@
 // 32 lanes issue 3.3e13 thread-instructions/s at 1.98 GHz: about 28 per
 // element.  The exact bf16 rungs sit at that issue limit, the fast-math rung
 // well below it.  Checked on every architecture by the
-// max_loop_instructions budgets below (about 10% above these).
+// max_loop_instructions_per_store budgets below (about 10% above the larger
+// of sm_90a and sm_100a).
 #include "gelu/gelu_common.hpp"
 #include "rl/ptx.hpp"
 
@@ -52,12 +54,12 @@ struct FastTanhGelu {
 };
 
 // rl-static: kernel=gelu_vec128 max_regs=48 max_smem=0 sass=LDG.E.128,STG.E.128
-// rl-static: kernel=*gelu_vec128<float,?*ExactGelu<(rl::gelu::Form)0>* max_loop_instructions=116
-// rl-static: kernel=*gelu_vec128<float,?*ExactGelu<(rl::gelu::Form)1>* max_loop_instructions=135
-// rl-static: kernel=*gelu_vec128<float,?*FastTanhGelu>* max_loop_instructions=50
-// rl-static: kernel=*gelu_vec128<__nv_bfloat16,?*Form)0>* max_loop_instructions=228
-// rl-static: kernel=*gelu_vec128<__nv_bfloat16,?*Form)1>* max_loop_instructions=260
-// rl-static: kernel=*gelu_vec128<__nv_bfloat16,?*FastTanhGelu>* max_loop_instructions=103
+// rl-static: kernel=*gelu_vec128<float,?*Form)0>* max_loop_instructions_per_store=116
+// rl-static: kernel=*gelu_vec128<float,?*Form)1>* max_loop_instructions_per_store=135
+// rl-static: kernel=*gelu_vec128<float,?*FastTanhGelu>* max_loop_instructions_per_store=50
+// rl-static: kernel=*gelu_vec128<__nv_bfloat16,?*Form)0>* max_loop_instructions_per_store=229
+// rl-static: kernel=*gelu_vec128<__nv_bfloat16,?*Form)1>* max_loop_instructions_per_store=261
+// rl-static: kernel=*gelu_vec128<__nv_bfloat16,?*FastTanhGelu>* max_loop_instructions_per_store=103
 template <typename T, typename Math>
 __global__ void gelu_vec128(T* __restrict__ y, const T* __restrict__ x, std::int64_t n) {
   constexpr int kVec = Packed128<T>::size;

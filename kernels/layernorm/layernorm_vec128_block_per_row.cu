@@ -22,7 +22,7 @@ double bytes_model_vec128_block_per_row(const Dims& d) {
   return x_read_bytes(d, 3, kVec128RowThreads) + bytes_except_x(d);
 }
 
-// rl-static: kernel=layernorm_vec128_block_per_row max_regs=48 max_smem=128
+// rl-static: kernel=layernorm_vec128_block_per_row max_regs=64 max_smem=128
 // rl-static: kernel=layernorm_vec128_block_per_row sass=LDG.E.128,STG.E.128
 template <typename T>
 __global__ void __launch_bounds__(kVec128RowThreads)

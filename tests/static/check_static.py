@@ -43,11 +43,12 @@ Keys of a declaration (values never contain spaces; lists are comma-separated):
                    target to it; the hot loop is the one with the most OP
                    (ties: the shortest).  For throughput loops whose overhead
                    must stay below 100 - PCT percent of issue slots.
-  max_loop_instructions=N
+  max_loop_instructions_per_store=N
                    the function's longest loop (the most instructions from
-                   a backward BRA's target to it) has at most N instructions:
-                   the issue cost of a grid-stride loop's trip, which the
-                   kernel's header divides by the elements a trip writes.
+                   a backward BRA's target to it) has at most N instructions
+                   per global store (STG) in it: a streaming kernel's issue
+                   cost per stored vector, whatever nvcc's unrolling; the
+                   kernel's header divides it by the elements a store writes.
 
 Opcodes match by prefix at a '.' boundary, modifiers included: LDG.E.128
 matches LDG.E.128.CONSTANT, HMMA matches HMMA.16816.F32.BF16, LDG matches all
@@ -102,7 +103,8 @@ ARITHMETIC_OPCODES = frozenset("""
     POPC FLO BREV PRMT SGXT BMSK IDP IDP4A IDP2A
 """.split())
 
-KEYS_INT = ("min_arch", "max_regs", "max_smem", "spills", "stack", "max_loop_instructions")
+KEYS_INT = ("min_arch", "max_regs", "max_smem", "spills", "stack",
+            "max_loop_instructions_per_store")
 KEYS_LIST = ("arch", "sass", "sass_absent")
 KEYS_STR = ("kernel", "sass_dominant", "loop_share")
 DECL_RE = re.compile(r"//\s*rl-static:(.*)$")
@@ -421,7 +423,7 @@ def check_arch(arch, decls, resources, sass, failures, notes):
             stated("spills") and max(v for _, v in stated("spills")) > 0)
         wants_sass = any(k in d.fields for d in covering
                          for k in ("sass", "sass_absent", "sass_dominant", "loop_share",
-                                   "max_loop_instructions"))
+                                   "max_loop_instructions_per_store"))
         if sass is None:
             sass_needed = sass_needed or wants_sass
             continue
@@ -508,13 +510,20 @@ def check_sass(label, covering, opcodes, local_allowed, failures):
                             % (label, loop[0], wanted, loop[1], 100.0 * loop[0] / loop[1],
                                wanted, percent, decl.where))
     for decl in covering:
-        if "max_loop_instructions" not in decl.fields:
+        limit = decl.fields.get("max_loop_instructions_per_store")
+        if limit is None:
             continue
-        longest = max((len(body) for body in loops(opcodes)), default=0)
-        if longest > decl.fields["max_loop_instructions"]:
-            failures.append("%s: longest loop has %d instructions, above max_loop_instructions=%d "
-                            "(%s)" % (label, longest, decl.fields["max_loop_instructions"],
-                                      decl.where))
+        longest = max(loops(opcodes), key=len, default=[])
+        stores = sum(1 for op in longest if opcode_matches(op, "STG"))
+        if stores == 0:
+            failures.append("%s: no global store in the longest loop (%d instructions) for "
+                            "max_loop_instructions_per_store (%s)"
+                            % (label, len(longest), decl.where))
+        elif len(longest) > limit * stores:
+            failures.append("%s: longest loop has %d instructions for %d stores (%.1f a store), "
+                            "above max_loop_instructions_per_store=%d (%s)"
+                            % (label, len(longest), stores, len(longest) / stores, limit,
+                               decl.where))
 
 
 def read_text(path):

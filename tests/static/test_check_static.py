@@ -350,14 +350,21 @@ class SassRules(unittest.TestCase):
         none = run("DFMA:99", self.loop_listing())
         self.assertTrue(none.failed_with("fma_loop", "no loop with DFMA"))
 
-    def test_max_loop_instructions_bounds_the_longest_loop(self):
+    def test_max_loop_instructions_per_store_bounds_the_longest_loop(self):
         ptxas = "ptxas info    : Compiling entry function '_Z8fma_loopPfffi' for 'sm_90a'\n" \
                 "ptxas info    : Used 17 registers, used 0 barriers\n"
-        run = lambda limit: Stash((self.FMA + " max_loop_instructions=%d" % limit,), ptxas=ptxas,
-                                  sass=self.loop_listing(), arch="90a")
-        self.assertEqual(run(102).failures, [])
-        self.assertTrue(run(101).failed_with("fma_loop", "longest loop has 102 instructions",
-                                             "max_loop_instructions=101"))
+        # The hot loop with two of its FFMA made stores: 102 instructions, 51 a store.
+        listing = self.loop_listing().replace("FFMA R4, R4, R3, R2 ;\n",
+                                              "STG.E.128 desc[UR4][R2.64], R8 ;\n", 2)
+        run = lambda limit, sass: Stash(
+            (self.FMA + " max_loop_instructions_per_store=%d" % limit,), ptxas=ptxas, sass=sass,
+            arch="90a")
+        self.assertEqual(run(51, listing).failures, [])
+        self.assertTrue(run(50, listing).failed_with(
+            "fma_loop", "longest loop has 102 instructions for 2 stores (51.0 a store)",
+            "max_loop_instructions_per_store=50"))
+        self.assertTrue(run(500, self.loop_listing()).failed_with(
+            "fma_loop", "no global store in the longest loop"))
 
     def test_loop_share_needs_an_opcode_and_a_percentage(self):
         self.assertEqual(decl("kernel=k loop_share=FFMA:99.5").fields["loop_share"],
