@@ -163,16 +163,13 @@ __device__ __forceinline__ std::uint32_t round_to_tf32(std::uint32_t bits) {
 
 // ------------------------------------------------------------- kernel
 
-// rl-static: kernel=gemm_mma_sync_multistage max_regs=255 max_smem=49152
-// rl-static: kernel=*MmaTf32* min_arch=80 sass=HMMA,LDSM,LDGSTS
-// rl-static: kernel=*MmaF16* min_arch=80 sass=HMMA,LDSM.16.MT88.4,LDGSTS
-// rl-static: kernel=*MmaBf16* min_arch=80 sass=HMMA,LDSM.16.MT88.4,LDGSTS
-// rl-static: kernel=*MmaE4m3* arch=89,120 sass=QMMA,LDSM.16.MT88.4,LDGSTS,PRMT
+// The block's 128 x 128 tile of C (the kernel's body).
 template <typename P, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages>
-__global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
-    gemm_mma_sync_multistage(float* __restrict__ C, const typename P::Storage* __restrict__ A,
-                             const typename P::Storage* __restrict__ B, int M, int N, int K,
-                             int lda, int ldb, int ldc) {
+__device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
+                                                    const typename P::Storage* __restrict__ A,
+                                                    const typename P::Storage* __restrict__ B,
+                                                    int M, int N, int K, int lda, int ldb,
+                                                    int ldc) {
   using T = typename P::Storage;
   constexpr int kThreads = (BlockM / WarpM) * (BlockN / WarpN) * 32;
   constexpr int kBytes = static_cast<int>(sizeof(T));
@@ -322,6 +319,39 @@ __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
         }
       }
     }
+  }
+}
+
+// fp8 is compiled only for the targets where its mma.sync is a tensor
+// instruction (elsewhere nvcc's emulation also spills); the host refuses to
+// launch it on the others, so there the kernel only traps.
+template <typename P>
+__device__ constexpr bool compiled_for_this_target() {
+#if defined(__CUDA_ARCH__)
+  if constexpr (std::is_same_v<P, MmaE4m3>)
+    return ptx::fp8_mma_sync_is_native(__CUDA_ARCH__ / 100, __CUDA_ARCH__ % 100 / 10);
+#endif
+  return true;
+}
+
+// rl-static: kernel=gemm_mma_sync_multistage max_regs=255 max_smem=49152
+// rl-static: kernel=*MmaTf32* min_arch=80 sass=HMMA,LDSM.16.M88.4,LDGSTS.E.BYPASS.128.ZFILL
+// rl-static: kernel=*MmaF16* min_arch=80 sass=HMMA,LDSM.16.MT88.4,LDGSTS.E.BYPASS.128.ZFILL
+// rl-static: kernel=*MmaBf16* min_arch=80 sass=HMMA,LDSM.16.MT88.4,LDGSTS.E.BYPASS.128.ZFILL
+// rl-static: kernel=*MmaE4m3* arch=89,120 sass=QMMA,LDSM.16.MT88.4,LDGSTS.E.BYPASS.128.ZFILL
+// rl-static: kernel=*MmaE4m3* arch=80,90,100 sass_absent=QMMA,HMMA,LDGSTS
+template <typename P, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages>
+__global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
+    gemm_mma_sync_multistage(float* __restrict__ C, const typename P::Storage* __restrict__ A,
+                             const typename P::Storage* __restrict__ B, int M, int N, int K,
+                             int lda, int ldb, int ldc) {
+  if constexpr (compiled_for_this_target<P>()) {
+    mma_sync_block_tile<P, BlockM, BlockN, BlockK, WarpM, WarpN, Stages>(C, A, B, M, N, K, lda, ldb,
+                                                                         ldc);
+  } else {
+#if defined(__CUDA_ARCH__)
+    __trap();
+#endif
   }
 }
 
