@@ -92,8 +92,12 @@ bool try_launch_rows_per_block(const Args<T>& a, cudaStream_t stream, std::int64
   const int threads = ((chunks + kChunks - 1) / kChunks + 31) / 32 * 32;
   if (threads > kMaxRowsPerBlockThreads<kChunks>) return false;
   const auto kernel = layernorm_vec128_rows_per_block<T, kChunks>;
-  const int blocks =
-      rl::ceilings::resident_blocks(kernel, threads, std::min<std::int64_t>(a.rows, max_blocks));
+  // The resident wave for this block size, asked once per process: an
+  // occupancy query per launch would delay the kernel inside the timed region.
+  static int wave_blocks[kMaxRowsPerBlockThreads<kChunks> / 32 + 1] = {};
+  int& wave = wave_blocks[threads / 32];
+  if (wave == 0) wave = rl::ceilings::resident_blocks(kernel, threads, std::int64_t{1} << 31);
+  const int blocks = static_cast<int>(std::min<std::int64_t>({wave, a.rows, max_blocks}));
   rl::launch(kernel, dim3(static_cast<unsigned>(blocks)), dim3(static_cast<unsigned>(threads)), 0,
              stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.rows, a.C);
   return true;
