@@ -590,6 +590,12 @@ class AttentionWorkload final : public InspectableWorkload {
 
   std::vector<float> download_outputs() const override { return download_as_float(o_); }
 
+  std::vector<TensorDump> tensors() const override {
+    const std::vector<std::int64_t> bhnd{p_.B, p_.H, p_.N, p_.d};
+    return {tensor_dump("Q", "input", bhnd, q_), tensor_dump("K", "input", bhnd, k_),
+            tensor_dump("V", "input", bhnd, v_), tensor_dump("O", "output", bhnd, o_)};
+  }
+
   // Test hook: check sampled rows from this N on (checked_rows), so a small
   // instance exercises the sampled path.  Recomputes the reference.
   void set_full_check_max_n(std::int64_t full_check_max_n) {
@@ -663,6 +669,8 @@ struct RecordSpec {
   int min_cc = 0;         // 80 for mma.sync with bf16
   // Device memory beyond Q, K, V, O (and S, P): a library's workspace.
   std::function<std::size_t(const Shape&)> workspace_bytes = {};
+  std::string idea = {};     // one line for the report: what it changes from its baseline
+  std::string library = {};  // "cuBLAS", "cuDNN" for a library baseline
 };
 
 template <typename T>
@@ -705,6 +713,8 @@ KernelRecord make_record(RecordSpec<T> spec) {
                                  : device_bytes_needed_fused<T>(shape)) +
                    (workspace ? workspace(shape) : std::size_t{0});
           },
+      .idea = std::move(spec.idea),
+      .library = std::move(spec.library),
   };
 }
 

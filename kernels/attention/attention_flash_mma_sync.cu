@@ -369,7 +369,9 @@ KernelRecord flash_record(std::string name) {
                          .bytes_model = &bytes_model_flash<T>,
                          .error = kErrorFlashTensorCore,
                          .head_dims = {64, 128},
-                         .min_cc = 80});
+                         .min_cc = 80,
+                         .idea = "tensor cores (mma.sync) fed by ldmatrix from swizzled shared "
+                                 "memory, P kept in registers, K/V double-buffered with cp.async"});
 }
 
 RL_REGISTER_KERNEL(flash_record<__nv_bfloat16>("attention_flash_mma_sync_bf16"));

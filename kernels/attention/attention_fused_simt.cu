@@ -242,6 +242,8 @@ RL_REGISTER_KERNEL(make_record<float>({.name = "attention_f32_fused",
                                        .needs_scores = false,
                                        .bytes_model = &bytes_model_fused,
                                        .error = kErrorSimtFp32,
-                                       .head_dims = {64, 128}}));
+                                       .head_dims = {64, 128},
+                                       .idea = "one kernel: K/V tiles in shared memory and the "
+                                               "online softmax, S and P never leave the chip"}));
 
 }  // namespace rl::attention

@@ -166,6 +166,7 @@ RL_REGISTER_KERNEL(make_record<float>(
      .launcher = &launch_attention_naive,
      .needs_scores = true,
      .bytes_model = [](const Dims& p) { return naive_bytes_model(p, sizeof(float)); },
-     .error = kErrorSimtFp32}));
+     .error = kErrorSimtFp32,
+     .idea = "three kernels: S = scale·QKᵀ and P = softmax(S) written to memory and read back"}));
 
 }  // namespace rl::attention

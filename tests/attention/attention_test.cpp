@@ -94,6 +94,25 @@ TEST_P(AttentionVariant, MatchesFloat64ReferenceAtRaggedLengthsUnderTwoSchedules
   }
 }
 
+// --dump-tensors: Q, K, V as inputs and O as the output, [B, H, N, d], O
+// exactly what validation compared.
+TEST_P(AttentionVariant, DumpsQKVAndTheOutputItValidated) {
+  RL_KERNEL_TEST_SETUP();
+  auto workload = rl::test::make_inspectable_workload(GetParam(), shape_of(2, 3, 17, 64, true), 5);
+  ASSERT_NE(workload, nullptr);
+  ASSERT_TRUE(workload->validate(nullptr).passed);
+  const std::vector<rl::TensorDump> tensors = workload->tensors();
+  ASSERT_EQ(tensors.size(), 4u);
+  const std::vector<std::int64_t> bhnd{2, 3, 17, 64};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(tensors[i].name, std::string(1, "QKVO"[i]));
+    EXPECT_EQ(tensors[i].role, i < 3 ? "input" : "output");
+    EXPECT_EQ(tensors[i].dims, bhnd);
+    EXPECT_EQ(tensors[i].values.size(), 2u * 3 * 17 * 64);
+  }
+  EXPECT_EQ(tensors[3].values, workload->download_outputs());
+}
+
 // Under the causal mask, query i sees keys 0..i only.  Redrawing K and V of
 // keys 40..128 (40 is inside the first 64-key tile, so the fused kernel's
 // per-element mask of the diagonal tile is what hides them) must leave rows

@@ -173,7 +173,9 @@ KernelRecord cudnn_sdpa_record(std::string name, std::string baseline) {
                             .error = kErrorFlashTensorCore,
                             .unit = default_compute_unit<T>(),
                             .min_cc = 80,
-                            .workspace_bytes = [](const Shape&) { return kWorkspaceCapBytes; }},
+                            .workspace_bytes = [](const Shape&) { return kWorkspaceCapBytes; },
+                            .idea = "cuDNN's fused SDPA (frontend graph API)",
+                            .library = "cuDNN"},
                            [](const Dims& p) -> std::unique_ptr<Library<T>> {
                              return std::make_unique<CudnnSdpa<T>>(p);
                            });

@@ -62,6 +62,7 @@ class LibraryAttentionWorkload final : public InspectableWorkload {
     attention_.redraw_inputs(spec, seed);
   }
   std::vector<float> download_outputs() const override { return attention_.download_outputs(); }
+  std::vector<TensorDump> tensors() const override { return attention_.tensors(); }
 
  private:
   std::unique_ptr<Library<T>> library_;  // declared first: outlives attention_'s launcher
