@@ -252,8 +252,12 @@ KernelRecord wgmma_tma_record(std::string name, std::string baseline, std::strin
                                         .launcher = launch_gemm_wgmma_tma<T>,
                                         .error = kTensorCoreError,
                                         .min_cc = 90,
-                                        .gpu_only = true});
+                                        .gpu_only = true,
+                                        .idea = "wgmma from 128B-swizzled shared memory fed by "
+                                                "TMA, 4-stage mbarrier ring, producer and "
+                                                "consumer warpgroups"});
   record.max_cc = 90;  // sm_90a code: Hopper only, not 10.x or 12.x
+  // device_bytes (A + B + C at storage size) comes from make_record.
   record.shapes = [all = record.shapes](SizePreset preset) {
     std::vector<Shape> accepted;
     for (const Shape& s : all(preset))
@@ -265,7 +269,6 @@ KernelRecord wgmma_tma_record(std::string name, std::string baseline, std::strin
       throw std::invalid_argument(why);
     return inner(shape, seed);
   };
-  record.device_bytes = [](const Shape& shape) { return device_bytes(dims(shape), sizeof(T)); };
   return record;
 }
 

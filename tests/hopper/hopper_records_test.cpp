@@ -37,6 +37,8 @@ TEST(HopperRecords, gemm_records_name_their_precision_pipe_and_mma_sync_baseline
   EXPECT_EQ(fp16->precision, "fp16");
   EXPECT_EQ(fp16->unit, rl::roofline::ComputeUnit::tc_fp16);
   EXPECT_EQ(fp16->baseline, "gemm_mma_sync_multistage_fp16");
+  EXPECT_FALSE(bf16->idea.empty());
+  EXPECT_EQ(bf16->idea, fp16->idea);
 }
 
 TEST(HopperRecords, gemm_cost_reuses_the_128_by_128_block_tile_and_counts_device_bytes) {
