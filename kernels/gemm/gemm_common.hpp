@@ -93,6 +93,19 @@ __host__ __device__ __forceinline__ float input_to_f32(T x) {
   }
 }
 
+// The storage type's name, as --dump-tensors' manifest gives it.
+template <typename T>
+constexpr const char* storage_name() {
+  if constexpr (std::is_same_v<T, float>)
+    return "fp32";
+  else if constexpr (std::is_same_v<T, __half>)
+    return "fp16";
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return "bf16";
+  else
+    return "fp8_e4m3";
+}
+
 template <typename T>
 __host__ __device__ __forceinline__ T input_from_f32(float x) {
   if constexpr (std::is_same_v<T, float>)
@@ -428,6 +441,19 @@ class GemmWorkload final : public InspectableWorkload {
 
   std::vector<float> download_outputs() const override { return c_.download(); }
 
+  // A and B as the kernel read them (the uploaded values; a tf32 rung rounds
+  // them inside the kernel), C as it wrote it.
+  std::vector<TensorDump> tensors() const override {
+    auto as_float = [](const std::vector<T>& host) {
+      std::vector<float> out(host.size());
+      for (std::size_t i = 0; i < host.size(); ++i) out[i] = input_to_f32(host[i]);
+      return out;
+    };
+    return {{"A", "input", storage_name<T>(), {d_.M, d_.K}, as_float(a_host_)},
+            {"B", "input", storage_name<T>(), {d_.K, d_.N}, as_float(b_host_)},
+            {"C", "output", "fp32", {d_.M, d_.N}, c_.download()}};
+  }
+
   // Test hooks: the size above which validation is sampled (multiply-adds of
   // the full reference), and the positions the sampled check looks at.
   void set_full_check_max_macs(std::int64_t macs) {
@@ -513,7 +539,8 @@ KernelRecord make_record(RecordSpec<T> spec) {
 // An FP32 SIMT rung: fp32 A, B and C, the FP32 pipe, no rounding of the
 // inputs; the variant label is the name without its "gemm_f32_" prefix.
 inline KernelRecord make_fp32_simt_record(std::string name, std::string baseline, ReuseTile tile,
-                                          Launcher<float> launcher, double max_large_flops = 0) {
+                                          Launcher<float> launcher, std::string idea,
+                                          double max_large_flops = 0) {
   std::string variant = name.substr(std::string_view("gemm_f32_").size());
   return make_record<float>({.name = std::move(name),
                              .variant = std::move(variant),
@@ -522,7 +549,8 @@ inline KernelRecord make_fp32_simt_record(std::string name, std::string baseline
                              .unit = roofline::ComputeUnit::fp32,
                              .tile = tile,
                              .launcher = std::move(launcher),
-                             .max_large_flops = max_large_flops});
+                             .max_large_flops = max_large_flops,
+                             .idea = std::move(idea)});
 }
 
 // Grid of output tiles: x walks N, y walks M.

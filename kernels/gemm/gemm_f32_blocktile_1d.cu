@@ -59,6 +59,7 @@ void launch_gemm_f32_blocktile_1d(const Args<float>& a, cudaStream_t stream) {
 
 RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_blocktile_1d", "gemm_f32_smem_tiled",
                                          {.M = kBlock1dM, .N = kBlock1dN},
-                                         &launch_gemm_f32_blocktile_1d));
+                                         &launch_gemm_f32_blocktile_1d,
+                                         "64 x 64 block tile, 8 outputs per thread in registers"));
 
 }  // namespace rl::gemm

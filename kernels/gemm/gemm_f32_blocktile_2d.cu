@@ -70,8 +70,8 @@ void launch_gemm_f32_blocktile_2d(const Args<float>& a, cudaStream_t stream) {
               tile_grid(a.M, a.N, kBlock2dM, kBlock2dN), dim3(kThreads2d), a, stream);
 }
 
-RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_blocktile_2d", "gemm_f32_blocktile_1d",
-                                         {.M = kBlock2dM, .N = kBlock2dN},
-                                         &launch_gemm_f32_blocktile_2d));
+RL_REGISTER_KERNEL(make_fp32_simt_record(
+    "gemm_f32_blocktile_2d", "gemm_f32_blocktile_1d", {.M = kBlock2dM, .N = kBlock2dN},
+    &launch_gemm_f32_blocktile_2d, "128 x 128 block tile, an 8 x 8 register tile per thread"));
 
 }  // namespace rl::gemm

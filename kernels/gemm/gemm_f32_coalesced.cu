@@ -36,8 +36,8 @@ void launch_gemm_f32_coalesced(const Args<float>& a, cudaStream_t stream) {
               dim3(kCoalescedTile, kCoalescedTile), a, stream);
 }
 
-RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_coalesced", "gemm_f32_naive",
-                                         {.M = 1, .N = kCoalescedTile},
-                                         &launch_gemm_f32_coalesced));
+RL_REGISTER_KERNEL(make_fp32_simt_record(
+    "gemm_f32_coalesced", "gemm_f32_naive", {.M = 1, .N = kCoalescedTile},
+    &launch_gemm_f32_coalesced, "a warp walks along a row of C: B reads coalesced, A broadcast"));
 
 }  // namespace rl::gemm

@@ -44,7 +44,9 @@ void launch_gemm_f32_naive(const Args<float>& a, cudaStream_t stream) {
               stream);
 }
 
-RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_naive", "", {.M = kNaiveTile, .N = 1},
-                                         &launch_gemm_f32_naive, kNaiveMaxLargeFlops));
+RL_REGISTER_KERNEL(make_fp32_simt_record(
+    "gemm_f32_naive", "", {.M = kNaiveTile, .N = 1}, &launch_gemm_f32_naive,
+    "one thread per output; a warp walks down a column of C, so its A reads are uncoalesced",
+    kNaiveMaxLargeFlops));
 
 }  // namespace rl::gemm

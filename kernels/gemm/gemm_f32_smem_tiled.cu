@@ -50,6 +50,7 @@ void launch_gemm_f32_smem_tiled(const Args<float>& a, cudaStream_t stream) {
 
 RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_smem_tiled", "gemm_f32_coalesced",
                                          {.M = kSmemTile, .N = kSmemTile},
-                                         &launch_gemm_f32_smem_tiled));
+                                         &launch_gemm_f32_smem_tiled,
+                                         "32 x 32 tiles of A and B staged in shared memory"));
 
 }  // namespace rl::gemm

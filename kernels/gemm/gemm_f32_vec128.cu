@@ -76,8 +76,8 @@ void launch_gemm_f32_vec128(const Args<float>& a, cudaStream_t stream) {
               tile_grid(a.M, a.N, kVecBlockM, kVecBlockN), dim3(kVecThreads), a, stream);
 }
 
-RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_vec128", "gemm_f32_blocktile_2d",
-                                         {.M = kVecBlockM, .N = kVecBlockN},
-                                         &launch_gemm_f32_vec128));
+RL_REGISTER_KERNEL(make_fp32_simt_record(
+    "gemm_f32_vec128", "gemm_f32_blocktile_2d", {.M = kVecBlockM, .N = kVecBlockN},
+    &launch_gemm_f32_vec128, "128-bit global and shared loads, A transposed in shared memory"));
 
 }  // namespace rl::gemm

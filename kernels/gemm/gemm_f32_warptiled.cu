@@ -108,8 +108,9 @@ void launch_gemm_f32_warptiled(const Args<float>& a, cudaStream_t stream) {
               tile_grid(a.M, a.N, kWarpBlockM, kWarpBlockN), dim3(kWarpThreads), a, stream);
 }
 
-RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_warptiled", "gemm_f32_vec128",
-                                         {.M = kWarpBlockM, .N = kWarpBlockN},
-                                         &launch_gemm_f32_warptiled));
+RL_REGISTER_KERNEL(make_fp32_simt_record(
+    "gemm_f32_warptiled", "gemm_f32_vec128", {.M = kWarpBlockM, .N = kWarpBlockN},
+    &launch_gemm_f32_warptiled,
+    "warp tiles over conflict-free shared reads, double-buffered shared memory"));
 
 }  // namespace rl::gemm

@@ -129,6 +129,28 @@ INSTANTIATE_TEST_SUITE_P(Ladder, GemmRung, ::testing::ValuesIn(kFp32Ladder),
 // The sampled path (large shapes) forced on a small problem: it passes a
 // correct kernel and still catches an unwritten last row and a dropped
 // K step, because the first and last row and column are always checked.
+// --dump-tensors: A (M x K) and B (K x N) as the kernel read them, C (M x N)
+// as validated.
+TEST_P(GemmRung, DumpsAAndBAsReadAndTheValidatedC) {
+  RL_KERNEL_TEST_SETUP();
+  auto workload = make_workload(GetParam(), {5, 7, 3}, 11);
+  ASSERT_NE(workload, nullptr);
+  ASSERT_TRUE(workload->validate(nullptr).passed);
+  const std::vector<rl::TensorDump> t = workload->tensors();
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_EQ(t[0].name, "A");
+  EXPECT_EQ(t[0].dims, (std::vector<std::int64_t>{5, 3}));
+  EXPECT_EQ(t[1].name, "B");
+  EXPECT_EQ(t[1].dims, (std::vector<std::int64_t>{3, 7}));
+  EXPECT_EQ(t[2].role, "output");
+  EXPECT_EQ(t[2].dims, (std::vector<std::int64_t>{5, 7}));
+  EXPECT_EQ(t[2].values, workload->download_outputs());
+  // C[0][0] is the dot product of A's first row and B's first column.
+  double c00 = 0;
+  for (int k = 0; k < 3; ++k) c00 += double{t[0].values[k]} * t[1].values[k * 7];
+  EXPECT_NEAR(t[2].values[0], c00, 1e-5 * (1 + std::fabs(c00)));
+}
+
 TEST(GemmSampledCheck, ForcedOnASmallShapePassesAndCatchesEdgeErrors) {
   RL_KERNEL_TEST_SETUP();
   for (const std::string name : {"gemm_f32_smem_tiled", "gemm_f32_warptiled"}) {

@@ -210,6 +210,7 @@ class LibraryGemmWorkload final : public InspectableWorkload {
     library_->inputs_changed(gemm_.host_b());
   }
   std::vector<float> download_outputs() const override { return gemm_.download_outputs(); }
+  std::vector<TensorDump> tensors() const override { return gemm_.tensors(); }
 
  private:
   std::unique_ptr<Library<T>> library_;  // declared first: outlives gemm_, whose launcher uses it
@@ -239,6 +240,7 @@ inline bool accepts(const Dims& d, std::int64_t multiple) {
 template <typename T>
 KernelRecord library_record(LibrarySpec<T> spec) {
   const std::int64_t multiple = spec.dim_multiple;
+  std::string library = spec.variant.starts_with("cublaslt") ? "cuBLASLt" : "cuBLAS";
   return KernelRecord{
       .name = spec.name,
       .family = "gemm",
@@ -272,6 +274,8 @@ KernelRecord library_record(LibrarySpec<T> spec) {
             const Dims d = dims(shape);
             return device_bytes(d, sizeof(T)) + library_bytes(d);
           },
+      .idea = "",
+      .library = std::move(library),
   };
 }
 
