@@ -38,7 +38,10 @@ Keys of a declaration (values never contain spaces; lists are comma-separated):
   loop_share=OP:PCT
                    the function's hot loop is at least PCT percent OP
                    instructions (every instruction of the loop body counts:
-                   branches, compares and counters are the loop's overhead).
+                   branches, compares and counters are the loop's overhead;
+                   NOPs do not: ptxas pads a slow pipe's instructions with
+                   them, e.g. four after each DFMA on sm_120, pacing that the
+                   loop could not lose).
                    A loop is a backward BRA and the instructions from its
                    target to it; the hot loop is the one with the most OP
                    (ties: the shortest).  For throughput loops whose overhead
@@ -500,7 +503,7 @@ def check_sass(label, covering, opcodes, local_allowed, failures):
         if "loop_share" not in decl.fields:
             continue
         wanted, percent = decl.fields["loop_share"]
-        loop = hot_loop(opcodes, wanted)
+        loop = hot_loop([op for op in opcodes if base_opcode(op) != "NOP"], wanted)
         if loop is None or loop[0] == 0:
             failures.append("%s: no loop with %s (loop_share=%s:%g, %s)"
                             % (label, wanted, wanted, percent, decl.where))

@@ -347,6 +347,9 @@ class SassRules(unittest.TestCase):
         self.assertTrue(low.failed_with("fma_loop", "hot loop is 99 FFMA in 102 instructions",
                                         "97.1%", "loop_share=FFMA:99"))
         self.assertEqual(run("FFMA:99", self.loop_listing(hot_fmas=297)).failures, [])
+        padded = self.loop_listing(hot_fmas=297).replace(
+            "FFMA R4, R4, R3, R2 ;", "FFMA R4, R4, R3, R2 ;\n        /*ffff*/ NOP ;")
+        self.assertEqual(run("FFMA:99", padded).failures, [], "NOPs are pacing, not overhead")
         none = run("DFMA:99", self.loop_listing())
         self.assertTrue(none.failed_with("fma_loop", "no loop with DFMA"))
 
