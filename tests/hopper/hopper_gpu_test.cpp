@@ -1,5 +1,5 @@
 // The sm_90a kernels on a device (label gpu): the wgmma / TMA GEMM rung in
-// bf16 and fp16 and the wgmma ceiling, validated against the float64
+// bf16 and fp16 and the wgmma ceilings (every precision), validated against the float64
 // reference.  Every test skips, with the reason, without a GPU or on a GPU
 // whose compute capability is not 9.0 (sm_90a code runs nowhere else).
 //
@@ -95,15 +95,19 @@ TEST(WgmmaTmaGemmCheck, dropping_the_last_8_columns_of_k_fails_validation) {
   EXPECT_FALSE(workload->validate(nullptr).passed);
 }
 
-TEST(WgmmaCeiling, every_accumulator_reaches_iters_times_64) {
+TEST(WgmmaCeiling, every_precision_validates) {
   RL_REQUIRE_SM90();
-  const rl::KernelRecord* record = rl::find_kernel("wgmma_loop_bf16_m64n256k16");
-  ASSERT_NE(record, nullptr);
-  // An odd block count and iteration count (the loop's wait_group<1> tail).
-  auto workload =
-      record->make_workload(rl::Shape{{{"blocks", 3}, {"threads", 128}, {"iters", 7}}}, 1);
-  const rl::Validation v = workload->validate(nullptr);
-  EXPECT_TRUE(v.passed) << v.detail;
+  for (const char* name :
+       {"wgmma_loop_bf16_m64n256k16", "wgmma_loop_fp16_m64n256k16", "wgmma_loop_tf32_m64n256k8",
+        "wgmma_loop_fp8_e4m3_m64n256k32", "wgmma_loop_int8_m64n256k32"}) {
+    const rl::KernelRecord* record = rl::find_kernel(name);
+    ASSERT_NE(record, nullptr) << name;
+    // An odd block count and iteration count (the loop's wait_group<1> tail).
+    auto workload =
+        record->make_workload(rl::Shape{{{"blocks", 3}, {"threads", 128}, {"iters", 7}}}, 1);
+    const rl::Validation v = workload->validate(nullptr);
+    EXPECT_TRUE(v.passed) << name << ": " << v.detail;
+  }
 }
 
 }  // namespace

@@ -5,8 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -14,9 +17,28 @@ namespace {
 
 const char* const kWgmmaGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16"};
 
+// The wgmma roof loops: one per precision, K of their m64n256kK wgmma, and
+// whether the loop closes with one extra wgmma (fp8 alternates B and -B).
+struct WgmmaLoop {
+  const char* name;
+  const char* precision;
+  const char* ceiling;
+  rl::roofline::ComputeUnit unit;
+  int k;
+  int closing_wgmmas;
+};
+const WgmmaLoop kWgmmaLoops[] = {
+    {"wgmma_loop_bf16_m64n256k16", "bf16", "tc.bf16", rl::roofline::ComputeUnit::tc_bf16, 16, 0},
+    {"wgmma_loop_fp16_m64n256k16", "fp16", "tc.fp16", rl::roofline::ComputeUnit::tc_fp16, 16, 0},
+    {"wgmma_loop_tf32_m64n256k8", "tf32", "tc.tf32", rl::roofline::ComputeUnit::tc_tf32, 8, 0},
+    {"wgmma_loop_fp8_e4m3_m64n256k32", "fp8", "tc.fp8", rl::roofline::ComputeUnit::tc_fp8, 32, 1},
+    {"wgmma_loop_int8_m64n256k32", "int8", "tc.int8", rl::roofline::ComputeUnit::tc_int8, 32, 0},
+};
+
 TEST(HopperRecords, every_sm90a_record_is_gpu_only_for_compute_capability_9_0_exactly) {
-  for (const char* name :
-       {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16", "wgmma_loop_bf16_m64n256k16"}) {
+  std::vector<std::string> names(std::begin(kWgmmaGemms), std::end(kWgmmaGemms));
+  for (const WgmmaLoop& loop : kWgmmaLoops) names.emplace_back(loop.name);
+  for (const std::string& name : names) {
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr) << name;
     EXPECT_TRUE(record->gpu_only) << name;
@@ -83,6 +105,48 @@ TEST(HopperRecords, gemm_refuses_k_or_n_not_a_multiple_of_8_before_allocating) {
             << e.what();
       }
     }
+  }
+}
+
+TEST(HopperRecords, wgmma_loops_name_their_precision_and_ceiling) {
+  for (const WgmmaLoop& loop : kWgmmaLoops) {
+    const rl::KernelRecord* record = rl::find_kernel(loop.name);
+    ASSERT_NE(record, nullptr) << loop.name;
+    EXPECT_EQ(record->family, "ceilings") << loop.name;
+    EXPECT_EQ(record->variant, "wgmma_loop") << loop.name;
+    EXPECT_EQ(record->precision, loop.precision) << loop.name;
+    EXPECT_EQ(record->unit, loop.unit) << loop.name;
+    EXPECT_EQ(record->ceiling, loop.ceiling) << loop.name;
+  }
+}
+
+TEST(HopperRecords, wgmma_loop_cost_counts_2_64_256_k_per_wgmma_and_the_outputs) {
+  const rl::Shape s{{{"blocks", 264}, {"threads", 128}, {"iters", 4096}}};
+  for (const WgmmaLoop& loop : kWgmmaLoops) {
+    const rl::KernelRecord* record = rl::find_kernel(loop.name);
+    ASSERT_NE(record, nullptr) << loop.name;
+    const rl::roofline::Cost cost = record->cost(s);
+    const double wgmmas = 264.0 * (4096.0 * 4 + loop.closing_wgmmas);
+    EXPECT_EQ(cost.flops, wgmmas * 2 * 64 * 256 * loop.k) << loop.name;
+    // A minimum and a maximum of 4 bytes per thread (f32, or s32 for int8).
+    EXPECT_EQ(cost.bytes_model, 264.0 * 128 * 2 * 4) << loop.name;
+    EXPECT_EQ(cost.unit, loop.unit) << loop.name;
+  }
+}
+
+TEST(HopperRecords, wgmma_loop_refuses_sums_past_2_to_the_24_and_other_than_one_warpgroup) {
+  for (const WgmmaLoop& loop : kWgmmaLoops) {
+    const rl::KernelRecord* record = rl::find_kernel(loop.name);
+    ASSERT_NE(record, nullptr) << loop.name;
+    const std::int64_t max_iters = (std::int64_t{1} << 24) / (4 * loop.k);
+    EXPECT_NO_THROW(
+        record->cost(rl::Shape{{{"blocks", 1}, {"threads", 128}, {"iters", max_iters}}}))
+        << loop.name;
+    const rl::Shape too_long{{{"blocks", 1}, {"threads", 128}, {"iters", max_iters + 1}}};
+    EXPECT_THROW(record->cost(too_long), std::invalid_argument) << loop.name;
+    EXPECT_THROW(record->make_workload(too_long, 1), std::invalid_argument) << loop.name;
+    const rl::Shape two_warpgroups{{{"blocks", 1}, {"threads", 256}, {"iters", 1}}};
+    EXPECT_THROW(record->make_workload(two_warpgroups, 1), std::invalid_argument) << loop.name;
   }
 }
 

@@ -420,7 +420,14 @@ template <int N>
 RL_PTX_FN void wgmma_fence_operand([[maybe_unused]] float (&d)[N]) {
 #if defined(__CUDA_ARCH__) && !defined(RL_EMULATE)
   for (int i = 0; i < N; ++i) asm volatile("" : "+f"(d[i])::"memory");
-#else
+#endif
+}
+
+// The same for s32 accumulators (integer wgmma).
+template <int N>
+RL_PTX_FN void wgmma_fence_operand([[maybe_unused]] std::int32_t (&d)[N]) {
+#if defined(__CUDA_ARCH__) && !defined(RL_EMULATE)
+  for (int i = 0; i < N; ++i) asm volatile("" : "+r"(d[i])::"memory");
 #endif
 }
 
@@ -433,16 +440,17 @@ RL_PTX_FN void wgmma_fence_operand([[maybe_unused]] float (&d)[N]) {
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "  \
   "%38, %39, %40, %41, %42, %43, %44, %45, %46, %47, %48, %49, %50, %51, %52, %53, %54, %55, "  \
   "%56, %57, %58, %59, %60, %61, %62, %63}"
-#define RL_PTX_WGMMA_D64(d)                                                                       \
-  "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
-      "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]),    \
-      "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),  \
-      "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]),  \
-      "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]),  \
-      "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),  \
-      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]), "+f"(d[49]),  \
-      "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), "+f"(d[56]),  \
-      "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63])
+// The asm operands of 8, 64 or 128 accumulators, each through C ("+f" for
+// f32, "+r" for s32).
+#define RL_PTX_WGMMA_F32(x) "+f"(x)
+#define RL_PTX_WGMMA_S32(x) "+r"(x)
+#define RL_PTX_WGMMA_D8(C, d, i) \
+  C(d[i]), C(d[i + 1]), C(d[i + 2]), C(d[i + 3]), C(d[i + 4]), C(d[i + 5]), C(d[i + 6]), C(d[i + 7])
+#define RL_PTX_WGMMA_D64_OF(C, d)                                                      \
+  RL_PTX_WGMMA_D8(C, d, 0), RL_PTX_WGMMA_D8(C, d, 8), RL_PTX_WGMMA_D8(C, d, 16),       \
+      RL_PTX_WGMMA_D8(C, d, 24), RL_PTX_WGMMA_D8(C, d, 32), RL_PTX_WGMMA_D8(C, d, 40), \
+      RL_PTX_WGMMA_D8(C, d, 48), RL_PTX_WGMMA_D8(C, d, 56)
+#define RL_PTX_WGMMA_D64(d) RL_PTX_WGMMA_D64_OF(RL_PTX_WGMMA_F32, d)
 #define RL_PTX_WGMMA_D128_REGS                                                                     \
   "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, "    \
   "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, %34, %35, %36, %37, "     \
@@ -452,7 +460,16 @@ RL_PTX_FN void wgmma_fence_operand([[maybe_unused]] float (&d)[N]) {
   "%92, %93, %94, %95, %96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, " \
   "%109, %110, %111, %112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, "     \
   "%124, %125, %126, %127}"
-#define RL_PTX_WGMMA_D128(d) RL_PTX_WGMMA_D64(d), RL_PTX_WGMMA_D64((d + 64))
+// One m64n256 wgmma with both operands in shared memory, inside a wrapper
+// whose parameters are d (128 accumulators), desc_a, desc_b and accumulate:
+// the instruction, the constraint of its accumulators (RL_PTX_WGMMA_F32 or
+// _S32), the immediate operands after scale-d (", 1, %131" ...) and the
+// asm operands those name.
+#define RL_PTX_WGMMA_SS_N256(instruction, C, immediates, ...)                   \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n" instruction        \
+               " " RL_PTX_WGMMA_D128_REGS ", %128, %129, p" immediates ";\n}\n" \
+               : RL_PTX_WGMMA_D64_OF(C, d), RL_PTX_WGMMA_D64_OF(C, (d + 64))    \
+               : "l"(desc_a), "l"(desc_b), "r"(accumulate)__VA_OPT__(, ) __VA_ARGS__)
 
 // wgmma.mma_async.sync.aligned.m64nNk16.f32.{bf16,f16}.{bf16,f16}
 //   d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b
@@ -493,22 +510,88 @@ RL_PTX_FN void wgmma_m64n128k16_f32([[maybe_unused]] float (&d)[64],
 #endif
 }
 
-// The same with N = 256 (128 accumulators per thread), bf16 only (the
-// tensor-core ceiling's instruction).
-template <bool TransposeB>
-RL_PTX_FN void wgmma_m64n256k16_f32_bf16([[maybe_unused]] float (&d)[128],
+// The same with N = 256 (128 accumulators per thread), what the tensor-core
+// ceilings issue: the widest N amortises the A reads over the most columns.
+template <typename T, bool TransposeB>
+RL_PTX_FN void wgmma_m64n256k16_f32([[maybe_unused]] float (&d)[128],
+                                    [[maybe_unused]] std::uint64_t desc_a,
+                                    [[maybe_unused]] std::uint64_t desc_b,
+                                    [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k16");
+#elif RL_PTX_SM90A
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    RL_PTX_WGMMA_SS_N256("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", RL_PTX_WGMMA_F32,
+                         ", 1, 1, 0, %131", "n"(TransposeB ? 1 : 0));
+  } else {
+    static_assert(std::is_same_v<T, __half>, "wgmma f16/bf16 only");
+    RL_PTX_WGMMA_SS_N256("wgmma.mma_async.sync.aligned.m64n256k16.f32.f16.f16", RL_PTX_WGMMA_F32,
+                         ", 1, 1, 0, %131", "n"(TransposeB ? 1 : 0));
+  }
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32
+//   d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b
+// D(64 x 256, f32) = A(64 x 8) * B(8 x 256) + (accumulate ? D : 0), tf32
+// operands (32-bit containers; the tensor core reads sign, 8-bit exponent and
+// the top 10 mantissa bits).  No transpose immediates: for tf32 both A and B
+// must be K-major in shared memory (8 elements = 32 bytes of K per row, two
+// core matrices).  imm-scale-b = -1 when NegateB (the products negated).
+template <bool NegateB>
+RL_PTX_FN void wgmma_m64n256k8_f32_tf32([[maybe_unused]] float (&d)[128],
+                                        [[maybe_unused]] std::uint64_t desc_a,
+                                        [[maybe_unused]] std::uint64_t desc_b,
+                                        [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k8.tf32");
+#elif RL_PTX_SM90A
+  RL_PTX_WGMMA_SS_N256("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", RL_PTX_WGMMA_F32,
+                       ", 1, %131", "n"(NegateB ? -1 : 1));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3
+//   d, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b
+// D(64 x 256, f32) = A(64 x 32) * B(32 x 256) + (accumulate ? D : 0), fp8
+// e4m3 operands (1 sign, 4 exponent bits with bias 7, 3 mantissa bits).  As
+// for tf32, both operands K-major only (32 bytes of K per row).  Hopper adds
+// fp8 products into the f32 accumulator with fewer than 24 mantissa bits
+// (DeepSeek-V3 technical report, section 3.3.2).  imm-scale-b = -1 when
+// NegateB.
+template <bool NegateB>
+RL_PTX_FN void wgmma_m64n256k32_f32_e4m3([[maybe_unused]] float (&d)[128],
                                          [[maybe_unused]] std::uint64_t desc_a,
                                          [[maybe_unused]] std::uint64_t desc_b,
                                          [[maybe_unused]] int accumulate) {
 #if defined(RL_EMULATE)
-  RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k16");
+  RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k32.e4m3");
 #elif RL_PTX_SM90A
-  asm volatile(
-      "{\n.reg .pred p;\nsetp.ne.b32 p, %130, 0;\n"
-      "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16 " RL_PTX_WGMMA_D128_REGS
-      ", %128, %129, p, 1, 1, 0, %131;\n}\n"
-      : RL_PTX_WGMMA_D128(d)
-      : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransposeB ? 1 : 0));
+  RL_PTX_WGMMA_SS_N256("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", RL_PTX_WGMMA_F32,
+                       ", 1, %131", "n"(NegateB ? -1 : 1));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 d, a-desc, b-desc, scale-d
+// D(64 x 256, s32) = A(64 x 32) * B(32 x 256) + (accumulate ? D : 0), signed
+// 8-bit operands, exact 32-bit integer sums (the optional .satfinite, not
+// used, would clamp them on overflow).  Integer wgmma has no scale or
+// transpose immediates: both operands K-major (32 bytes of K per row).  The
+// accumulator fragment layout is that of the f32 one above.
+RL_PTX_FN void wgmma_m64n256k32_s32_s8([[maybe_unused]] std::int32_t (&d)[128],
+                                       [[maybe_unused]] std::uint64_t desc_a,
+                                       [[maybe_unused]] std::uint64_t desc_b,
+                                       [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k32.s8");
+#elif RL_PTX_SM90A
+  RL_PTX_WGMMA_SS_N256("wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8", RL_PTX_WGMMA_S32, "");
 #else
   RL_PTX_UNSUPPORTED();
 #endif
@@ -517,7 +600,11 @@ RL_PTX_FN void wgmma_m64n256k16_f32_bf16([[maybe_unused]] float (&d)[128],
 #undef RL_PTX_WGMMA_D64_REGS
 #undef RL_PTX_WGMMA_D64
 #undef RL_PTX_WGMMA_D128_REGS
-#undef RL_PTX_WGMMA_D128
+#undef RL_PTX_WGMMA_SS_N256
+#undef RL_PTX_WGMMA_D64_OF
+#undef RL_PTX_WGMMA_D8
+#undef RL_PTX_WGMMA_F32
+#undef RL_PTX_WGMMA_S32
 
 }  // namespace rl::ptx
 
