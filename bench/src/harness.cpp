@@ -473,8 +473,9 @@ void Harness::print_progress(const roofline::KernelResult& k) const {
   if (k.status == "ok" && k.time_s) {
     what += " " + time_text(k.time_s->median);
     if (k.pct_of_roof) {
-      char pct[32];
-      std::snprintf(pct, sizeof pct, ", %.1f%% of roof", *k.pct_of_roof);
+      char pct[64];
+      std::snprintf(pct, sizeof pct, ", %.1f%% of roof%s", *k.pct_of_roof,
+                    k.bound == "above_roof" ? " (above its roof: not trusted)" : "");
       what += pct;
     }
   } else if (!k.error.empty())
