@@ -380,13 +380,11 @@ struct StorageRounding {
 };
 
 template <typename T>
-constexpr StorageRounding storage_rounding() {
+StorageRounding storage_rounding() {
   if constexpr (std::is_same_v<T, float>)
     return {0.0, 0.0};  // within the plain fp32 tolerance
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return {0x1p-8, 0.0};  // 8 significant bits, fp32's exponent range
-  else
-    return {0x1p-11, 0x1p-25};  // 11 significant bits, subnormal below 2^-14
+  else  // u_T; fp16 also rounds absolutely below 2^-14 (bf16 has fp32's exponent range)
+    return {unit_roundoff(precision_name<T>()), std::is_same_v<T, __half> ? 0x1p-25 : 0.0};
 }
 
 // Σ_n of item 1: the error factor of an n-term fp32 sum.
