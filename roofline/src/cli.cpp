@@ -1,6 +1,7 @@
 #include "rl/roofline/cli.hpp"
 
 #include "rl/roofline/compare.hpp"
+#include "rl/roofline/fleet.hpp"
 #include "rl/roofline/model.hpp"
 #include "rl/roofline/report.hpp"
 #include "rl/roofline/results_io.hpp"
@@ -11,6 +12,7 @@
 #include <cctype>
 #include <cstdio>
 #include <exception>
+#include <filesystem>
 #include <iostream>
 #include <optional>
 
@@ -235,6 +237,40 @@ int run_compare(const std::string& base_path, const std::string& new_path,
   return static_cast<int>(c.exit_status());
 }
 
+// `roofline fleet`: acceptance of one fleet, or with --baseline the gate per GPU.
+int run_fleet(const std::vector<std::string>& dirs, const std::string& baseline,
+              const std::string& output, const std::string& format, const FleetOptions& options,
+              const CompareOptions& compare_options) {
+  auto load = [](const std::vector<std::string>& folders) {
+    std::vector<std::filesystem::path> roots(folders.begin(), folders.end());
+    return load_fleet(roots);
+  };
+  auto write = [&](std::string_view name, std::string_view content) {
+    std::error_code ec;
+    std::filesystem::create_directories(output, ec);
+    const auto path = std::filesystem::path(output) / name;
+    write_output(path.string(), content);
+    if (format != "json") std::cout << "wrote " << path.string() << "\n";
+  };
+  if (!baseline.empty()) {
+    if (dirs.size() != 1) throw UsageError("fleet --baseline BEFORE_DIR takes one AFTER_DIR");
+    FleetBaselineReport r =
+        compare_fleets(load({baseline}), load(dirs), compare_options, baseline, dirs[0]);
+    const std::string json = fleet_baseline_json(r).dump(2) + "\n";
+    std::cout << (format == "json" ? json : fleet_baseline_text(r));
+    if (!output.empty()) write("fleet-baseline.json", json);
+    return static_cast<int>(r.exit_status());
+  }
+  FleetReport r = analyse_fleet(load(dirs), options);
+  const std::string json = fleet_json(r).dump(2) + "\n";
+  std::cout << (format == "json" ? json : fleet_text(r));
+  if (!output.empty()) {
+    write("fleet.json", json);
+    write("fleet.html", fleet_html(r));
+  }
+  return r.exit_status();
+}
+
 std::string one_line(std::string s) {
   for (auto& ch : s)
     if (ch == '\n' || ch == '\r') ch = ' ';
@@ -307,6 +343,60 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
                     "compare files from different devices, backends or size presets");
   compare->add_option("--format", format, "md or json")->check(CLI::IsMember({"md", "json"}));
 
+  auto* fleet = app.add_subcommand(
+      "fleet",
+      "fleet acceptance: every GPU's results against its model's median (outliers, failed "
+      "GPUs, configuration drift); with --baseline, the regression gate per GPU");
+  fleet->footer(
+      "Outlier: a ceiling or kernel below its model's median by more than max(--threshold %, "
+      "--spread-k x spread), spread = 1.4826 x MAD / median over the model's GPUs.\n"
+      "Exit status: 0 no outlier and no failed GPU; 1 an outlier, a failed GPU (task-failed "
+      "marker, incomplete run, failed validation) or fewer runs than --expect; 2 bad input "
+      "(a folder with no results, an unreadable or invalid file, another schema version, two "
+      "runs of one GPU); 3 nothing judged (no model has --min-gpus GPUs).\n"
+      "With --baseline BEFORE_DIR AFTER_DIR: GPUs matched by uuid, `roofline compare`'s gate per "
+      "GPU; exit 1 a GPU failed the gate or is missing from AFTER, 3 a GPU undecided, else 0.");
+  std::vector<std::string> fleet_dirs;
+  std::string fleet_baseline, fleet_output, fleet_format = "md";
+  FleetOptions fleet_options;
+  CompareOptions fleet_compare;
+  fleet->add_option("dirs", fleet_dirs, "fleet folders (results.json of one GPU each, any depth)")
+      ->required();
+  auto* fleet_baseline_opt = fleet->add_option(
+      "--baseline", fleet_baseline,
+      "BEFORE_DIR: gate the one DIR (after) against it per GPU, as `roofline compare` does");
+  fleet->add_option("-o,--output", fleet_output,
+                    "folder to write fleet.json and fleet.html (fleet-baseline.json) into");
+  fleet
+      ->add_option("--threshold", fleet_options.threshold_pct,
+                   "percent below the median that always flags (5); with --baseline, "
+                   "compare's threshold (5)")
+      ->check(CLI::Range(0.0, 100.0));
+  fleet
+      ->add_option("--spread-k", fleet_options.spread_k,
+                   "flag beyond this many robust spreads when that is wider (3)")
+      ->check(CLI::Range(0.0, 100.0))
+      ->excludes(fleet_baseline_opt);
+  fleet->add_option("--min-gpus", fleet_options.min_gpus, "GPUs a model needs to be judged (3)")
+      ->check(CLI::Range(2, 1000000))
+      ->excludes(fleet_baseline_opt);
+  fleet
+      ->add_option("--expect", fleet_options.expect,
+                   "GPUs expected: fewer runs (results or failure markers) fail")
+      ->check(CLI::Range(1, 1000000))
+      ->excludes(fleet_baseline_opt);
+  fleet
+      ->add_option("--alpha", fleet_compare.alpha,
+                   "with --baseline: significance level of the U test (0.05)")
+      ->check(CLI::Range(1e-9, 0.25))
+      ->needs(fleet_baseline_opt);
+  fleet
+      ->add_option("--allow-missing", fleet_compare.allow_missing,
+                   "with --baseline: REGEX (repeatable), as in compare")
+      ->allow_extra_args(false)
+      ->needs(fleet_baseline_opt);
+  fleet->add_option("--format", fleet_format, "md or json")->check(CLI::IsMember({"md", "json"}));
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -330,6 +420,11 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
     if (app.got_subcommand(plot)) return run_plot(plot_in, plot_out);
     if (app.got_subcommand(report)) return run_report(report_in, report_out, report_sku);
     if (app.got_subcommand(compare)) return run_compare(base_path, new_path, options, format);
+    if (app.got_subcommand(fleet)) {
+      fleet_compare.threshold_pct = fleet_options.threshold_pct;
+      return run_fleet(fleet_dirs, fleet_baseline, fleet_output, fleet_format, fleet_options,
+                       fleet_compare);
+    }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "roofline: %s\n", one_line(e.what()).c_str());
     return 2;

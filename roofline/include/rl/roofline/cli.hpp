@@ -8,9 +8,12 @@
 //   roofline plot results.json -o chart.svg
 //   roofline report results.json -o report.html [--sku NAME]
 //   roofline compare BASE.json NEW.json [--threshold PCT] [--alpha A] [--format md|json]
+//   roofline fleet DIR... [-o OUT_DIR] [--threshold PCT] [--spread-k K] [--expect N]
+//   roofline fleet --baseline BEFORE_DIR AFTER_DIR      (fleet.hpp)
 //
-// Exit status: 0 success; 1 compare found a SLOW kernel; 2 bad input (one
-// line "roofline: ..." on stderr).
+// Exit status: 0 success; 1 compare found a SLOW kernel, or fleet an outlier
+// or failed GPU; 2 bad input (one line "roofline: ..." on stderr); 3 compare
+// or fleet cannot decide.
 #pragma once
 
 #include "rl/roofline/cost.hpp"
