@@ -211,9 +211,11 @@ void write_output(const std::string& path, std::string_view content) {
   }
 }
 
-int run_plot(const std::string& input, const std::string& output) {
+int run_plot(const std::string& input, const std::string& output, const std::string& view) {
   Results results = load_results(input);
-  write_output(output, render_roofline_svg(results));
+  ChartOptions options;
+  options.view = view;
+  write_output(output, render_roofline_svg(results, options));
   fmt::print("wrote {}\n", output);
   return 0;
 }
@@ -301,6 +303,13 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
   std::string plot_in, plot_out;
   plot->add_option("results", plot_in, "results.json")->required();
   plot->add_option("-o,--output", plot_out, "chart.svg to write")->required();
+  std::string plot_view = "overview";
+  plot->add_option("--view", plot_view,
+                   "overview (default: every kernel), memory, simt, tensor or family:NAME "
+                   "(family:gemm: one ladder with arrows up its rungs)")
+      ->check([](const std::string& v) {
+        return valid_view_name(v) ? std::string() : "unknown view '" + v + "'";
+      });
 
   auto* report = app.add_subcommand("report", "render a self-contained HTML report");
   std::string report_in, report_out, report_sku;
@@ -417,7 +426,7 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
     if (app.got_subcommand("skus")) return run_skus();
     if (app.got_subcommand(model))
       return run_model(model_sku, model_json, registered, sm_count_listed);
-    if (app.got_subcommand(plot)) return run_plot(plot_in, plot_out);
+    if (app.got_subcommand(plot)) return run_plot(plot_in, plot_out, plot_view);
     if (app.got_subcommand(report)) return run_report(report_in, report_out, report_sku);
     if (app.got_subcommand(compare)) return run_compare(base_path, new_path, options, format);
     if (app.got_subcommand(fleet)) {

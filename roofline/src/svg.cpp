@@ -3,10 +3,12 @@
 #include "rl/roofline/model.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <set>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
@@ -83,28 +85,51 @@ std::string num(double v) {
 }
 
 constexpr double kFontSize = 11;
-constexpr double kCharWidth = 0.62 * kFontSize;  // conservative sans-serif average
-constexpr double kLabelHeight = kFontSize + 3;
-
-double text_width(std::string_view s) {
-  return kCharWidth * static_cast<double>(s.size());
-}
+constexpr double kTitleSize = 16;
+constexpr double kBannerSize = 14;
+// Below the baseline a box keeps 0.3 em for descenders (3.3 units at 11).
+constexpr double kDescent = 0.3;
+constexpr double kLineHeight = kFontSize * (1 + kDescent) + 0.5;
+constexpr double kLegendWidth = 200;
 
 bool overlaps(const TextBox& a, const TextBox& b) {
   return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 }
 
+// Okabe & Ito's colour-blind-safe palette, one colour per compute unit; a
+// kernel and the roof of its unit share it.  Packed-half SIMT and tensor
+// units of one precision share a colour: they never share a view but the
+// overview, where the roof labels tell them apart.
+std::string unit_colour(std::string_view unit) {
+  auto u = parse_compute_unit(unit);
+  if (!u) return "#999999";
+  switch (*u) {
+    case ComputeUnit::fp32:
+      return "#0072B2";  // blue
+    case ComputeUnit::fp64:
+      return "#CC79A7";  // reddish purple
+    case ComputeUnit::fp16:
+    case ComputeUnit::tc_fp16:
+      return "#009E73";  // bluish green
+    case ComputeUnit::bf16:
+    case ComputeUnit::tc_bf16:
+      return "#E69F00";  // orange
+    case ComputeUnit::tc_tf32:
+      return "#56B4E9";  // sky blue
+    case ComputeUnit::tc_fp8:
+      return "#D55E00";  // vermillion
+    case ComputeUnit::tc_int8:
+      return "#000000";
+  }
+  return "#999999";
+}
+
+constexpr std::string_view kHbmColour = "#444444";
+constexpr std::string_view kL2Colour = "#8C8C8C";
+constexpr std::string_view kDatasheetDash = "2,4";
+
 const std::array<std::string_view, 8> kMarkerShapes{"circle", "square", "triangle", "diamond",
                                                     "down",   "cross",  "star",     "hexagon"};
-
-std::string precision_colour(const std::string& precision) {
-  static const std::map<std::string, std::string> kColours{
-      {"fp32", "#1f77b4"}, {"bf16", "#ff7f0e"}, {"fp16", "#2ca02c"}, {"tf32", "#9467bd"},
-      {"fp8", "#d62728"},  {"int8", "#8c564b"}, {"fp64", "#7f7f7f"}};
-  if (auto it = kColours.find(precision); it != kColours.end()) return it->second;
-  static const std::array<std::string_view, 3> kOthers{"#e377c2", "#17becf", "#bcbd22"};
-  return std::string(kOthers[std::hash<std::string>{}(precision) % kOthers.size()]);
-}
 
 std::string marker_path(std::string_view shape, double x, double y, double r) {
   auto p = [&](double dx, double dy) { return num(x + dx) + "," + num(y + dy); };
@@ -138,23 +163,251 @@ std::string marker_path(std::string_view shape, double x, double y, double r) {
          num(r) + " 0 1,0 " + p(-r, 0) + " Z";
 }
 
+bool plottable(const KernelResult& k) {
+  return k.time_s && k.flops > 0 && k.bytes_model > 0 && k.achieved_flops_per_s > 0 &&
+         std::isfinite(k.achieved_flops_per_s) && std::isfinite(k.flops) &&
+         std::isfinite(k.bytes_model);
+}
+
+bool tensor_unit(std::string_view unit) {
+  return unit.starts_with("tc_") || unit.starts_with("tc.");
+}
+
+const Ceiling* best_hbm(const std::vector<Ceiling>& ceilings) {
+  return dram_ceiling(ceilings);
+}
+
+const Ceiling* unit_roof(const std::vector<Ceiling>& ceilings, std::string_view unit) {
+  auto u = parse_compute_unit(unit);
+  return u ? compute_ceiling(ceilings, *u) : nullptr;
+}
+
+// Below its unit's ridge against the best DRAM roof, a kernel is limited by
+// memory; without both roofs, the recorded bound decides.
+bool memory_side(const KernelResult& k, const std::vector<Ceiling>& ceilings) {
+  const Ceiling* hbm = best_hbm(ceilings);
+  const Ceiling* roof = unit_roof(ceilings, k.unit);
+  if (hbm && roof) return intensity(k.flops, k.bytes_model) < roof->value / hbm->value;
+  return k.bound == "memory";
+}
+
+// A family's ladder is drawn at one shape: the one with the most plottable
+// kernels (the most work on a tie), so every rung sits beside its baseline.
+std::optional<ShapeDims> ladder_shape(const Results& r, const std::string& family) {
+  std::vector<std::pair<ShapeDims, std::pair<int, double>>> shapes;
+  for (const auto& k : r.kernels) {
+    if (k.family != family || !plottable(k)) continue;
+    auto it = std::find_if(shapes.begin(), shapes.end(),
+                           [&](const auto& s) { return s.first == k.shape; });
+    if (it == shapes.end()) {
+      shapes.push_back({k.shape, {0, 0.0}});
+      it = shapes.end() - 1;
+    }
+    it->second.first += 1;
+    it->second.second = std::max(it->second.second, k.flops);
+  }
+  if (shapes.empty()) return std::nullopt;
+  auto best = std::max_element(shapes.begin(), shapes.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  return best->first;
+}
+
+std::vector<std::string> ladder_families(const Results& r) {
+  std::set<std::string> names;
+  for (const auto& k : r.kernels) names.insert(k.name);
+  std::vector<std::string> families;
+  for (const auto& k : r.kernels) {
+    if (k.family == "ceilings" || k.baseline.empty() || !names.contains(k.baseline)) continue;
+    if (std::find(families.begin(), families.end(), k.family) == families.end())
+      families.push_back(k.family);
+  }
+  // The suite's ladders first, in the order the README tells them.
+  static const std::vector<std::string> kOrder{"gelu", "bias_gelu", "layernorm", "gemm",
+                                               "attention"};
+  auto rank = [](const std::string& f) {
+    auto it = std::find(kOrder.begin(), kOrder.end(), f);
+    return std::make_pair(static_cast<int>(it - kOrder.begin()), f);
+  };
+  std::sort(families.begin(), families.end(),
+            [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  return families;
+}
+
+struct Roof {
+  std::string name;  // ceiling name ("hbm.copy", "tc.bf16"); "hbm" for the datasheet DRAM line
+  bool memory = false;
+  bool datasheet = false;
+  double value = 0;  // B/s or FLOP/s
+  std::string colour;
+  std::string label() const {
+    return fmt::format("{}{} {}{}", name, datasheet ? " datasheet" : "", si(value),
+                       memory ? "B/s" : "FLOP/s");
+  }
+};
+
+struct ViewSpec {
+  std::string title;
+  std::string note;  // what is selected (shape of a ladder), "" when nothing to add
+  std::vector<const KernelResult*> kernels;
+  std::vector<Roof> roofs;
+};
+
+void add_compute_roof(ViewSpec& v, const Ceiling& c) {
+  for (const auto& r : v.roofs)
+    if (r.name == c.name && !r.datasheet) return;
+  v.roofs.push_back({c.name, false, false, c.value, unit_colour(c.name)});
+  if (c.datasheet && *c.datasheet > 0 && std::isfinite(*c.datasheet))
+    v.roofs.push_back({c.name, false, true, *c.datasheet, unit_colour(c.name)});
+}
+
+void add_memory_roof(ViewSpec& v, const Ceiling& c) {
+  bool l2 = c.name.starts_with("l2");
+  v.roofs.push_back({c.name, true, false, c.value, std::string(l2 ? kL2Colour : kHbmColour)});
+}
+
+// The datasheet DRAM bandwidth is one figure, whichever hbm.* ceiling carries it.
+void add_datasheet_memory(ViewSpec& v, const std::vector<Ceiling>& ceilings, bool with_l2) {
+  double hbm = 0, l2 = 0;
+  for (const auto& c : ceilings) {
+    if (c.kind != "memory" || !c.datasheet || !(*c.datasheet > 0) || !std::isfinite(*c.datasheet))
+      continue;
+    if (c.name.starts_with("hbm.")) hbm = std::max(hbm, *c.datasheet);
+    if (c.name.starts_with("l2.")) l2 = std::max(l2, *c.datasheet);
+  }
+  if (hbm > 0) v.roofs.push_back({"hbm", true, true, hbm, std::string(kHbmColour)});
+  if (with_l2 && l2 > 0) v.roofs.push_back({"l2", true, true, l2, std::string(kL2Colour)});
+}
+
+ViewSpec view_spec(const Results& r, std::string_view view) {
+  ViewSpec v;
+  const auto& ceilings = r.ceilings;
+  const Ceiling* hbm = best_hbm(ceilings);
+  auto usable = [](const Ceiling& c) { return c.value > 0 && std::isfinite(c.value); };
+  std::string family;
+  std::optional<ShapeDims> shape;
+  if (view.starts_with("family:")) {
+    family = std::string(view.substr(7));
+    shape = ladder_shape(r, family);
+  }
+  for (const auto& k : r.kernels) {
+    if (!plottable(k)) continue;
+    bool keep = false;
+    if (view == "overview")
+      keep = k.family != "ceilings";
+    else if (view == "memory")
+      keep = k.family != "ceilings" && memory_side(k, ceilings);
+    else if (view == "simt")
+      keep = k.family != "ceilings" && !tensor_unit(k.unit);
+    else if (view == "tensor")
+      keep = k.family != "ceilings" && tensor_unit(k.unit);
+    else
+      keep = k.family == family && shape && k.shape == *shape;
+    if (keep) v.kernels.push_back(&k);
+  }
+  if (view == "memory") {
+    v.title = "Memory-bound kernels against the HBM and L2 roofs";
+    for (const auto& c : ceilings)
+      if (c.kind == "memory" && usable(c)) add_memory_roof(v, c);
+    add_datasheet_memory(v, ceilings, true);
+    return v;
+  }
+  if (hbm) add_memory_roof(v, *hbm);
+  if (view == "overview")
+    for (const auto& c : ceilings)
+      if (c.kind == "memory" && c.name.starts_with("l2") && usable(c)) add_memory_roof(v, c);
+  add_datasheet_memory(v, ceilings, false);
+  if (view == "simt") {
+    v.title = "SIMT kernels (FP32, FP64, packed half) against their pipe's roof";
+    for (const char* name : {"fp32", "fp64"})
+      if (const Ceiling* c = unit_roof(ceilings, name)) add_compute_roof(v, *c);
+  } else if (view == "tensor") {
+    v.title = "Tensor-core kernels against the roof of their precision";
+    for (const auto& c : ceilings)
+      if (c.kind == "compute" && c.name.starts_with("tc.") && usable(c)) add_compute_roof(v, c);
+  } else if (view == "overview") {
+    v.title = "Every kernel against the roof of the unit it runs on";
+  } else {
+    v.title = fmt::format("The {} ladder: each arrow goes from a baseline up to its rung", family);
+    if (shape) v.note = "at " + shape_text(*shape);
+  }
+  for (const auto* k : v.kernels)
+    if (const Ceiling* c = unit_roof(ceilings, k->unit)) add_compute_roof(v, *c);
+  return v;
+}
+
+std::string y_tick_text(double v) {
+  std::string text = si(v, 2);
+  text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+  return text;
+}
+
+std::string x_tick_text(double v) {
+  if (v < 1000) return fmt::format("{:g}", std::stod(fmt::format("{:.2g}", v)));
+  return y_tick_text(v);
+}
+
+// Ticks at decades when the axis spans several, else at 1, 2 and 5 of each
+// decade so a narrow axis (one fitted to its data) still has three or more.
+std::vector<double> tick_values(double l0, double l1) {
+  std::vector<double> ticks;
+  const bool decades = l1 - l0 >= 2.5;
+  for (double e = std::floor(l0); e <= std::ceil(l1); e += 1)
+    for (double m : decades ? std::vector<double>{1} : std::vector<double>{1, 2, 5}) {
+      double v = m * std::pow(10, e);
+      double lv = std::log10(v);
+      if (lv >= l0 - 1e-9 && lv <= l1 + 1e-9) ticks.push_back(v);
+    }
+  return ticks;
+}
+
 struct PlotPoint {
   const KernelResult* kernel;
-  double x, y;  // pixels
+  double x, y;        // pixels
+  double y_hi, y_lo;  // whisker ends (pixels): fastest and slowest sample
 };
+
+struct Segment {  // a roof line or arrow, pixels
+  double x0, y0, x1, y1;
+};
+
+// Liang-Barsky: does the segment cross the box?
+bool crosses(const Segment& s, const TextBox& b) {
+  double t0 = 0, t1 = 1, dx = s.x1 - s.x0, dy = s.y1 - s.y0;
+  auto clip = [&](double p, double q) {
+    if (p == 0) return q >= 0;
+    double t = q / p;
+    if (p < 0) {
+      if (t > t1) return false;
+      t0 = std::max(t0, t);
+    } else {
+      if (t < t0) return false;
+      t1 = std::min(t1, t);
+    }
+    return true;
+  };
+  return clip(-dx, s.x0 - b.x0) && clip(dx, b.x1 - s.x0) && clip(-dy, s.y0 - b.y0) &&
+         clip(dy, b.y1 - s.y0) && t0 <= t1;
+}
 
 class Chart {
  public:
   Chart(const Results& results, const ChartOptions& options) : r_(results), o_(options) {
+    if (!valid_view_name(o_.view))
+      throw std::invalid_argument(fmt::format(
+          "unknown chart view '{}' (overview, memory, simt, tensor or family:NAME)", o_.view));
+    spec_ = view_spec(r_, o_.view);
     emulator_ = r_.context.backend == "emulator";
-    top_ = emulator_ ? 92 : 64;
-    left_ = 84;
-    right_ = o_.width - 230;
-    bottom_ = o_.height - 62;
-    collect();
+    layout_.width = o_.width;
+    layout_.height = o_.height;
+    for (const auto& k : r_.kernels)
+      if (k.time_s && !plottable(k) && k.family != "ceilings") layout_.unplotted.push_back(k.name);
+    collect_keys();
     choose_ranges();
-    place_ceiling_labels();
+    place_frame_texts();
+    place_roofs();
     place_point_labels();
+    place_legend();
+    place_footnote();
   }
 
   const ChartLayout& layout() const { return layout_; }
@@ -165,131 +418,56 @@ class Chart {
     s += fmt::format(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"{}\" height=\"{}\" "
         "viewBox=\"0 0 {} {}\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
-        "font-size=\"{}\">\n",
-        num(o_.width), num(o_.height), num(o_.width), num(o_.height), num(kFontSize));
-    s += "<title>" + xml_escape(title()) + "</title>\n";
-    s += "<defs><marker id=\"arrowhead\" markerWidth=\"10\" markerHeight=\"8\" refX=\"9\" "
-         "refY=\"4\" orient=\"auto\" markerUnits=\"userSpaceOnUse\"><path d=\"M0,0 L10,4 L0,8 "
-         "Z\" fill=\"#444\"/></marker>\n";
+        "font-size=\"{}\" class=\"roofline-chart\" data-view=\"{}\">\n",
+        num(o_.width), num(o_.height), num(o_.width), num(o_.height), num(kFontSize),
+        xml_escape(o_.view));
+    s += "<title>" + xml_escape(spec_.title) + "</title>\n";
+    s += "<defs><marker id=\"arrowhead\" markerWidth=\"8\" markerHeight=\"6\" refX=\"7\" "
+         "refY=\"3\" orient=\"auto\" markerUnits=\"userSpaceOnUse\"><path d=\"M0,0 L8,3 L0,6 "
+         "Z\" fill=\"#333\"/></marker>\n";
     s += fmt::format(
         "<clipPath id=\"plot-area\"><rect x=\"{}\" y=\"{}\" width=\"{}\" "
         "height=\"{}\"/></clipPath></defs>\n",
         num(left_), num(top_), num(right_ - left_), num(bottom_ - top_));
     s += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n",
                      num(o_.width), num(o_.height));
-    s += fmt::format(
-        "<text class=\"title\" x=\"{}\" y=\"26\" font-size=\"16\" "
-        "font-weight=\"bold\">{}</text>\n",
-        num(left_), xml_escape(title()));
-    s += fmt::format("<text class=\"subtitle\" x=\"{}\" y=\"46\" fill=\"#555\">{}</text>\n",
-                     num(left_), xml_escape(subtitle()));
-    if (emulator_) {
+    if (emulator_)
       s += fmt::format(
-          "<g class=\"emulator-banner\"><rect x=\"{}\" y=\"56\" width=\"{}\" height=\"26\" "
-          "fill=\"#b00020\"/><text x=\"{}\" y=\"74\" fill=\"#ffffff\" font-size=\"15\" "
-          "font-weight=\"bold\" text-anchor=\"middle\">CPU emulator — not GPU "
-          "performance</text></g>\n",
-          num(left_), num(right_ - left_), num((left_ + right_) / 2));
-    }
-    s += axes();
-    s += ceilings_svg();
+          "<rect class=\"emulator-banner\" x=\"{}\" y=\"{}\" width=\"{}\" "
+          "height=\"{}\" fill=\"#b00020\"/>\n",
+          num(banner_.x0 - 6), num(banner_.y0 - 4), num(banner_.x1 - banner_.x0 + 12),
+          num(banner_.y1 - banner_.y0 + 6));
+    s += grid_svg();
+    s += roofs_svg();
     s += arrows_svg();
     s += points_svg();
-    s += labels_svg();
-    s += legend_svg();
-    if (points_.empty()) {
-      s += fmt::format(
-          "<text class=\"empty-note\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
-          "fill=\"#555\">no timed kernels with FLOPs to plot</text>\n",
-          num((left_ + right_) / 2), num((top_ + bottom_) / 2));
-    }
-    if (!layout_.unplotted.empty() || !layout_.hidden.empty()) {
-      s += fmt::format("<text class=\"footnote\" x=\"{}\" y=\"{}\" fill=\"#555\">{}</text>\n",
-                       num(left_), num(o_.height - 8), xml_escape(footnote()));
-    }
+    s += texts_svg();
+    s += legend_marks_svg();
     s += "</svg>\n";
     return s;
   }
 
  private:
-  std::string title() const {
-    return fmt::format("Roofline — {}",
-                       r_.context.device.name.empty() ? "unknown device" : r_.context.device.name);
+  // ------------------------------------------------------------ helpers
+  TextBox box(std::string text, double x, double baseline, std::string role,
+              double size = kFontSize, bool bold = false, std::string_view anchor = "start") const {
+    double w = estimate_text_width(text, size, bold);
+    double x0 = anchor == "end" ? x - w : anchor == "middle" ? x - w / 2 : x;
+    return {std::move(text), x0, baseline - size, x0 + w, baseline + kDescent * size,
+            std::move(role)};
   }
 
-  std::string subtitle() const {
-    std::string date = r_.context.timestamp_utc.substr(0, 10);
-    return fmt::format(
-        "driver {} · CUDA runtime {} · {} · backend {}",
-        r_.context.driver_version.empty() ? "n/a" : r_.context.driver_version,
-        r_.context.cuda_runtime_version.empty() ? "n/a" : r_.context.cuda_runtime_version,
-        date.empty() ? "date unknown" : date, r_.context.backend);
-  }
-
-  std::string footnote() const {
-    std::string s;
-    if (!layout_.unplotted.empty())
-      s += fmt::format("{} kernel(s) with 0 FLOP not on log axes (see report); ",
-                       layout_.unplotted.size());
-    if (!layout_.hidden.empty())
-      s += fmt::format("{} label(s) omitted for space (hover a point for its name)",
-                       layout_.hidden.size());
-    return s;
-  }
-
-  void collect() {
-    for (const auto& c : r_.ceilings) {
-      if (!(c.value > 0) || !std::isfinite(c.value)) continue;
-      (c.kind == "memory" ? memory_ : compute_).push_back(&c);
+  // Shortens `text` with an ellipsis until it fits `width` at `size`.
+  static std::string fit(std::string text, double width, double size, bool bold = false) {
+    if (estimate_text_width(text, size, bold) <= width) return text;
+    while (!text.empty() && estimate_text_width(text + "…", size, bold) > width) {
+      text.pop_back();
+      while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0x80)
+        text.pop_back();
+      if (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xC0) == 0xC0)
+        text.pop_back();
     }
-    std::set<std::string> families, precisions;
-    for (const auto& k : r_.kernels) {
-      if (!k.time_s) continue;
-      if (!(k.flops > 0) || !(k.bytes_model > 0) || !(k.achieved_flops_per_s > 0) ||
-          !std::isfinite(k.achieved_flops_per_s)) {
-        layout_.unplotted.push_back(k.name);
-        continue;
-      }
-      kernels_.push_back(&k);
-      families.insert(k.family);
-      precisions.insert(k.precision);
-    }
-    int i = 0;
-    for (const auto& f : families) family_shape_[f] = kMarkerShapes[i++ % kMarkerShapes.size()];
-    precisions_.assign(precisions.begin(), precisions.end());
-  }
-
-  void choose_ranges() {
-    std::vector<double> xs, ys;
-    for (const auto* k : kernels_) {
-      xs.push_back(intensity(k->flops, k->bytes_model));
-      ys.push_back(k->achieved_flops_per_s);
-    }
-    double peak_compute = 0, peak_memory = 0, low_memory = 0;
-    for (const auto* c : compute_) peak_compute = std::max(peak_compute, c->value);
-    for (const auto* m : memory_) {
-      peak_memory = std::max(peak_memory, m->value);
-      low_memory = low_memory == 0 ? m->value : std::min(low_memory, m->value);
-    }
-    for (const auto* c : compute_) {
-      ys.push_back(c->value);
-      for (const auto* m : memory_) xs.push_back(c->value / m->value);
-    }
-    if (xs.empty()) xs = {0.1, 100};
-    if (ys.empty()) ys = {1e9, 1e12};
-    auto [xmin, xmax] = std::minmax_element(xs.begin(), xs.end());
-    auto [ymin, ymax] = std::minmax_element(ys.begin(), ys.end());
-    lx0_ = std::floor(std::log10(*xmin / 3));
-    lx1_ = std::ceil(std::log10(*xmax * 3));
-    if (lx1_ - lx0_ < 3) lx1_ = lx0_ + 3;
-    double y_low = *ymin / 3;
-    if (low_memory > 0)
-      y_low = std::min(y_low, std::max(low_memory * std::pow(10, lx0_), *ymin / 30));
-    ly0_ = std::floor(std::log10(y_low));
-    ly1_ = std::ceil(std::log10(*ymax * 2));
-    if (ly1_ - ly0_ < 2) ly0_ = ly1_ - 2;
-    for (const auto* k : kernels_)
-      points_.push_back({k, px(intensity(k->flops, k->bytes_model)), py(k->achieved_flops_per_s)});
+    return text + "…";
   }
 
   double px(double x) const {
@@ -305,61 +483,229 @@ class Chart {
     return std::pow(10, lx0_ + (pixel - left_) / (right_ - left_) * (lx1_ - lx0_));
   }
 
-  bool inside(const TextBox& b) const {
+  bool inside_plot(const TextBox& b) const {
     return b.x0 >= left_ + 2 && b.x1 <= right_ - 2 && b.y0 >= top_ + 2 && b.y1 <= bottom_ - 2;
   }
 
-  bool free(const TextBox& b) const {
-    if (!inside(b)) return false;
-    for (const auto& other : layout_.labels)
+  // A label is free where it overlaps no text, marker, whisker or line.
+  bool free(const TextBox& b, const Segment* own = nullptr) const {
+    if (!inside_plot(b)) return false;
+    for (const auto& other : layout_.texts)
       if (overlaps(b, other)) return false;
     for (const auto& p : points_) {
-      TextBox marker{"", p.x - 5, p.y - 5, p.x + 5, p.y + 5};
+      TextBox marker{
+          "", p.x - 6, std::min(p.y - 6, p.y_hi - 1), p.x + 6, std::max(p.y + 6, p.y_lo + 1), ""};
       if (overlaps(b, marker)) return false;
     }
+    for (const auto& s : segments_)
+      if (&s != own && crosses(s, b)) return false;
     return true;
   }
 
-  TextBox box_at(const std::string& text, double x, double baseline) const {
-    return {text, x, baseline - kFontSize, x + text_width(text), baseline + 3};
-  }
-
-  // Ceiling labels first: they anchor the chart; kernel labels avoid them.
-  void place_ceiling_labels() {
-    double best_bw = 0;
-    for (const auto* m : memory_) best_bw = std::max(best_bw, m->value);
-    for (const auto* c : compute_) {
-      std::string text = fmt::format("{} {}FLOP/s", c->name, si(c->value));
-      double y = py(c->value);
-      for (int step = 0; step < 40; ++step) {
-        double baseline = y - 4 - (step % 2 ? kLabelHeight * ((step + 1) / 2) : 0) +
-                          (step % 2 ? 0 : kLabelHeight * (step / 2));
-        TextBox b = box_at(text, right_ - 6 - text_width(text), baseline);
-        if (free(b)) {
-          ceiling_labels_.push_back({c, b});
-          layout_.labels.push_back(b);
-          break;
-        }
-      }
-    }
-    for (const auto* m : memory_) {
-      std::string text = fmt::format("{} {}B/s", m->name, si(m->value));
-      for (int step = 0; step < 60; ++step) {
-        // Above the rising line: it is highest under the text's right end.
-        double x = left_ + 12 + step * 18;
-        double y = py(m->value * x_at(x + text_width(text)));
-        TextBox b = box_at(text, x, y - 5);
-        if (free(b)) {
-          ceiling_labels_.push_back({m, b});
-          layout_.labels.push_back(b);
-          break;
-        }
-      }
+  // ------------------------------------------------------------ data
+  void collect_keys() {
+    std::set<std::string> families;
+    for (const auto* k : spec_.kernels) families.insert(k->family);
+    int i = 0;
+    for (const auto& f : families) family_shape_[f] = kMarkerShapes[i++ % kMarkerShapes.size()];
+    std::set<std::string> units;
+    for (const auto* k : spec_.kernels) units.insert(k->unit);
+    for (const auto& roof : spec_.roofs)
+      if (!roof.memory)
+        if (auto u = parse_compute_unit(roof.name))
+          units.insert(std::string(compute_unit_name(*u)));
+    units_.assign(units.begin(), units.end());
+    for (const auto& roof : spec_.roofs) {
+      layout_.roofs.push_back(roof.name + (roof.datasheet ? " datasheet" : " measured"));
+      if (roof.datasheet) has_datasheet_ = true;
     }
   }
 
-  // Greedy placement: nearest free candidate around the point, searching
-  // outwards; a label that finds no room is left out (listed in `hidden`).
+  // The ridge drawn for a compute roof: where it meets the best measured DRAM roof.
+  std::optional<double> ridge_of(const Roof& roof) const {
+    if (roof.memory) return std::nullopt;
+    for (const auto& m : spec_.roofs)
+      if (m.memory && !m.datasheet && m.name.starts_with("hbm")) return roof.value / m.value;
+    return std::nullopt;
+  }
+  std::optional<double> datasheet_ridge_of(const Roof& roof) const {
+    for (const auto& m : spec_.roofs)
+      if (m.memory && m.datasheet && m.name == "hbm") return roof.value / m.value;
+    return std::nullopt;
+  }
+
+  // Axes fitted to what is drawn: the points with their whiskers, the compute
+  // roofs and their ridge points, with room above for the roof labels.
+  void choose_ranges() {
+    std::vector<double> xs, ys;
+    for (const auto* k : spec_.kernels) {
+      xs.push_back(intensity(k->flops, k->bytes_model));
+      ys.push_back(k->achieved_flops_per_s);
+      if (k->time_s->min > 0) ys.push_back(k->flops / k->time_s->min);
+      if (k->time_s->max > 0) ys.push_back(k->flops / k->time_s->max);
+    }
+    for (const auto& roof : spec_.roofs) {
+      if (roof.memory) continue;
+      ys.push_back(roof.value);
+      if (auto ridge = roof.datasheet ? datasheet_ridge_of(roof) : ridge_of(roof))
+        xs.push_back(*ridge);
+    }
+    if (xs.empty()) {
+      for (const auto& roof : spec_.roofs)
+        if (roof.memory) ys.push_back(roof.value);
+      xs = {0.1, 100};
+    }
+    // Without compute roofs (the memory view) the diagonals must cross the
+    // points' intensities inside the plot.
+    bool any_compute = false;
+    for (const auto& roof : spec_.roofs) any_compute = any_compute || !roof.memory;
+    if (!any_compute && !spec_.kernels.empty()) {
+      auto [x_lo, x_hi] = std::minmax_element(xs.begin(), xs.end());
+      for (const auto& roof : spec_.roofs) {
+        ys.push_back(roof.value * *x_lo);
+        ys.push_back(roof.value * *x_hi);
+      }
+    }
+    if (ys.empty()) ys = {1e9, 1e12};
+    auto [xmin, xmax] = std::minmax_element(xs.begin(), xs.end());
+    auto [ymin, ymax] = std::minmax_element(ys.begin(), ys.end());
+    lx0_ = std::log10(*xmin) - 0.3;
+    lx1_ = std::log10(*xmax) + 0.3;
+    if (lx1_ - lx0_ < 1.2) {
+      double mid = (lx0_ + lx1_) / 2;
+      lx0_ = mid - 0.6;
+      lx1_ = mid + 0.6;
+    }
+    ly0_ = std::log10(*ymin) - 0.25;
+    ly1_ = std::log10(*ymax) + 0.35;  // the roof labels sit above their lines
+    if (ly1_ - ly0_ < 1.2) ly0_ = ly1_ - 1.2;
+
+    // The left margin holds the y-axis title and the widest tick label.
+    double widest = 0;
+    for (double v : tick_values(ly0_, ly1_))
+      widest = std::max(widest, estimate_text_width(y_tick_text(v), kFontSize));
+    left_ = 10 + kFontSize + 8 + widest + 8;
+    right_ = o_.width - kLegendWidth - 16;
+    top_ = emulator_ ? 96 : 66;
+    bottom_ = o_.height - 62;
+
+    for (const auto* k : spec_.kernels) {
+      double x = px(intensity(k->flops, k->bytes_model)), y = py(k->achieved_flops_per_s);
+      double hi = k->time_s->min > 0 ? py(k->flops / k->time_s->min) : y;
+      double lo = k->time_s->max > 0 ? py(k->flops / k->time_s->max) : y;
+      points_.push_back({k, x, y, std::min(hi, y), std::max(lo, y)});
+      layout_.points.push_back(k->name);
+    }
+  }
+
+  // ------------------------------------------------------------ texts
+  void add_text(TextBox b) { layout_.texts.push_back(std::move(b)); }
+
+  void place_frame_texts() {
+    const double width = o_.width - 2 * 12;
+    add_text(box(fit(spec_.title, width, kTitleSize, true), 12, 24, "title", kTitleSize, true));
+    std::string device = r_.context.device.name.empty() ? "unknown device" : r_.context.device.name;
+    std::string date = r_.context.timestamp_utc.substr(0, 10);
+    std::string sub =
+        fmt::format("{}{} · backend {} · {}", device, spec_.note.empty() ? "" : " · " + spec_.note,
+                    r_.context.backend, date.empty() ? "date unknown" : date);
+    add_text(box(fit(sub, width, kFontSize), 12, 44, "subtitle"));
+    if (emulator_) {
+      banner_ = box("CPU emulator — not GPU performance", (left_ + right_) / 2, 76, "banner",
+                    kBannerSize, true, "middle");
+      add_text(banner_);
+    }
+    for (double v : tick_values(lx0_, lx1_))
+      add_text(box(x_tick_text(v), px(v), bottom_ + 16, "x-tick", kFontSize, false, "middle"));
+    for (double v : tick_values(ly0_, ly1_))
+      add_text(box(y_tick_text(v), left_ - 6, py(v) + 4, "y-tick", kFontSize, false, "end"));
+    add_text(box("Arithmetic intensity (FLOP/byte, against bytes_model)", (left_ + right_) / 2,
+                 bottom_ + 36, "x-axis-title", kFontSize, false, "middle"));
+    // Rotated -90 degrees about (cx, cy): the glyphs extend to the left of cx.
+    std::string y_title = "Performance (FLOP/s)";
+    double cx = 10 + kFontSize, cy = (top_ + bottom_) / 2;
+    double h = estimate_text_width(y_title, kFontSize);
+    add_text({y_title, cx - kFontSize, cy - h / 2, cx + kDescent * kFontSize, cy + h / 2,
+              "y-axis-title"});
+    if (spec_.kernels.empty())
+      add_text(box("no timed kernels with FLOPs in this view", (left_ + right_) / 2,
+                   (top_ + bottom_) / 2, "empty-note", kFontSize, false, "middle"));
+  }
+
+  // Roof lines first (labels avoid them), then their labels at the line's end.
+  void place_roofs() {
+    const double x_lo = std::pow(10, lx0_), x_hi = std::pow(10, lx1_);
+    double top_compute = 0;
+    for (const auto& roof : spec_.roofs)
+      if (!roof.memory && !roof.datasheet) top_compute = std::max(top_compute, roof.value);
+    for (const auto& roof : spec_.roofs) {
+      DrawnRoof d{&roof, {}, std::nullopt};
+      if (roof.memory) {
+        // A diagonal ends where it meets the highest measured compute roof.
+        double x_end = top_compute > 0 ? std::min(x_hi, top_compute / roof.value) : x_hi;
+        d.line = {px(x_lo), py(roof.value * x_lo), px(x_end), py(roof.value * x_end)};
+      } else {
+        auto ridge = roof.datasheet ? datasheet_ridge_of(roof) : ridge_of(roof);
+        double x_start = ridge ? std::clamp(*ridge, x_lo, x_hi) : x_lo;
+        d.line = {px(x_start), py(roof.value), px(x_hi), py(roof.value)};
+        if (ridge && !roof.datasheet && *ridge > x_lo && *ridge < x_hi) d.ridge = *ridge;
+      }
+      roofs_.push_back(d);
+      segments_.push_back(d.line);
+    }
+    // Measured labels first: they are what a reader looks for.
+    for (int pass = 0; pass < 2; ++pass)
+      for (std::size_t i = 0; i < roofs_.size(); ++i) {
+        const Roof& roof = *roofs_[i].roof;
+        if (roof.datasheet != (pass == 1)) continue;
+        auto placed = roof.memory ? place_diagonal_label(roof, segments_[i])
+                                  : place_flat_label(roof, segments_[i]);
+        if (placed) {
+          add_text(*placed);
+          roof_labels_.push_back({&roof, *placed});
+        } else {
+          layout_.unlabelled_roofs.push_back(roof.label());
+        }
+      }
+  }
+
+  std::optional<TextBox> place_flat_label(const Roof& roof, const Segment& line) {
+    std::string text = roof.label();
+    double w = estimate_text_width(text, kFontSize);
+    for (double shift = 0; line.x1 - 4 - shift - w >= line.x0 - w / 2; shift += 16)
+      for (double dy : {-3.0, kFontSize + 4})  // just above the line, then just below it
+      {
+        TextBox b = box(text, line.x1 - 4 - shift - w, line.y0 + dy, "roof-label");
+        if (free(b, &line)) return b;
+      }
+    return std::nullopt;
+  }
+
+  std::optional<TextBox> place_diagonal_label(const Roof& roof, const Segment& line) {
+    std::string text = roof.label();
+    double w = estimate_text_width(text, kFontSize);
+    // The visible end of the line: where it leaves the plot at the top or right.
+    double end = line.x1;
+    if (line.y1 < top_ && line.y1 != line.y0)
+      end = line.x0 + (top_ - line.y0) / (line.y1 - line.y0) * (line.x1 - line.x0);
+    auto y_on = [&](double x) {
+      return line.y0 + (x - line.x0) / (line.x1 - line.x0) * (line.y1 - line.y0);
+    };
+    for (double x1 = std::min(end, right_ - 2); x1 - w > left_; x1 -= 14) {
+      // Above the line: it is highest (smallest y) under the label's right end.
+      TextBox above = box(text, x1 - w, y_on(x1) - 4, "roof-label");
+      above.y1 = std::min(above.y1, y_on(x1) - 1);
+      if (free(above, &line)) return above;
+      // Below it: lowest under the label's left end.
+      TextBox below = box(text, x1 - w, y_on(x1 - w) + kFontSize + 3, "roof-label");
+      if (free(below, &line)) return below;
+    }
+    return std::nullopt;
+  }
+
+  // Greedy placement, nearest free candidate first: beside the point, then
+  // rings further out (with a leader line); a label that finds no room is
+  // left to the point's hover title (listed in `hidden`).
   void place_point_labels() {
     std::vector<std::size_t> order(points_.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -368,22 +714,22 @@ class Chart {
     for (std::size_t i : order) {
       const auto& p = points_[i];
       const std::string& text = p.kernel->name;
-      double w = text_width(text);
+      double w = estimate_text_width(text, kFontSize);
       std::optional<TextBox> placed;
-      // Nearest first: rings of one label height, then columns further out.
-      for (int column = 0; column < 3 && !placed; ++column) {
+      // Within about 230 px: a label further out reads as belonging to another point.
+      for (int column = 0; column < 2 && !placed; ++column) {
         double reach = column * (w + 12);
-        for (int ring = 0; ring < 30 && !placed; ++ring) {
-          double d = ring * kLabelHeight;
+        for (int ring = 0; ring < 16 && !placed; ++ring) {
+          double d = ring * kLineHeight;
           const std::array<std::pair<double, double>, 6> candidates{
-              {{p.x + 8 + reach, p.y + 4 - d},
-               {p.x + 8 + reach, p.y + 4 + d},
-               {p.x - 8 - w - reach, p.y + 4 - d},
-               {p.x - 8 - w - reach, p.y + 4 + d},
-               {p.x - w / 2, p.y - 10 - d},
-               {p.x - w / 2, p.y + 18 + d}}};
+              {{p.x + 9 + reach, p.y + 4 - d},
+               {p.x + 9 + reach, p.y + 4 + d},
+               {p.x - 9 - w - reach, p.y + 4 - d},
+               {p.x - 9 - w - reach, p.y + 4 + d},
+               {p.x - w / 2, p.y_hi - 8 - d},
+               {p.x - w / 2, p.y_lo + 18 + d}}};
           for (auto [x, baseline] : candidates) {
-            TextBox b = box_at(text, x, baseline);
+            TextBox b = box(text, x, baseline, "point-label");
             if (free(b)) {
               placed = b;
               break;
@@ -392,117 +738,140 @@ class Chart {
         }
       }
       if (placed) {
-        layout_.labels.push_back(*placed);
-        point_labels_.push_back({&p, *placed});
+        add_text(*placed);
+        point_labels_.push_back({i, *placed});
       } else {
         layout_.hidden.push_back(text);
       }
     }
   }
 
-  std::string axes() const {
+  void place_legend() {
+    double x = right_ + 16, y = top_ + 4;
+    const double width = o_.width - x - 6;
+    auto heading = [&](std::string text) {
+      y += 6;
+      add_text(box(fit(std::move(text), width, kFontSize, true), x, y + 10, "legend-heading",
+                   kFontSize, true));
+      y += 18;
+    };
+    auto entry = [&](std::string text, LegendMark mark) {
+      if (y + 14 > bottom_) return;
+      mark.y = y;
+      legend_marks_.push_back(mark);
+      add_text(box(fit(std::move(text), width - 20, kFontSize), x + 20, y + 10, "legend"));
+      y += 17;
+    };
+    if (!family_shape_.empty()) {
+      heading("Family (marker)");
+      for (const auto& [family, shape] : family_shape_)
+        entry(family, {LegendMark::marker, std::string(shape), "#cccccc", 0});
+    }
+    if (!units_.empty()) {
+      heading("Compute unit (colour)");
+      for (const auto& unit : units_) {
+        auto u = parse_compute_unit(unit);
+        entry(u ? fmt::format("{} ({})", unit, compute_ceiling_name(*u)) : unit,
+              {LegendMark::swatch, "", unit_colour(unit), 0});
+      }
+    }
+    heading("Lines");
+    entry("measured roof", {LegendMark::line, "", std::string(kHbmColour), 0});
+    if (has_datasheet_)
+      entry("datasheet roof", {LegendMark::dotted, "", std::string(kHbmColour), 0});
+    bool l2 = false;
+    for (const auto& roof : spec_.roofs) l2 = l2 || roof.name.starts_with("l2");
+    if (l2) entry("L2 roof", {LegendMark::line, "", std::string(kL2Colour), 0});
+    bool ridges = false;
+    for (const auto& d : roofs_) ridges = ridges || d.ridge.has_value();
+    if (ridges) entry("ridge (DRAM meets roof)", {LegendMark::ridge, "", "#444444", 0});
+    if (!arrows().empty()) entry("baseline → rung", {LegendMark::arrow, "", "#333333", 0});
+    entry("whisker: min–max over reps", {LegendMark::whisker, "", "#333333", 0});
+  }
+
+  void place_footnote() {
+    std::string s;
+    if (!layout_.unplotted.empty())
+      s += fmt::format("{} timed kernel(s) with 0 FLOP are not on log axes (see the report). ",
+                       layout_.unplotted.size());
+    if (!layout_.hidden.empty())
+      s += fmt::format("{} label(s) did not fit: hover a point for its name.",
+                       layout_.hidden.size());
+    if (!s.empty()) add_text(box(fit(s, o_.width - 24, kFontSize), 12, o_.height - 8, "footnote"));
+  }
+
+  // ------------------------------------------------------------ drawing
+  std::vector<std::pair<std::size_t, std::size_t>> arrows() const {
+    std::vector<std::pair<std::size_t, std::size_t>> out;  // from (baseline), to (rung)
+    for (std::size_t to = 0; to < points_.size(); ++to) {
+      const auto& k = *points_[to].kernel;
+      if (k.baseline.empty()) continue;
+      for (std::size_t from = 0; from < points_.size(); ++from)
+        if (points_[from].kernel->name == k.baseline && points_[from].kernel->shape == k.shape)
+          out.emplace_back(from, to);
+    }
+    return out;
+  }
+
+  std::string grid_svg() const {
     std::string s = "<g class=\"axes\" stroke=\"#999\" stroke-width=\"1\">\n";
     s += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\"/>\n",
                      num(left_), num(top_), num(right_ - left_), num(bottom_ - top_));
-    for (double e = lx0_; e <= lx1_ + 1e-9; e += 1) {
-      double x = left_ + (e - lx0_) / (lx1_ - lx0_) * (right_ - left_);
+    for (double v : tick_values(lx0_, lx1_))
       s += fmt::format(
           "<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
-          "stroke=\"#e5e5e5\"/>\n",
-          num(x), num(top_), num(x), num(bottom_));
-      s += fmt::format(
-          "<text class=\"tick x-tick\" x=\"{}\" y=\"{}\" text-anchor=\"middle\" "
-          "stroke=\"none\" fill=\"#333\">{}</text>\n",
-          num(x), num(bottom_ + 16), xml_escape(decade_label(e, "")));
-    }
-    for (double e = ly0_; e <= ly1_ + 1e-9; e += 1) {
-      double y = bottom_ - (e - ly0_) / (ly1_ - ly0_) * (bottom_ - top_);
+          "stroke=\"#ececec\"/>\n",
+          num(px(v)), num(top_), num(px(v)), num(bottom_));
+    for (double v : tick_values(ly0_, ly1_))
       s += fmt::format(
           "<line class=\"grid\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
-          "stroke=\"#e5e5e5\"/>\n",
-          num(left_), num(y), num(right_), num(y));
-      s += fmt::format(
-          "<text class=\"tick y-tick\" x=\"{}\" y=\"{}\" text-anchor=\"end\" "
-          "stroke=\"none\" fill=\"#333\">{}</text>\n",
-          num(left_ - 6), num(y + 4), xml_escape(decade_label(e, "FLOP/s")));
-    }
+          "stroke=\"#ececec\"/>\n",
+          num(left_), num(py(v)), num(right_), num(py(v)));
     s += "</g>\n";
-    s += fmt::format(
-        "<text class=\"axis-title\" x=\"{}\" y=\"{}\" text-anchor=\"middle\">"
-        "Arithmetic intensity (FLOP/byte, against bytes_model)</text>\n",
-        num((left_ + right_) / 2), num(bottom_ + 36));
-    s += fmt::format(
-        "<text class=\"axis-title\" x=\"18\" y=\"{}\" text-anchor=\"middle\" "
-        "transform=\"rotate(-90 18 {})\">Performance (FLOP/s)</text>\n",
-        num((top_ + bottom_) / 2), num((top_ + bottom_) / 2));
     return s;
   }
 
-  static std::string decade_label(double exponent, std::string_view unit) {
-    double v = std::pow(10, exponent);
-    if (!unit.empty()) return si(v, 1) + std::string(unit);
-    if (exponent < 3) return fmt::format("{:g}", v);
-    std::string text = si(v, 1);
-    text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
-    return text;
-  }
-
-  std::string ceilings_svg() const {
-    std::string s = "<g class=\"ceilings\" clip-path=\"url(#plot-area)\" fill=\"none\">\n";
-    double x_lo = std::pow(10, lx0_), x_hi = std::pow(10, lx1_);
-    double top_compute = 0;
-    for (const auto* c : compute_) top_compute = std::max(top_compute, c->value);
-    for (const auto* m : memory_) {
-      // The diagonal ends where it meets the highest compute roof.
-      double x_end = top_compute > 0 ? std::min(x_hi, top_compute / m->value) : x_hi;
-      bool l2 = m->name.starts_with("l2");
+  std::string roofs_svg() const {
+    std::string s = "<g class=\"roofs\" clip-path=\"url(#plot-area)\" fill=\"none\">\n";
+    for (const auto& d : roofs_) {
+      const Roof& roof = *d.roof;
+      // Measured roofs keep the classes scripts read; datasheet roofs have their own.
+      std::string cls = roof.datasheet ? (roof.memory ? "datasheet-roof memory-datasheet"
+                                                      : "datasheet-roof compute-datasheet")
+                                       : (roof.memory ? "memory-ceiling" : "compute-ceiling");
       s += fmt::format(
-          "<line class=\"memory-ceiling\" data-name=\"{}\" x1=\"{}\" y1=\"{}\" "
-          "x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\"{}/>\n",
-          xml_escape(m->name), num(px(x_lo)), num(py(m->value * x_lo)), num(px(x_end)),
-          num(py(m->value * x_end)), l2 ? "#6a3d9a" : "#222",
-          l2 ? " stroke-dasharray=\"6,3\"" : "");
-    }
-    double best_bw = 0;
-    for (const auto* m : memory_) best_bw = std::max(best_bw, m->value);
-    for (const auto* c : compute_) {
-      double x_start = best_bw > 0 ? std::max(x_lo, c->value / best_bw) : x_lo;
-      s += fmt::format(
-          "<line class=\"compute-ceiling\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
-          "stroke=\"#b35806\" stroke-width=\"2\"/>\n",
-          num(px(x_start)), num(py(c->value)), num(px(x_hi)), num(py(c->value)));
-      for (const auto* m : memory_) {
-        double ridge = c->value / m->value;
-        if (ridge < x_lo || ridge > x_hi) continue;
+          "<line class=\"{}\" data-name=\"{}\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
+          "stroke=\"{}\" stroke-width=\"{}\"{}><title>{}</title></line>\n",
+          cls, xml_escape(roof.name), num(d.line.x0), num(d.line.y0), num(d.line.x1),
+          num(d.line.y1), roof.colour, roof.datasheet ? "1.6" : "2.2",
+          roof.datasheet ? fmt::format(" stroke-dasharray=\"{}\"", kDatasheetDash) : "",
+          xml_escape(roof.label()));
+      if (d.ridge)
         s += fmt::format(
-            "<circle class=\"ridge\" cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"#ffffff\" "
-            "stroke=\"#b35806\" stroke-width=\"1.5\"><title>ridge {} / {}: {} "
-            "FLOP/B</title></circle>\n",
-            num(px(ridge)), num(py(c->value)), xml_escape(c->name), xml_escape(m->name),
-            fmt::format("{:.3g}", ridge));
-      }
+            "<circle class=\"ridge\" cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"#ffffff\" "
+            "stroke=\"{}\" stroke-width=\"1.5\"><title>ridge of {}: {} FLOP/B</title></circle>\n",
+            num(d.line.x0), num(d.line.y0), roof.colour, xml_escape(roof.name),
+            fmt::format("{:.3g}", *d.ridge));
     }
     s += "</g>\n";
     return s;
   }
 
   std::string arrows_svg() const {
-    std::string s = "<g class=\"arrows\" stroke=\"#444\" stroke-width=\"1.4\">\n";
-    for (const auto& to : points_) {
-      const auto& k = *to.kernel;
-      if (k.baseline.empty()) continue;
-      for (const auto& from : points_) {
-        if (from.kernel->name != k.baseline || from.kernel->shape != k.shape) continue;
-        double dx = to.x - from.x, dy = to.y - from.y, len = std::hypot(dx, dy);
-        if (len < 12) continue;
-        // Stop short of both markers so the arrowhead stays visible.
-        double ux = dx / len, uy = dy / len;
-        s += fmt::format(
-            "<line class=\"fusion-arrow\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
-            "marker-end=\"url(#arrowhead)\"><title>{} → {}</title></line>\n",
-            num(from.x + ux * 7), num(from.y + uy * 7), num(to.x - ux * 8), num(to.y - uy * 8),
-            xml_escape(from.kernel->name), xml_escape(k.name));
-      }
+    // "fusion-arrow" is the class older scripts count; the arrow is a ladder's rung.
+    std::string s = "<g class=\"arrows\" stroke=\"#333\" stroke-width=\"1.2\" fill=\"none\">\n";
+    for (auto [from_i, to_i] : arrows()) {
+      const auto &from = points_[from_i], &to = points_[to_i];
+      double dx = to.x - from.x, dy = to.y - from.y, len = std::hypot(dx, dy);
+      if (len < 14) continue;
+      // Stop short of both markers so the arrowhead stays visible.
+      double ux = dx / len, uy = dy / len;
+      s += fmt::format(
+          "<line class=\"rung-arrow fusion-arrow\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
+          "marker-end=\"url(#arrowhead)\"><title>{} → {}: {:.2f}× faster</title></line>\n",
+          num(from.x + ux * 7), num(from.y + uy * 7), num(to.x - ux * 8), num(to.y - uy * 8),
+          xml_escape(from.kernel->name), xml_escape(to.kernel->name),
+          from.kernel->time_s->median / to.kernel->time_s->median);
     }
     s += "</g>\n";
     return s;
@@ -512,109 +881,185 @@ class Chart {
     std::string s = "<g class=\"points\">\n";
     for (const auto& p : points_) {
       const auto& k = *p.kernel;
+      if (p.y_lo - p.y_hi > 2)
+        s += fmt::format(
+            "<path class=\"whisker\" d=\"M{},{} L{},{} M{},{} L{},{} M{},{} L{},{}\" "
+            "stroke=\"#333\" stroke-width=\"1\" fill=\"none\"/>\n",
+            num(p.x), num(p.y_hi), num(p.x), num(p.y_lo), num(p.x - 3), num(p.y_hi), num(p.x + 3),
+            num(p.y_hi), num(p.x - 3), num(p.y_lo), num(p.x + 3), num(p.y_lo));
       s += fmt::format(
-          "<path class=\"kernel-point\" d=\"{}\" fill=\"{}\" stroke=\"#000\" "
-          "stroke-width=\"0.6\"><title>{} ({}, {}): {:.3g} FLOP/B, {}FLOP/s{}</title>"
-          "</path>\n",
-          marker_path(family_shape_.at(k.family), p.x, p.y, 4.5), precision_colour(k.precision),
-          xml_escape(k.name), xml_escape(k.family), xml_escape(k.precision),
-          intensity(k.flops, k.bytes_model), si(k.achieved_flops_per_s),
+          "<path class=\"kernel-point\" data-name=\"{}\" d=\"{}\" fill=\"{}\" stroke=\"#000\" "
+          "stroke-width=\"0.7\"><title>{} ({}, {} on {}, {}): {:.3g} FLOP/B, {}FLOP/s "
+          "(min–max {}–{}){}</title></path>\n",
+          xml_escape(k.name), marker_path(family_shape_.at(k.family), p.x, p.y, 4.5),
+          unit_colour(k.unit), xml_escape(k.name), xml_escape(k.family), xml_escape(k.precision),
+          xml_escape(k.unit), xml_escape(shape_text(k.shape)), intensity(k.flops, k.bytes_model),
+          si(k.achieved_flops_per_s), k.time_s->max > 0 ? si(k.flops / k.time_s->max) : "n/a",
+          k.time_s->min > 0 ? si(k.flops / k.time_s->min) : "n/a",
           k.pct_of_roof ? fmt::format(", {:.0f}% of roof", *k.pct_of_roof) : "");
     }
     s += "</g>\n";
     return s;
   }
 
-  std::string labels_svg() const {
+  std::string text_svg(const TextBox& b, std::string_view cls, std::string_view fill,
+                       double size = kFontSize, bool bold = false) const {
+    return fmt::format("<text class=\"{}\" x=\"{}\" y=\"{}\" fill=\"{}\"{}{}>{}</text>\n", cls,
+                       num(b.x0), num(b.y1 - kDescent * size), fill,
+                       size != kFontSize ? fmt::format(" font-size=\"{}\"", num(size)) : "",
+                       bold ? " font-weight=\"bold\"" : "", xml_escape(b.text));
+  }
+
+  std::string texts_svg() const {
     std::string s = "<g class=\"labels\">\n";
-    for (const auto& [ceiling, b] : ceiling_labels_)
-      s += fmt::format("<text class=\"ceiling-label\" x=\"{}\" y=\"{}\" fill=\"{}\">{}</text>\n",
-                       num(b.x0), num(b.y1 - 3), ceiling->kind == "memory" ? "#222" : "#b35806",
-                       xml_escape(b.text));
-    for (const auto& [p, b] : point_labels_) {
-      double cx = std::clamp(p->x, b.x0, b.x1), cy = std::clamp(p->y, b.y0, b.y1);
-      if (std::hypot(cx - p->x, cy - p->y) > 14)
+    for (const auto& [roof, b] : roof_labels_)
+      s += text_svg(b, roof->datasheet ? "ceiling-label datasheet-label" : "ceiling-label",
+                    roof->memory ? "#333333" : roof->colour);
+    for (const auto& [i, b] : point_labels_) {
+      const auto& p = points_[i];
+      double cx = std::clamp(p.x, b.x0, b.x1), cy = std::clamp(p.y, b.y0, b.y1);
+      if (std::hypot(cx - p.x, cy - p.y) > 14)
         s += fmt::format(
             "<line class=\"leader\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
-            "stroke=\"#bbb\" stroke-width=\"0.8\"/>\n",
-            num(p->x), num(p->y), num(cx), num(cy));
-      s += fmt::format("<text class=\"point-label\" x=\"{}\" y=\"{}\" fill=\"#222\">{}</text>\n",
-                       num(b.x0), num(b.y1 - 3), xml_escape(b.text));
+            "stroke=\"#aaa\" stroke-width=\"0.8\"/>\n",
+            num(p.x), num(p.y), num(cx), num(cy));
+      s += text_svg(b, "point-label", "#222222");
+    }
+    s += "</g>\n";
+    for (const auto& b : layout_.texts) {
+      if (b.role == "title")
+        s += text_svg(b, "title", "#111111", kTitleSize, true);
+      else if (b.role == "subtitle" || b.role == "footnote" || b.role == "empty-note")
+        s += text_svg(b, b.role, "#555555");
+      else if (b.role == "banner")
+        s += text_svg(b, "emulator-banner-text", "#ffffff", kBannerSize, true);
+      else if (b.role == "x-tick")
+        s += text_svg(b, "tick x-tick", "#333333");
+      else if (b.role == "y-tick")
+        s += text_svg(b, "tick y-tick", "#333333");
+      else if (b.role == "legend-heading")
+        s += text_svg(b, "legend-heading", "#222222", kFontSize, true);
+      else if (b.role == "legend")
+        s += text_svg(b, "legend-entry", "#222222");
+      else if (b.role == "x-axis-title")
+        s += text_svg(b, "axis-title", "#222222");
+      else if (b.role == "y-axis-title")
+        s += fmt::format(
+            "<text class=\"axis-title\" x=\"{0}\" y=\"{1}\" text-anchor=\"middle\" "
+            "transform=\"rotate(-90 {0} {1})\" fill=\"#222222\">{2}</text>\n",
+            num(b.x1 - kDescent * kFontSize), num((b.y0 + b.y1) / 2), xml_escape(b.text));
+    }
+    return s;
+  }
+
+  struct LegendMark {
+    enum Kind { marker, swatch, line, dotted, ridge, arrow, whisker } kind;
+    std::string shape, colour;
+    double y;
+  };
+
+  std::string legend_marks_svg() const {
+    double x = right_ + 16;
+    std::string s = "<g class=\"legend\">\n";
+    for (const auto& m : legend_marks_) {
+      double cy = m.y + 6;
+      switch (m.kind) {
+        case LegendMark::marker:
+          s += fmt::format("<path d=\"{}\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.6\"/>\n",
+                           marker_path(m.shape, x + 7, cy, 4.5), m.colour);
+          break;
+        case LegendMark::swatch:
+          s += fmt::format(
+              "<rect x=\"{}\" y=\"{}\" width=\"14\" height=\"10\" fill=\"{}\" "
+              "stroke=\"#000\" stroke-width=\"0.4\"/>\n",
+              num(x), num(cy - 5), m.colour);
+          break;
+        case LegendMark::line:
+        case LegendMark::dotted:
+          s += fmt::format(
+              "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+              "stroke-width=\"2\"{}/>\n",
+              num(x), num(cy), num(x + 16), num(cy), m.colour,
+              m.kind == LegendMark::dotted ? fmt::format(" stroke-dasharray=\"{}\"", kDatasheetDash)
+                                           : "");
+          break;
+        case LegendMark::ridge:
+          s += fmt::format(
+              "<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"#fff\" stroke=\"{}\" "
+              "stroke-width=\"1.5\"/>\n",
+              num(x + 7), num(cy), m.colour);
+          break;
+        case LegendMark::arrow:
+          s += fmt::format(
+              "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
+              "marker-end=\"url(#arrowhead)\"/>\n",
+              num(x), num(cy), num(x + 16), num(cy), m.colour);
+          break;
+        case LegendMark::whisker:
+          s += fmt::format(
+              "<path d=\"M{0},{1} L{0},{2} M{3},{1} L{4},{1} M{3},{2} L{4},{2}\" "
+              "stroke=\"{5}\" fill=\"none\"/>\n",
+              num(x + 7), num(cy - 6), num(cy + 6), num(x + 4), num(x + 10), m.colour);
+          break;
+      }
     }
     s += "</g>\n";
     return s;
   }
 
-  std::string legend_svg() const {
-    double x = right_ + 18, y = top_ + 6;
-    std::string s = fmt::format(
-        "<g class=\"legend\"><text x=\"{}\" y=\"{}\" "
-        "font-weight=\"bold\">Family (marker)</text>\n",
-        num(x), num(y + 10));
-    y += 26;
-    for (const auto& [family, shape] : family_shape_) {
-      s += fmt::format(
-          "<path d=\"{}\" fill=\"#ccc\" stroke=\"#000\" stroke-width=\"0.6\"/>"
-          "<text class=\"legend-family\" x=\"{}\" y=\"{}\">{}</text>\n",
-          marker_path(shape, x + 6, y - 4, 4.5), num(x + 18), num(y), xml_escape(family));
-      y += 18;
-    }
-    y += 10;
-    s += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">Precision (colour)</text>\n",
-                     num(x), num(y));
-    y += 18;
-    for (const auto& precision : precisions_) {
-      s += fmt::format(
-          "<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"10\" fill=\"{}\"/>"
-          "<text class=\"legend-precision\" x=\"{}\" y=\"{}\">{}</text>\n",
-          num(x), num(y - 9), precision_colour(precision), num(x + 18), num(y),
-          xml_escape(precision));
-      y += 18;
-    }
-    y += 10;
-    s += fmt::format("<text x=\"{}\" y=\"{}\" font-weight=\"bold\">Lines</text>\n", num(x), num(y));
-    y += 18;
-    const std::array<std::tuple<const char*, const char*, const char*>, 3> lines{
-        {{"#222", "", "memory ceiling (DRAM)"},
-         {"#6a3d9a", " stroke-dasharray=\"6,3\"", "memory ceiling (L2)"},
-         {"#b35806", "", "compute ceiling"}}};
-    for (auto [colour, dash, text] : lines) {
-      s += fmt::format(
-          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
-          "stroke-width=\"2\"{}/><text x=\"{}\" y=\"{}\">{}</text>\n",
-          num(x), num(y - 4), num(x + 14), num(y - 4), colour, dash, num(x + 18), num(y), text);
-      y += 18;
-    }
-    s += fmt::format(
-        "<circle cx=\"{}\" cy=\"{}\" r=\"4\" fill=\"#fff\" stroke=\"#b35806\"/>"
-        "<text x=\"{}\" y=\"{}\">ridge point</text>\n",
-        num(x + 7), num(y - 4), num(x + 18), num(y));
-    y += 18;
-    s += fmt::format(
-        "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#444\" "
-        "marker-end=\"url(#arrowhead)\"/><text x=\"{}\" y=\"{}\">naive → "
-        "optimised</text>\n",
-        num(x), num(y - 4), num(x + 14), num(y - 4), num(x + 18), num(y));
-    s += "</g>\n";
-    return s;
-  }
+  struct DrawnRoof {
+    const Roof* roof;
+    Segment line;
+    std::optional<double> ridge;  // FLOP/B, drawn at the line's start
+  };
 
   const Results& r_;
   ChartOptions o_;
-  bool emulator_ = false;
+  ViewSpec spec_;
+  bool emulator_ = false, has_datasheet_ = false;
   double left_ = 0, right_ = 0, top_ = 0, bottom_ = 0;
-  double lx0_ = -1, lx1_ = 3, ly0_ = 9, ly1_ = 13;  // decades
-  std::vector<const Ceiling*> memory_, compute_;
-  std::vector<const KernelResult*> kernels_;
+  double lx0_ = -1, lx1_ = 3, ly0_ = 9, ly1_ = 13;  // log10 of the axis ends
   std::vector<PlotPoint> points_;
+  std::vector<DrawnRoof> roofs_;
+  std::vector<Segment> segments_;
   std::map<std::string, std::string_view> family_shape_;
-  std::vector<std::string> precisions_;
-  std::vector<std::pair<const Ceiling*, TextBox>> ceiling_labels_;
-  std::vector<std::pair<const PlotPoint*, TextBox>> point_labels_;
+  std::vector<std::string> units_;
+  std::vector<std::pair<const Roof*, TextBox>> roof_labels_;
+  std::vector<std::pair<std::size_t, TextBox>> point_labels_;
+  std::vector<LegendMark> legend_marks_;
+  TextBox banner_;
   ChartLayout layout_;
 };
 
 }  // namespace
+
+double estimate_text_width(std::string_view text, double font_size, bool bold) {
+  std::size_t code_points = 0;
+  for (char ch : text)
+    if ((static_cast<unsigned char>(ch) & 0xC0) != 0x80) ++code_points;
+  return (bold ? 0.68 : 0.62) * font_size * static_cast<double>(code_points);
+}
+
+bool valid_view_name(std::string_view view) {
+  return view == "overview" || view == "memory" || view == "simt" || view == "tensor" ||
+         (view.starts_with("family:") && view.size() > 7);
+}
+
+std::vector<ChartView> chart_views(const Results& results) {
+  std::vector<ChartView> views;
+  auto add = [&](std::string id, std::string question) {
+    ViewSpec spec = view_spec(results, id);
+    if (spec.kernels.empty()) return;
+    views.push_back({std::move(id), spec.title, std::move(question)});
+  };
+  add("memory", "Which kernels are limited by memory, and how close do they get to HBM and L2?");
+  add("simt", "How close do the SIMT kernels come to the FP32 and FP64 pipes?");
+  add("tensor", "How close does each tensor-core kernel come to the roof of its precision?");
+  for (const auto& family : ladder_families(results))
+    add("family:" + family,
+        fmt::format("What does each rung of the {} ladder buy over its baseline?", family));
+  return views;
+}
 
 ChartLayout layout_roofline_chart(const Results& results, const ChartOptions& options) {
   return Chart(results, options).layout();

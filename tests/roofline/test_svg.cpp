@@ -24,9 +24,9 @@ bool has_non_finite_text(std::string svg) {
 }
 
 void expect_no_overlap(const ChartLayout& layout) {
-  for (std::size_t i = 0; i < layout.labels.size(); ++i)
-    for (std::size_t j = i + 1; j < layout.labels.size(); ++j) {
-      const auto &a = layout.labels[i], &b = layout.labels[j];
+  for (std::size_t i = 0; i < layout.texts.size(); ++i)
+    for (std::size_t j = i + 1; j < layout.texts.size(); ++j) {
+      const auto &a = layout.texts[i], &b = layout.texts[j];
       bool overlap = a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
       EXPECT_FALSE(overlap) << "'" << a.text << "' overlaps '" << b.text << "'";
     }
@@ -39,11 +39,12 @@ TEST(RooflineSvg, draws_every_ceiling_point_arrow_and_the_emulator_banner) {
   EXPECT_EQ(count(svg, "class=\"memory-ceiling\""), 2);
   EXPECT_EQ(count(svg, "class=\"compute-ceiling\""), 2);
   EXPECT_EQ(count(svg, "class=\"kernel-point\""), 3);  // the failed kernel is not timed
-  EXPECT_EQ(count(svg, "class=\"fusion-arrow\""), 1);
+  EXPECT_EQ(count(svg, "class=\"rung-arrow fusion-arrow\""), 1);
   EXPECT_NE(svg.find("CPU emulator — not GPU performance"), std::string::npos);
   EXPECT_NE(svg.find("tc.bf16 16 GFLOP/s"), std::string::npos);
   EXPECT_NE(svg.find("hbm.copy 2 GB/s"), std::string::npos);
-  EXPECT_EQ(count(svg, "class=\"ridge\""), 4);  // 2 compute x 2 memory, all in range
+  // One ridge per compute roof, where it meets the best DRAM roof (not every pair).
+  EXPECT_EQ(count(svg, "class=\"ridge\""), 2);
 }
 
 TEST(RooflineSvg, cuda_results_carry_no_emulator_banner) {
@@ -57,7 +58,7 @@ TEST(RooflineSvg, cuda_results_carry_no_emulator_banner) {
 TEST(RooflineSvg, arrow_needs_the_same_shape) {
   Results r = testing::emulator_fixture();
   r.kernels[1].shape = {{"n", 7}};
-  EXPECT_EQ(count(render_roofline_svg(r), "class=\"fusion-arrow\""), 0);
+  EXPECT_EQ(count(render_roofline_svg(r), "fusion-arrow"), 0);
 }
 
 TEST(RooflineSvg, coordinates_are_finite_even_for_degenerate_input) {
@@ -78,8 +79,11 @@ TEST(RooflineSvg, labels_of_a_crowded_chart_never_overlap) {
   ChartLayout layout = layout_roofline_chart(testing::crowded_fixture(40));
   expect_no_overlap(layout);
   // Most labels still find room; the rest are listed, not drawn on top.
-  EXPECT_GE(layout.labels.size(), 30u);
-  EXPECT_EQ(layout.labels.size() + layout.hidden.size(), 40u + 4u);  // + 4 ceiling labels
+  int point_labels = 0;
+  for (const auto& t : layout.texts) point_labels += t.role == "point-label";
+  EXPECT_GE(point_labels, 30);
+  EXPECT_EQ(point_labels + static_cast<int>(layout.hidden.size()), 40);
+  EXPECT_EQ(layout.points.size(), 40u);
 }
 
 TEST(RooflineSvg, user_text_is_escaped) {

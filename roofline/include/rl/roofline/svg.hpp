@@ -1,10 +1,21 @@
-// The roofline chart as a self-contained SVG 1.1 document (no scripts, fonts
-// or images from elsewhere): log-log axes with decade ticks, one diagonal per
-// memory ceiling and one flat roof per compute ceiling (labelled with value
-// and unit), ridge points, kernel points (marker per family, colour per
-// precision) with non-overlapping labels, arrows from a naive variant to its
-// optimised sibling of the same shape, title, legend, and a banner on
-// emulator results.
+// Roofline charts as self-contained SVG 1.1 documents (no scripts, fonts or
+// images from elsewhere), one question per chart (the way Nsight Compute's
+// roofline section and the FlashAttention figures do it):
+//   overview  every kernel against the roof of the unit it runs on, the best
+//             DRAM roof and L2 (the file `roofline plot` writes by default);
+//   memory    the memory-side kernels against every measured memory roof and
+//             the datasheet's DRAM bandwidth;
+//   simt      FP32/FP64 (and packed half) SIMT kernels and their roofs;
+//   tensor    tensor-core kernels, one roof per precision;
+//   family:F  one ladder (gelu, layernorm, gemm, attention, ...) at one shape,
+//             with an arrow from each rung's baseline up to the rung.
+// Each kernel is coloured by its compute unit, and that unit's roof has the
+// same colour (Okabe-Ito palette, colour-blind safe); markers say the family.
+// Measured roofs are solid, datasheet roofs dotted and labelled "datasheet".
+// Every roof is labelled at its line's end with its value; kernel labels are
+// placed greedily where they overlap nothing (leader lines when they sit
+// away from their point); a label that finds no room is left to the point's
+// hover title.  Points carry min-max whiskers from time_s.
 #pragma once
 
 #include "rl/roofline/results.hpp"
@@ -18,17 +29,41 @@ namespace rl::roofline {
 struct ChartOptions {
   double width = 1000;
   double height = 660;
+  std::string view = "overview";  // "overview" | "memory" | "simt" | "tensor" | "family:NAME"
 };
 
-struct TextBox {  // a placed label, in SVG user units (y grows downwards)
+struct ChartView {
+  std::string id;        // the ChartOptions::view that draws it
+  std::string title;     // what the chart shows
+  std::string question;  // the one question it answers, for the report
+};
+
+// The views this results file has something to draw in, in reading order:
+// memory, simt, tensor, then one per family that has a ladder (a kernel whose
+// baseline is another kernel of the family).  The overview is not listed.
+std::vector<ChartView> chart_views(const Results& results);
+
+// True for "overview", "memory", "simt", "tensor" and "family:NAME".
+bool valid_view_name(std::string_view view);
+
+// Text estimate shared by the layout and the tests: font size x 0.62 per
+// character (0.68 bold), characters counted as UTF-8 code points.
+double estimate_text_width(std::string_view text, double font_size, bool bold = false);
+
+struct TextBox {  // a drawn text, in SVG user units (y grows downwards)
   std::string text;
   double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+  std::string role;  // "title", "tick", "axis-title", "roof-label", "point-label", "legend", ...
 };
 
 struct ChartLayout {
-  std::vector<TextBox> labels;         // every ceiling and kernel label drawn
-  std::vector<std::string> hidden;     // kernels plotted without a label (no free space)
+  std::vector<TextBox> texts;          // every text drawn, with its estimated box
+  std::vector<std::string> roofs;      // every roof drawn: "hbm.copy measured", "tc.bf16 datasheet"
+  std::vector<std::string> points;     // every kernel plotted (name)
+  std::vector<std::string> hidden;     // kernels plotted without a label (hover title only)
   std::vector<std::string> unplotted;  // timed kernels that cannot sit on log axes (0 FLOP)
+  std::vector<std::string> unlabelled_roofs;  // roofs whose label found no room (hover title)
+  double width = 0, height = 0;
 };
 
 // Text escaped for XML/HTML content and attribute values; control characters
@@ -38,6 +73,7 @@ std::string xml_escape(std::string_view text);
 // SI formatting used by the chart and the report: 2.0e12 -> "2 T".
 std::string si(double value, int significant = 3);
 
+// Both throw std::invalid_argument for a view name valid_view_name refuses.
 ChartLayout layout_roofline_chart(const Results& results, const ChartOptions& options = {});
 std::string render_roofline_svg(const Results& results, const ChartOptions& options = {});
 
