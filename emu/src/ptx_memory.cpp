@@ -1,4 +1,5 @@
-// ldmatrix and cp.async emulation (reference sections 4 and 5).
+// ldmatrix, cp.async (reference sections 4 and 5) and streaming 128-bit
+// global accesses.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -70,6 +71,20 @@ void ldmatrix_warp(int matrices, bool trans, const void* const (&rows)[kWarpLane
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     ldmatrix_lane(lane, matrices, trans, rows, out[lane]);
   }
+}
+
+void load_streaming_v4(const void* address, std::uint32_t (&out)[4]) {
+  if (!aligned(address, 16U)) {
+    misaligned_address("ld.global.cs.nc.v4.b32", address, 16U);
+  }
+  std::memcpy(out, address, sizeof out);
+}
+
+void store_streaming_v4(void* address, const std::uint32_t (&in)[4]) {
+  if (!aligned(address, 16U)) {
+    misaligned_address("st.global.cs.v4.b32", address, 16U);
+  }
+  std::memcpy(address, in, sizeof in);
 }
 
 void CpAsyncQueue::issue(void* dst, const void* src, unsigned cp_size, unsigned src_bytes) {

@@ -1,5 +1,7 @@
 // ldmatrix and cp.async emulation against the PTX tables
-// (ptx-emulation-reference.md sections 4 and 5).
+// (ptx-emulation-reference.md sections 4 and 5), and the streaming 128-bit
+// global accesses (cache hints only: plain copies that keep PTX's alignment
+// rule).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -150,6 +152,36 @@ TEST(CpAsync, zero_fill_reads_only_src_bytes) {
     EXPECT_EQ(partial[i], i < 5 ? src[i] : 0) << i;
     EXPECT_EQ(none[i], 0) << i;
   }
+}
+
+// A cache operator changes where lines are kept, never what is read or
+// written: all 16 bytes, in memory order, and nothing around them.
+TEST(StreamingAccess, load_and_store_move_exactly_sixteen_bytes_in_memory_order) {
+  alignas(16) unsigned char memory[48];
+  for (int i = 0; i < 48; ++i) memory[i] = static_cast<unsigned char>(i);
+  std::uint32_t r[4] = {};
+  rl::emu::ptx::load_streaming_v4(memory + 16, r);
+  for (int j = 0; j < 4; ++j) {
+    std::uint32_t expected = 0;
+    std::memcpy(&expected, memory + 16 + 4 * j, sizeof expected);
+    EXPECT_EQ(r[j], expected) << "register " << j;
+  }
+  const std::uint32_t out[4] = {0xA0A1A2A3U, 0xB0B1B2B3U, 0xC0C1C2C3U, 0xD0D1D2D3U};
+  rl::emu::ptx::store_streaming_v4(memory + 16, out);
+  EXPECT_EQ(std::memcmp(memory + 16, out, sizeof out), 0);
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(memory[i], i) << "byte before the store changed";
+  for (int i = 32; i < 48; ++i) EXPECT_EQ(memory[i], i) << "byte after the store changed";
+}
+
+TEST(PtxMemoryDeathTest, misaligned_streaming_accesses_are_reported) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  alignas(16) unsigned char buffer[64] = {};
+  std::uint32_t r[4] = {};
+  EXPECT_DEATH(rl::emu::ptx::load_streaming_v4(buffer + 8, r),
+               "ld.global.cs.nc.v4.b32 address .* is not 16-byte aligned");
+  EXPECT_DEATH(rl::emu::ptx::store_streaming_v4(buffer + 4, r),
+               "st.global.cs.v4.b32 address .* is not 16-byte aligned");
+  rl::emu::ptx::load_streaming_v4(buffer + 48, r);  // 16-byte aligned: fine
 }
 
 TEST(PtxMemoryDeathTest, misaligned_addresses_are_reported) {

@@ -16,6 +16,9 @@ __global__ void rl_ptx_wrappers_compile_check(float* out, const float* in, int w
   rl::ptx::cp_async_wait<1>();
   rl::ptx::cp_async_wait_all();
   __syncthreads();
+  std::uint32_t streamed[4];
+  rl::ptx::ld_global_nc_cs_v4(streamed, in + 4 * lane);
+  rl::ptx::st_global_cs_v4(out + 4 * lane, streamed);
   std::uint32_t a[4];
   std::uint32_t b[2];
   std::uint32_t r1;

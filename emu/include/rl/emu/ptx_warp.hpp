@@ -100,6 +100,16 @@ void ldmatrix_lane(unsigned lane, int matrices, bool trans, const void* const (&
 void ldmatrix_warp(int matrices, bool trans, const void* const (&rows)[kWarpLanes],
                    std::uint32_t (&out)[kWarpLanes][4]);
 
+// --- ld.global.cs.nc.v4.b32 / st.global.cs.v4.b32 -----------------------------
+
+// Streaming (evict-first) 128-bit global accesses.  PTX treats cache operators
+// as performance hints that do not change the memory consistency behaviour,
+// so each is a plain 16-byte copy here; what the emulator keeps is PTX's
+// requirement that a vector access be naturally aligned (16 bytes), which a
+// GPU enforces with a misaligned-address fault.
+void load_streaming_v4(const void* address, std::uint32_t (&out)[4]);
+void store_streaming_v4(void* address, const std::uint32_t (&in)[4]);
+
 // --- cp.async -------------------------------------------------------------------
 
 // One thread's queued cp.async copies.  Copies are performed when a wait

@@ -1,5 +1,6 @@
 // Warp-level PTX instructions for device code: tensor-core mma.sync,
-// ldmatrix, cp.async, tf32 conversion and two MUFU approximations.
+// ldmatrix, cp.async, streaming (evict-first) 128-bit global accesses, tf32
+// conversion and two MUFU approximations.
 //
 // On the GPU each wrapper is one inline-PTX instruction (sm_80+; fp8 mma
 // sm_89+).  Under the emulator (RL_EMULATE) each warp-wide instruction is a
@@ -412,6 +413,47 @@ RL_PTX_FN void cp_async_wait_all() {
   emu_detail::cp_async_queue().wait_all();
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile("cp.async.wait_all;\n" ::: "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// ---------------------------------------------------------------------------
+// Streaming global accesses: 16 bytes with the .cs cache operator ("cache
+// streaming, likely to be accessed once": lines allocated evict-first in L1
+// and L2, so data read or written once does not push out data that is
+// reused).  PTX calls cache operators performance hints that do not change
+// memory consistency, so the emulator performs a plain 16-byte copy; it stops
+// on an address that is not 16-byte aligned, as the GPU faults on one.
+// nvcc 13.0 compiles them to LDG.E.EF.128.CONSTANT and STG.E.EF.128 on sm_80,
+// sm_89, sm_90a, sm_100a and sm_120 (cuobjdump -sass).
+// ---------------------------------------------------------------------------
+
+// ld.global.cs.nc.v4.b32: the read-only (.nc) path of a const __restrict__
+// load plus the streaming hint, so against a plain 128-bit load of such data
+// only the eviction policy changes.  The data must not be written while the
+// kernel runs (the .nc contract).
+RL_PTX_FN void ld_global_nc_cs_v4(std::uint32_t (&r)[4], const void* address) {
+#if defined(RL_EMULATE)
+  rl::emu::ptx::load_streaming_v4(address, r);
+#elif defined(__CUDA_ARCH__)
+  asm volatile("ld.global.cs.nc.v4.b32 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "l"(address));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// st.global.cs.v4.b32: a store whose lines are the first evicted (output that
+// this kernel never reads back).
+RL_PTX_FN void st_global_cs_v4(void* address, const std::uint32_t (&r)[4]) {
+#if defined(RL_EMULATE)
+  rl::emu::ptx::store_streaming_v4(address, r);
+#elif defined(__CUDA_ARCH__)
+  asm volatile("st.global.cs.v4.b32 [%0], {%1,%2,%3,%4};\n" ::"l"(address), "r"(r[0]), "r"(r[1]),
+               "r"(r[2]), "r"(r[3])
+               : "memory");
 #else
   RL_PTX_UNSUPPORTED();
 #endif
