@@ -16,6 +16,9 @@
 //   layernorm_vec128_rowcached.cu       + the row held in registers
 //   layernorm_vec128_rows_per_block.cu  + many rows a block, weight and bias
 //                                       loaded once per block
+//   layernorm_vec128_rows_per_block_streaming.cu
+//                                       + x read and y written with streaming
+//                                       (evict-first) cache hints
 //   cuda_only/layernorm_cudnn.cpp       cuDNN's norm-forward graph (GPU only)
 //
 // Variance is always the centred two-pass form; E[x^2] - E[x]^2 cancels
@@ -161,25 +164,44 @@ __device__ __forceinline__ float block_sum(float v, float* scratch) {
   return v;
 }
 
+// How whole 16-byte chunks cross the memory bus: plain 128-bit accesses (and
+// plain scalar loads at a row's ragged end).  The streaming rung passes
+// cache-hinted ones instead (StreamingChunks in layernorm_rows_per_block.hpp).
+struct PlainChunks {
+  template <typename T>
+  __device__ __forceinline__ static Packed128<T> load(const T* address) {
+    return load128(address);
+  }
+  template <typename T>
+  __device__ __forceinline__ static T load_scalar(const T* row, int i) {
+    return row[i];
+  }
+  template <typename T>
+  __device__ __forceinline__ static void store(T* address, const Packed128<T>& value) {
+    store128(address, value);
+  }
+};
+
 // Elements e .. e + kVec - 1 of a row of C: one 128-bit load when the row is
 // 16-byte aligned (`aligned`: C a multiple of kVec) and the chunk is whole,
 // else scalar loads, zero past the end of the row.
-template <typename T>
+template <typename Chunks = PlainChunks, typename T>
 __device__ __forceinline__ Packed128<T> load_chunk(const T* row, int e, int C, bool aligned) {
   constexpr int kVec = Packed128<T>::size;
-  if (aligned && e + kVec <= C) return load128(row + e);
+  if (aligned && e + kVec <= C) return Chunks::load(row + e);
   Packed128<T> v;
-  for (int j = 0; j < kVec; ++j) v[j] = e + j < C ? row[e + j] : from_f32<T>(0.0f);
+  for (int j = 0; j < kVec; ++j)
+    v[j] = e + j < C ? Chunks::load_scalar(row, e + j) : from_f32<T>(0.0f);
   return v;
 }
 
 // The counterpart of load_chunk: stores the elements that lie inside the row.
-template <typename T>
+template <typename Chunks = PlainChunks, typename T>
 __device__ __forceinline__ void store_chunk(T* row, int e, int C, bool aligned,
                                             const Packed128<T>& v) {
   constexpr int kVec = Packed128<T>::size;
   if (aligned && e + kVec <= C) {
-    store128(row + e, v);
+    Chunks::store(row + e, v);
   } else {
     for (int j = 0; j < kVec && e + j < C; ++j) row[e + j] = v[j];
   }
@@ -188,13 +210,13 @@ __device__ __forceinline__ void store_chunk(T* row, int e, int C, bool aligned,
 // A row of C held in registers by the block: this thread's chunk k is
 // elements (k * blockDim.x + threadIdx.x) * kVec onwards (the block's loads
 // of one k are contiguous: fully coalesced), zero past the end of the row.
-template <typename T, int kChunks>
+template <typename Chunks = PlainChunks, typename T, int kChunks>
 __device__ __forceinline__ void load_cached_row(Packed128<T> (&cached)[kChunks], const T* row,
                                                 int C, bool aligned) {
   constexpr int kVec = Packed128<T>::size;
   for (int k = 0; k < kChunks; ++k) {
     const int e = (k * static_cast<int>(blockDim.x) + static_cast<int>(threadIdx.x)) * kVec;
-    cached[k] = load_chunk(row, e, C, aligned);
+    cached[k] = load_chunk<Chunks>(row, e, C, aligned);
   }
 }
 

@@ -32,6 +32,17 @@ const std::vector<std::string> kLayerNormLadder = {
     "layernorm_vec128_rowcached_bf16",
     "layernorm_vec128_rows_per_block_f32",
     "layernorm_vec128_rows_per_block_bf16",
+    "layernorm_vec128_rows_per_block_streaming_f32",
+    "layernorm_vec128_rows_per_block_streaming_bf16",
+};
+
+// The rungs whose blocks loop over rows with weight and bias loaded once
+// (rung 7, and rung 8 which adds streaming cache hints on x and y).
+const std::vector<std::string> kRowsPerBlockRungs = {
+    "layernorm_vec128_rows_per_block_f32",
+    "layernorm_vec128_rows_per_block_bf16",
+    "layernorm_vec128_rows_per_block_streaming_f32",
+    "layernorm_vec128_rows_per_block_streaming_bf16",
 };
 
 // 37 rows: not a multiple of the 8 rows of a warp-per-row block nor of the
@@ -175,12 +186,10 @@ bool cap_blocks(rl::InspectableWorkload& workload, std::int64_t max_blocks) {
 // loaded once, at aligned and odd widths.
 TEST(LayerNormRowsPerBlock, BlocksLoopOverRowsReusingWeightAndBias) {
   RL_KERNEL_TEST_SETUP();
-  for (const char* name :
-       {"layernorm_vec128_rows_per_block_f32", "layernorm_vec128_rows_per_block_bf16"}) {
+  for (const std::string& name : kRowsPerBlockRungs) {
     for (const int C : {1, 33, 1000, 4100}) {
       for (const std::int64_t blocks : {1, 3}) {
-        SCOPED_TRACE(std::string(name) + ", C = " + std::to_string(C) +
-                     ", blocks = " + std::to_string(blocks));
+        SCOPED_TRACE(name + ", C = " + std::to_string(C) + ", blocks = " + std::to_string(blocks));
         auto workload = make_workload(name, kRows, C, 29);
         ASSERT_NE(workload, nullptr);
         ASSERT_TRUE(cap_blocks<float>(*workload, blocks) ||
@@ -195,10 +204,9 @@ TEST(LayerNormRowsPerBlock, BlocksLoopOverRowsReusingWeightAndBias) {
 // threads), two in bf16; one element more does not fit.
 TEST(LayerNormRowsPerBlock, WideRowsFitUpTo12288) {
   RL_KERNEL_TEST_SETUP();
-  for (const char* name :
-       {"layernorm_vec128_rows_per_block_f32", "layernorm_vec128_rows_per_block_bf16"}) {
+  for (const std::string& name : kRowsPerBlockRungs) {
     for (const int C : {9000, 12288}) {
-      SCOPED_TRACE(std::string(name) + ", C = " + std::to_string(C));
+      SCOPED_TRACE(name + ", C = " + std::to_string(C));
       auto workload = make_workload(name, 3, C, 31);
       ASSERT_NE(workload, nullptr);
       ASSERT_TRUE(cap_blocks<float>(*workload, 2) || cap_blocks<__nv_bfloat16>(*workload, 2));
@@ -207,6 +215,28 @@ TEST(LayerNormRowsPerBlock, WideRowsFitUpTo12288) {
     auto too_wide = make_workload(name, 1, 12289, 14);
     ASSERT_NE(too_wide, nullptr);
     EXPECT_THROW(too_wide->run(nullptr), std::invalid_argument);
+  }
+}
+
+// The rows-per-block rungs must serve every C the large preset times (issue
+// 13: "at every C the large preset uses"), taken from each record's own
+// shapes so that a width added there is tested here; a few rows only (the
+// emulator), two blocks so that both go round the row loop, two schedules.
+TEST(LayerNormRowsPerBlock, RunsAtEveryWidthOfTheLargePreset) {
+  RL_KERNEL_TEST_SETUP();
+  for (const std::string& name : kRowsPerBlockRungs) {
+    const rl::KernelRecord* record = rl::find_kernel(name);
+    ASSERT_NE(record, nullptr) << name;
+    const std::vector<rl::Shape> large = record->shapes(rl::SizePreset::large);
+    ASSERT_FALSE(large.empty());
+    for (const rl::Shape& shape : large) {
+      const int C = static_cast<int>(shape.at("C"));
+      SCOPED_TRACE(name + ", C = " + std::to_string(C));
+      auto workload = make_workload(name, 5, C, 37 + static_cast<std::uint64_t>(C));
+      ASSERT_NE(workload, nullptr);
+      ASSERT_TRUE(cap_blocks<float>(*workload, 2) || cap_blocks<__nv_bfloat16>(*workload, 2));
+      rl::test::expect_passes_under_two_schedules(*workload);
+    }
   }
 }
 
@@ -319,6 +349,8 @@ TEST(LayerNormCostModel, CountsFormulaFlopsAndEachRungsPasses) {
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rowcached_f32").bytes_min, compulsory);
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rowcached_f32").bytes_model, compulsory);
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rows_per_block_f32").bytes_model, compulsory);
+  // Streaming hints change what L2 keeps, not the compulsory traffic.
+  EXPECT_DOUBLE_EQ(cost("layernorm_vec128_rows_per_block_streaming_f32").bytes_model, compulsory);
   // Three sweeps by 512 threads a row: 528 rows in flight, their re-reads in L2.
   EXPECT_DOUBLE_EQ(cost("layernorm_vec128_block_per_row_f32").bytes_model, compulsory);
   // A thread per row: too many rows in flight for cache, x read three times.

@@ -294,6 +294,19 @@ class SassRules(unittest.TestCase):
         self.assertTrue(bad.failed_with("copy_vec4", "SASS lacks HMMA"))
         self.assertTrue(bad.failed_with("copy_vec4", "FADD", "must be absent"))
 
+    # LayerNorm rung 8 (layernorm_vec128_rows_per_block_streaming) declares the
+    # evict-first spellings nvcc 13.0 emits for ld.global.cs.nc / st.global.cs;
+    # the same declaration must reject rung 7's plain 128-bit accesses, and its
+    # sass_absent=STG.E.128 must not fire on the streaming store.
+    def test_streaming_spellings_reject_plain_128_bit_accesses(self):
+        self.assertTrue(cs.opcode_matches("LDG.E.EF.128.CONSTANT", "LDG.E.EF.128"))
+        self.assertFalse(cs.opcode_matches("STG.E.EF.128", "STG.E.128"))
+        self.assertFalse(cs.opcode_matches("LDG.E.EF.128.CONSTANT", "LDG.E.128"))
+        plain = self.run_rules("kernel=copy_vec4 max_regs=14 max_smem=0 "
+                               "sass=LDG.E.EF.128.CONSTANT,STG.E.EF.128")
+        self.assertTrue(plain.failed_with("copy_vec4", "SASS lacks LDG.E.EF.128.CONSTANT"))
+        self.assertTrue(plain.failed_with("copy_vec4", "SASS lacks STG.E.EF.128"))
+
     def test_dominant_arithmetic_opcode(self):
         copy = "kernel=copy_vec4 max_regs=14 max_smem=0"
         self.assertEqual(self.run_rules(copy, self.FMA + " sass_dominant=FFMA").failures, [])
