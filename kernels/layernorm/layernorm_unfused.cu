@@ -64,8 +64,15 @@ __global__ void layernorm_unfused_rstd(float* __restrict__ rstd, const float* __
 // index by C, a 64-bit division (about 60 instructions) per element, and the
 // pair would then look slower than fusion alone makes it.  (SASS of nvcc 13.0
 // for sm_90a: the bf16 inner loop is 24 instructions per element, no call to
-// the division routine.)
+// the division routine.)  Checked statically: no 64-bit division (its
+// I2F.U64.RP reciprocal estimate and the CALL to nvcc's division routine) and
+// the longest loop's instructions per store, about 10% over the larger of
+// sm_90a and sm_100a (bf16 49 for 1 store on sm_90a, 195 for 7 on sm_100a;
+// fp32 146 for 7 and 160 for 7): a division per element would add about 60.
 // rl-static: kernel=layernorm_unfused_normalise max_regs=48 max_smem=0
+// rl-static: kernel=layernorm_unfused_normalise sass_absent=I2F.U64.RP,CALL
+// rl-static: kernel=*layernorm_unfused_normalise<float>* max_loop_instructions_per_store=25
+// rl-static: kernel=*normalise<__nv_bfloat16>* max_loop_instructions_per_store=54
 template <typename T>
 __global__ void layernorm_unfused_normalise(T* __restrict__ y, const float* __restrict__ mean,
                                             const float* __restrict__ rstd, const T* __restrict__ x,
