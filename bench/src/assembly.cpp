@@ -1,5 +1,7 @@
 #include "rl/bench/assembly.hpp"
 
+#include "rl/bench/options.hpp"
+#include "rl/roofline/compare.hpp"
 #include "rl/roofline/model.hpp"
 
 #include <algorithm>
@@ -42,8 +44,35 @@ void set_timing(roofline::KernelResult& result, std::vector<double> samples) {
   result.achieved_bytes_per_s = median > 0 ? result.bytes_model / median : 0.0;
 }
 
+roofline::TimeStats sampled_time_stats(const SampleSet& set) {
+  roofline::TimeStats stats = time_stats(repetition_medians(set));
+  stats.kind = std::string(sample_kind_name(set.kind));
+  stats.launches_per_sample = set.launches_per_sample;
+  const std::vector<double> all = pooled(set);
+  stats.samples_taken = static_cast<int>(all.size());
+  stats.noise = roofline::relative_noise(all);
+  stats.stopped_by = "noise";
+  for (const StopReason reason : set.stopped_by)
+    if (reason != StopReason::noise) {
+      stats.stopped_by = std::string(stop_reason_name(reason));
+      break;
+    }
+  return stats;
+}
+
+void set_sampled_timing(roofline::KernelResult& result, const SampleSet& judged,
+                        const SampleSet& other) {
+  set_timing(result, repetition_medians(judged));
+  result.time_s = sampled_time_stats(judged);
+  result.l2_flushed = judged.kind == SampleKind::cold;
+  if (!other.repetitions.empty()) result.other_time_s = sampled_time_stats(other);
+}
+
 void set_clocks(roofline::KernelResult& result, const ClockWindow& window) {
   result.sm_clock_mhz = window.mean_sm_mhz;
+  result.memory_clock_mhz = window.mean_memory_mhz;
+  result.power_w = window.mean_power_w;
+  result.temperature_c = window.mean_temperature_c;
   result.throttled = window.throttled();
 }
 
@@ -62,8 +91,8 @@ roofline::Ceiling measured_ceiling(const roofline::KernelResult& timed,
   ceiling.kind = memory ? "memory" : "compute";
   ceiling.unit = memory ? "B/s" : "FLOP/s";
   const double work = memory ? timed.bytes_model : timed.flops;
-  ceiling.value = work / timed.time_s->min;
-  ceiling.median = work / timed.time_s->median;
+  ceiling.value = work / timed.time_s->median;
+  ceiling.best = work / timed.time_s->min;
   ceiling.method = "kernel " + timed.name + ", " + std::string(shape_text);
   ceiling.observed_sm_mhz = window.mean_sm_mhz;
   ceiling.throttle_reasons = window.throttle_reasons;
@@ -78,6 +107,30 @@ void merge_ceiling(std::vector<roofline::Ceiling>& ceilings, roofline::Ceiling c
     return;
   }
   ceilings.push_back(std::move(ceiling));
+}
+
+std::vector<roofline::Ceiling> reusable_ceilings(const roofline::Results& earlier,
+                                                 const roofline::Context& here,
+                                                 std::string_view source) {
+  const std::string prefix = "--ceilings-from " + std::string(source) + ": ";
+  const roofline::DeviceInfo& was = earlier.context.device;
+  const roofline::DeviceInfo& is = here.device;
+  auto describe = [](const roofline::Context& c) {
+    return c.device.name + (c.device.uuid.empty() ? "" : " " + c.device.uuid) + " (" + c.backend +
+           ")";
+  };
+  const bool same_device =
+      !was.uuid.empty() && !is.uuid.empty()
+          ? was.uuid == is.uuid
+          : was.name == is.name && was.compute_capability == is.compute_capability;
+  if (earlier.context.backend != here.backend || !same_device)
+    throw UsageError(prefix + "measured on " + describe(earlier.context) + ", this run is on " +
+                     describe(here) + "; roofs do not carry across devices");
+  if (earlier.ceilings.empty()) throw UsageError(prefix + "holds no measured ceiling");
+  std::vector<roofline::Ceiling> ceilings = earlier.ceilings;
+  for (roofline::Ceiling& c : ceilings)
+    c.method += "; from " + std::string(source) + " (" + earlier.context.timestamp_utc + ")";
+  return ceilings;
 }
 
 }  // namespace rl::bench

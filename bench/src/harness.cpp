@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
@@ -27,10 +28,14 @@ constexpr std::chrono::milliseconds kClockSamplePeriod{10};
 // Warm-up launches before the launch time that picks the batch size is taken.
 constexpr int kWarmupLaunches = 3;
 
-std::optional<std::size_t> abort_after_from_env() {
-  const char* value = std::getenv("RL_BENCH_TEST_ABORT_AFTER");
+std::optional<std::size_t> count_from_env(const char* name) {
+  const char* value = std::getenv(name);
   if (value == nullptr || *value == '\0') return std::nullopt;
   return static_cast<std::size_t>(std::strtoull(value, nullptr, 10));
+}
+
+double seconds_since(std::chrono::steady_clock::time_point begin) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
 
 // "1m23s" / "45s".
@@ -82,8 +87,8 @@ std::vector<Instance> selected_instances(const Selection& selection) {
     for (const Shape& shape : shapes) {
       std::string name = record->name + "/" + shape.to_string();
       // Google Benchmark matches the filter against the name it reports,
-      // which UseManualTime suffixes with "/manual_time".
-      if (matches_benchmark_filter(name + "/manual_time", selection.filter))
+      // which Iterations(1) and UseManualTime suffix.
+      if (matches_benchmark_filter(name + "/iterations:1/manual_time", selection.filter))
         selected.push_back({record, shape, std::move(name)});
     }
   }
@@ -162,23 +167,30 @@ void resolve_selection(Selection& selection, const std::vector<std::string>& fam
 }
 
 Harness::Harness(HarnessConfig config, roofline::Context context, std::unique_ptr<Nvml> nvml)
-    : config_(std::move(config)), nvml_(std::move(nvml)), abort_after_(abort_after_from_env()) {
+    : config_(std::move(config)),
+      nvml_(std::move(nvml)),
+      abort_after_(count_from_env("RL_BENCH_TEST_ABORT_AFTER")),
+      throttle_every_(count_from_env("RL_BENCH_TEST_THROTTLE_EVERY")) {
+  if (throttle_every_ && *throttle_every_ == 0) throttle_every_.reset();
   results_.context = std::move(context);
   results_.context.size_preset = std::string(size_preset_name(config_.selection.preset));
-  results_.context.l2_flushed = config_.flush_l2;
+  results_.context.l2_flushed = config_.judged_by == SampleKind::cold;
   results_.run.complete = false;  // until finish() says otherwise
   results_.run.command_line = config_.command_line;
+  results_.run.settings = config_.settings;
+  results_.ceilings = config_.given_ceilings;
   if (nvml_) sampler_ = std::make_unique<ClockSampler>(*nvml_, kClockSamplePeriod);
   RL_CUDA_CHECK(cudaStreamCreate(&stream_));
   timer_ = std::make_unique<EventTimer>();
-  if (config_.flush_l2)
-    flusher_ =
-        std::make_unique<L2Flusher>(static_cast<std::size_t>(results_.context.device.l2_bytes));
+  blocker_ = std::make_unique<LaunchBlocker>();
+  flusher_ =
+      std::make_unique<L2Flusher>(static_cast<std::size_t>(results_.context.device.l2_bytes));
 }
 
 Harness::~Harness() {
   workload_.reset();
   flusher_.reset();
+  blocker_.reset();
   timer_.reset();
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
@@ -205,6 +217,10 @@ void Harness::register_benchmarks() {
     benchmark::RegisterBenchmark(entry.name.c_str(),
                                  [this, ptr](benchmark::State& state) { body(state, *ptr); })
         ->UseManualTime()
+        // One iteration per repetition: the harness takes the repetition's
+        // samples itself (policy.hpp) and reports their median, so Google
+        // Benchmark's iteration growth cannot turn a 2 us kernel into minutes.
+        ->Iterations(1)
         ->Unit(benchmark::kMicrosecond)
         ->ComputeStatistics(
             "min",
@@ -249,14 +265,61 @@ void Harness::release_workload_of(const BenchEntry& entry) {
   workload_owner_ = nullptr;
 }
 
-double Harness::time_sample(Workload& workload, int launches) {
-  if (flusher_) flusher_->flush(stream_);
-  timer_->start(stream_);
-  for (int i = 0; i < launches; ++i) workload.run(stream_);
-  timer_->stop(stream_);
-  const double seconds = timer_->seconds();
-  RL_CUDA_CHECK(cudaGetLastError());
-  return seconds / launches;
+double Harness::time_sample(BenchEntry& entry, Workload& workload, SampleKind kind) {
+  const int launches = kind == SampleKind::cold ? 1 : entry.batch.launches_per_sample;
+  while (true) {
+    if (entry.blocking) blocker_->block(stream_);
+    if (kind == SampleKind::cold) flusher_->flush(stream_);
+    timer_->start(stream_);
+    for (int i = 0; i < launches; ++i) workload.run(stream_);
+    timer_->stop(stream_);
+    if (entry.blocking) blocker_->release();
+    const double seconds = timer_->seconds();
+    RL_CUDA_CHECK(cudaGetLastError());
+    if (!entry.blocking || !blocker_->timed_out()) return seconds / launches;
+    // The work never reached the GPU while the blocker held it (a workload
+    // that waits on the host inside run(), or a full launch queue): this
+    // sample timed the wait.  Retaken unblocked, as is every later one.
+    entry.blocking = false;
+    std::fprintf(stderr,
+                 "note: %s: the blocking kernel timed out; timing without it (launch "
+                 "latency included)\n",
+                 entry.name.c_str());
+  }
+}
+
+bool Harness::throttled_now() {
+  if (throttle_every_) return ++throttle_checks_ % *throttle_every_ == 0;
+  if (!nvml_) return false;
+  return is_throttling(nvml_->clock_event_reasons().value_or(0));
+}
+
+void Harness::sample_repetition(BenchEntry& entry, Workload& workload, SampleKind kind) {
+  SampleSet& set = kind == SampleKind::cold ? entry.cold : entry.batch;
+  const double budget = repetition_budget_s(config_.sampling, config_.repetitions, 2);
+  std::vector<double> samples;
+  const auto begin = std::chrono::steady_clock::now();
+  std::optional<StopReason> stop;
+  while (!stop) {
+    if (interrupt_signal() != 0) {
+      entry.interrupted = true;
+      return;
+    }
+    const double seconds = time_sample(entry, workload, kind);
+    if (throttled_now()) {
+      if (entry.discarded_throttled < kMaxThrottleDiscards) {
+        // Discarded, and retaken once the clocks had time to recover.
+        ++entry.discarded_throttled;
+        std::this_thread::sleep_for(std::chrono::duration<double>(kThrottleRecoveryPauseSeconds));
+        continue;
+      }
+      entry.kept_throttled = true;
+    }
+    samples.push_back(seconds);
+    stop = should_stop(samples, seconds_since(begin), budget, config_.sampling);
+  }
+  set.repetitions.push_back(std::move(samples));
+  set.stopped_by.push_back(*stop);
 }
 
 std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_bytes) {
@@ -304,6 +367,7 @@ void Harness::describe(BenchEntry& entry) {
   result.baseline = record.baseline;
   result.idea = record.idea;
   result.library = record.library;
+  result.ceiling = record.ceiling;
   result.shape = entry.shape.dims;
   if (record.device_bytes)
     result.device_bytes = static_cast<double>(record.device_bytes(entry.shape));
@@ -331,12 +395,14 @@ void Harness::prepare(BenchEntry& entry) {
     result.error = validation.detail.empty() ? "validation failed" : validation.detail;
     return;
   }
+  // Warm-up: cold single launches (through the blocker, so one that cannot
+  // be held is found here); the fastest sets the batch size.
   double fastest = 0;
   for (int i = 0; i < kWarmupLaunches; ++i) {
-    const double seconds = time_sample(workload, 1);
+    const double seconds = time_sample(entry, workload, SampleKind::cold);
     fastest = i == 0 ? seconds : std::min(fastest, seconds);
   }
-  entry.launches_per_sample = launches_per_sample(fastest);
+  entry.batch.launches_per_sample = launches_per_sample(fastest);
   if (config_.dump_tensors) dump_tensors(entry, workload);
 }
 
@@ -380,26 +446,38 @@ void Harness::body(benchmark::State& state, BenchEntry& entry) {
       return;
     }
     Workload& workload = workload_for(entry);
-    double total = 0;
+    const SampleKind judged = config_.judged_by;
+    const SampleKind other = judged == SampleKind::cold ? SampleKind::batch : SampleKind::cold;
+    double repetition_median = 0;
     for (auto _ : state) {
-      if (interrupt_signal() != 0) {
-        entry.interrupted = true;
+      // The clock sampler runs only while samples are timed.
+      if (sampler_) sampler_->set_active(true);
+      sample_repetition(entry, workload, judged);
+      if (!entry.interrupted) sample_repetition(entry, workload, other);
+      if (sampler_) sampler_->set_active(false);
+      if (entry.interrupted) {
         state.SkipWithError(kInterruptedMessage);
         break;
       }
-      const double seconds = time_sample(workload, entry.launches_per_sample);
-      state.SetIterationTime(seconds);
-      total += seconds;
+      const SampleSet& set = judged == SampleKind::cold ? entry.cold : entry.batch;
+      repetition_median = time_stats(set.repetitions.back()).median;
+      state.SetIterationTime(repetition_median);
     }
     if (entry.interrupted || state.iterations() == 0) return;
+    state.counters["samples"] = static_cast<double>(
+        (judged == SampleKind::cold ? entry.cold : entry.batch).repetitions.back().size());
     // This repetition's figures, as results.json computes them for the
     // median: a ceiling kernel is judged with its own measurement included.
     roofline::KernelResult repetition = entry.result;
-    set_timing(repetition, {total / static_cast<double>(state.iterations())});
+    set_timing(repetition, {repetition_median});
+    repetition.l2_flushed = judged == SampleKind::cold;
     std::vector<roofline::Ceiling> ceilings = results_.ceilings;
     if (!entry.record->ceiling.empty())
       merge_ceiling(ceilings, measured_ceiling(repetition, entry.record->ceiling, "", {}));
-    set_counters(state.counters, repetition, roofline::judge(repetition, ceilings).pct_of_roof);
+    set_counters(
+        state.counters, repetition,
+        roofline::judge(repetition, ceilings, static_cast<double>(results_.context.device.l2_bytes))
+            .pct_of_roof);
   } catch (const std::exception& error) {
     entry.failed = true;
     entry.result.status = "error";
@@ -427,14 +505,17 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
   const ClockWindow window =
       sampler_ ? sampler_->window(entry.started, std::chrono::steady_clock::now()) : ClockWindow{};
   if (!entry.failed) {
-    std::vector<double> seconds = repetition_seconds(runs);
-    if (seconds.empty()) {
+    const SampleSet& judged = config_.judged_by == SampleKind::cold ? entry.cold : entry.batch;
+    const SampleSet& other = config_.judged_by == SampleKind::cold ? entry.batch : entry.cold;
+    if (repetition_seconds(runs).empty() || judged.repetitions.empty()) {
       result.status = "error";
       result.error = runs.front().error_occurred ? runs.front().error_message
                                                  : "no timed repetition was reported";
     } else {
-      set_timing(result, std::move(seconds));
+      set_sampled_timing(result, judged, other);
+      result.discarded_throttled = entry.discarded_throttled;
       set_clocks(result, window);
+      result.throttled = result.throttled || entry.kept_throttled;
       result.status = "ok";
       // A library says which algorithm its heuristic picked.
       if (workload_owner_ == &entry && workload_) result.method = workload_->notes();
@@ -540,9 +621,9 @@ std::size_t Harness::finish() {
                  k.achieved_flops_per_s * 1e-9, pct, k.bound.empty() ? "-" : k.bound.c_str());
   }
   for (const auto& c : results_.ceilings)
-    std::fprintf(out, "ceiling %-12s %s%s (best; median %s) from %s\n", c.name.c_str(),
+    std::fprintf(out, "ceiling %-12s %s%s (median; best %s) from %s\n", c.name.c_str(),
                  roofline::si(c.value).c_str(), c.unit.c_str(),
-                 c.median ? roofline::si(*c.median).c_str() : "-", c.method.c_str());
+                 c.best ? roofline::si(*c.best).c_str() : "-", c.method.c_str());
   if (results_.ceilings.empty())
     std::fprintf(out, "no ceiling was measured: %% of roof and bound are left empty\n");
   else if (sku.sku == nullptr)

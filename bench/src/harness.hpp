@@ -6,6 +6,7 @@
 
 #include "rl/bench/nvml.hpp"
 #include "rl/bench/options.hpp"
+#include "rl/bench/policy.hpp"
 #include "rl/bench/timing.hpp"
 #include "rl/registry.hpp"
 #include "rl/roofline/results.hpp"
@@ -33,7 +34,11 @@ struct BenchEntry {
   bool prepared = false;          // validated and warmed up
   bool failed = false;            // failed validation or errored: never timed
   bool interrupted = false;       // SIGINT/SIGTERM came before it finished: not recorded
-  int launches_per_sample = 1;
+  SampleSet cold{SampleKind::cold, 1, {}, {}};
+  SampleSet batch{SampleKind::batch, 1, {}, {}};
+  int discarded_throttled = 0;  // samples retaken after a throttle reason
+  bool kept_throttled = false;  // discards ran out: throttled samples were kept
+  bool blocking = true;         // queue samples behind the blocking kernel (off after a timeout)
   std::chrono::steady_clock::time_point started;
 };
 
@@ -75,7 +80,13 @@ std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_byt
 struct HarnessConfig {
   Selection selection;
   std::uint64_t seed = 1;
-  bool flush_l2 = true;
+  SampleKind judged_by = SampleKind::cold;  // batch with --warm-l2
+  SamplingPolicy sampling;
+  int repetitions = kDefaultRepetitions;  // Google Benchmark's, for the per-repetition budget
+  // --ceilings-from: roofs measured earlier on this device (the ceiling
+  // kernels are then not selected).
+  std::vector<roofline::Ceiling> given_ceilings;
+  roofline::RunSettings settings;                     // recorded as run.settings
   std::optional<std::filesystem::path> dump_tensors;  // --dump-tensors DIR
   bool summary_to_stderr = false;        // stdout carries Google Benchmark's json or csv
   bool display_aggregates_only = false;  // console shows aggregates, not each repetition
@@ -119,7 +130,15 @@ class Harness {
   Workload& workload_for(BenchEntry& entry);
   // Frees the workload when `entry` owns it (its benchmark is over).
   void release_workload_of(const BenchEntry& entry);
-  double time_sample(Workload& workload, int launches);
+  // One sample of `kind`: seconds per launch.  Queued behind the blocking
+  // kernel; a blocker that timed out turns blocking off for the entry and the
+  // sample is retaken.
+  double time_sample(BenchEntry& entry, Workload& workload, SampleKind kind);
+  // One repetition of one kind: samples until the policy says stop (or an
+  // interrupt); throttled samples are discarded and retaken after a pause.
+  void sample_repetition(BenchEntry& entry, Workload& workload, SampleKind kind);
+  // A clock-lowering throttle reason is set now (NVML, or the test hook).
+  bool throttled_now();
   void on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
   void flush() const;
   // "[17/52] name shape ... ok 0.41 ms (1m23s)" on stderr.
@@ -136,6 +155,7 @@ class Harness {
   std::map<std::string, BenchEntry*> by_name_;
   cudaStream_t stream_ = nullptr;
   std::unique_ptr<L2Flusher> flusher_;
+  std::unique_ptr<LaunchBlocker> blocker_;
   std::unique_ptr<EventTimer> timer_;
   // One workload alive at a time, so large-preset buffers do not accumulate.
   std::unique_ptr<Workload> workload_;
@@ -145,6 +165,10 @@ class Harness {
   int interrupted_signal_ = 0;  // registered benchmarks (the progress count's total)
   std::chrono::steady_clock::time_point run_started_ = std::chrono::steady_clock::now();
   std::optional<std::size_t> abort_after_;  // RL_BENCH_TEST_ABORT_AFTER (tests only)
+  // RL_BENCH_TEST_THROTTLE_EVERY=N (tests only): every Nth throttle check
+  // reports hw_thermal_slowdown, so the discard path runs without a GPU.
+  std::optional<std::uint64_t> throttle_every_;
+  std::uint64_t throttle_checks_ = 0;
 };
 
 }  // namespace rl::bench

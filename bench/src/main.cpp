@@ -5,10 +5,12 @@
 // results still written), never an abort or a stack trace.
 #include "harness.hpp"
 
+#include "rl/bench/assembly.hpp"
 #include "rl/bench/backend.hpp"
 #include "rl/bench/interrupt.hpp"
 #include "rl/bench/options.hpp"
 #include "rl/bench/run_info.hpp"
+#include "rl/roofline/results_io.hpp"
 
 #include <benchmark/benchmark.h>
 
@@ -101,6 +103,14 @@ int run_main(int argc, char** argv) {
                      std::string(size_preset_name(preset)) + " preset" +
                      (options.families.empty() ? "" : " in the families asked for") +
                      " (see --list)");
+  std::optional<roofline::Results> earlier;  // --ceilings-from, read before the device is asked
+  if (options.ceilings_from) {
+    try {
+      earlier = roofline::load_results(*options.ceilings_from);
+    } catch (const std::exception& error) {
+      throw UsageError(std::string("--ceilings-from: ") + error.what());
+    }
+  }
   if (options.dump_tensors) prepare_output_dir(*options.dump_tensors);
   if (options.out_dir) prepare_output_dir(*options.out_dir);
   if (const auto why = backend::device_unavailable()) {
@@ -120,9 +130,30 @@ int run_main(int argc, char** argv) {
   initialize_benchmark(benchmark_argv(program, options, out_dir));
 
   HarnessConfig config;
+  if (options.ceilings_from) {
+    config.given_ceilings = reusable_ceilings(*earlier, context, options.ceilings_from->string());
+    selection.no_ceilings = true;  // the roofs come from the file
+  }
+  roofline::RunSettings& settings = config.settings;
+  settings.seed = options.seed;
+  settings.repetitions = repetitions(options);
+  settings.max_noise = options.sampling.max_noise;
+  settings.timeout_s = options.sampling.timeout_s;
+  settings.min_samples = options.sampling.min_samples;
+  settings.l2_policy = options.warm_l2 ? "warm" : "cold";
+  settings.batch_target_s = kBatchTargetSeconds;
+  settings.max_launches_per_sample = kMaxLaunchesPerSample;
+  settings.filter = selection.filter;
+  settings.families = options.families;
+  settings.shapes = options.shape_specs;
+  settings.ceilings_only = options.ceilings_only;
+  settings.no_ceilings = options.no_ceilings;
+  if (options.ceilings_from) settings.ceilings_from = options.ceilings_from->string();
   config.selection = std::move(selection);
   config.seed = options.seed;
-  config.flush_l2 = !options.warm_l2;
+  config.judged_by = options.warm_l2 ? SampleKind::batch : SampleKind::cold;
+  config.sampling = options.sampling;
+  config.repetitions = settings.repetitions;
   config.dump_tensors = options.dump_tensors;
   config.summary_to_stderr = stdout_is_machine_readable(options);
   config.display_aggregates_only = options.display_aggregates_only;

@@ -28,6 +28,9 @@ using GetEccModeFn = NvmlReturn (*)(NvmlDevice, int*, int*);
 using GetPersistenceModeFn = NvmlReturn (*)(NvmlDevice, int*);
 using GetPowerLimitFn = NvmlReturn (*)(NvmlDevice, unsigned*);
 using GetReasonsFn = NvmlReturn (*)(NvmlDevice, unsigned long long*);
+using GetPowerUsageFn = NvmlReturn (*)(NvmlDevice, unsigned*);        // milliwatts
+using GetTemperatureFn = NvmlReturn (*)(NvmlDevice, int, unsigned*);  // 0 = NVML_TEMPERATURE_GPU
+constexpr int kNvmlTemperatureGpu = 0;
 
 struct ReasonName {
   std::uint64_t bit;
@@ -65,6 +68,8 @@ struct Nvml::Api {
   GetPersistenceModeFn persistence = nullptr;
   GetPowerLimitFn power_limit = nullptr;
   GetReasonsFn reasons = nullptr;
+  GetPowerUsageFn power = nullptr;
+  GetTemperatureFn temperature = nullptr;
 };
 
 std::vector<std::string> throttle_reason_names(std::uint64_t mask) {
@@ -84,7 +89,7 @@ std::vector<std::string> throttle_reason_names(std::uint64_t mask) {
 }
 
 bool is_throttling(std::uint64_t mask) {
-  return (mask & ~(kNvmlReasonGpuIdle | kNvmlReasonApplicationsClocksSetting)) != 0;
+  return (mask & ~kNvmlReasonsNotThrottling) != 0;
 }
 
 std::unique_ptr<Nvml> Nvml::open(const std::string& uuid, unsigned index, std::string* why) {
@@ -113,6 +118,8 @@ std::unique_ptr<Nvml> Nvml::open(const std::string& uuid, unsigned index, std::s
   api.reasons = symbol<GetReasonsFn>(library, "nvmlDeviceGetCurrentClocksEventReasons");
   if (api.reasons == nullptr)
     api.reasons = symbol<GetReasonsFn>(library, "nvmlDeviceGetCurrentClocksThrottleReasons");
+  api.power = symbol<GetPowerUsageFn>(library, "nvmlDeviceGetPowerUsage");
+  api.temperature = symbol<GetTemperatureFn>(library, "nvmlDeviceGetTemperature");
   if (api.init == nullptr || api.shutdown == nullptr || api.handle_by_index == nullptr) {
     *why = "NVML library lacks nvmlInit_v2/nvmlDeviceGetHandleByIndex_v2";
     api.shutdown = nullptr;  // nothing to shut down
@@ -192,6 +199,21 @@ std::optional<double> Nvml::power_limit_w() const {
   return milliwatts / 1000.0;
 }
 
+std::optional<double> Nvml::power_w() const {
+  unsigned milliwatts = 0;
+  if (api_->power == nullptr || api_->power(device_, &milliwatts) != kNvmlSuccess)
+    return std::nullopt;
+  return milliwatts / 1000.0;
+}
+
+std::optional<double> Nvml::temperature_c() const {
+  unsigned celsius = 0;
+  if (api_->temperature == nullptr ||
+      api_->temperature(device_, kNvmlTemperatureGpu, &celsius) != kNvmlSuccess)
+    return std::nullopt;
+  return static_cast<double>(celsius);
+}
+
 std::optional<std::uint64_t> Nvml::clock_event_reasons() const {
   unsigned long long mask = 0;
   if (api_->reasons == nullptr || api_->reasons(device_, &mask) != kNvmlSuccess)
@@ -200,21 +222,44 @@ std::optional<std::uint64_t> Nvml::clock_event_reasons() const {
 }
 
 ClockSampler::ClockSampler(const Nvml& nvml, std::chrono::milliseconds period)
-    : nvml_(nvml), thread_([this, period] { loop(period); }) {}
+    : nvml_(nvml), period_(period), thread_([this] { loop(); }) {}
+
+void ClockSampler::set_active(bool active) {
+  {
+    const std::lock_guard lock(mutex_);
+    active_ = active;
+  }
+  wake_.notify_all();
+}
 
 ClockSampler::~ClockSampler() {
-  stop_ = true;
+  {
+    const std::lock_guard lock(mutex_);
+    stop_ = true;
+  }
+  wake_.notify_all();
   thread_.join();
 }
 
-void ClockSampler::loop(std::chrono::milliseconds period) {
+void ClockSampler::loop() {
+  std::unique_lock lock(mutex_);
   while (!stop_) {
-    Sample sample{Clock::now(), nvml_.sm_clock_mhz(), nvml_.clock_event_reasons().value_or(0)};
-    {
-      const std::lock_guard lock(mutex_);
-      samples_.push_back(sample);
+    // Asleep while nothing is timed: validation and host-side preparation,
+    // when the GPU idles, would pull the mean clock down.
+    if (!active_) {
+      wake_.wait(lock, [this] { return active_ || stop_; });
+      continue;
     }
-    std::this_thread::sleep_for(period);
+    lock.unlock();
+    Sample sample{Clock::now(),
+                  nvml_.sm_clock_mhz(),
+                  nvml_.clock_event_reasons().value_or(0),
+                  nvml_.memory_clock_mhz(),
+                  nvml_.power_w(),
+                  nvml_.temperature_c()};
+    lock.lock();
+    samples_.push_back(sample);
+    wake_.wait_for(lock, period_, [this] { return stop_.load(); });
   }
 }
 
@@ -238,22 +283,30 @@ ClockWindow ClockSampler::window(Clock::time_point begin, Clock::time_point end)
 ClockWindow ClockSampler::summarize(const std::vector<Sample>& samples) {
   ClockWindow window;
   window.samples = samples.size();
-  double clock_sum = 0;
-  std::size_t clock_count = 0;
+  auto mean = [&](std::optional<double> Sample::*field) -> std::optional<double> {
+    double sum = 0;
+    std::size_t count = 0;
+    for (const auto& sample : samples)
+      if (const std::optional<double>& value = sample.*field) {
+        sum += *value;
+        ++count;
+      }
+    if (count == 0) return std::nullopt;
+    return sum / static_cast<double>(count);
+  };
+  window.mean_sm_mhz = mean(&Sample::sm_mhz);
+  window.mean_memory_mhz = mean(&Sample::memory_mhz);
+  window.mean_power_w = mean(&Sample::power_w);
+  window.mean_temperature_c = mean(&Sample::temperature_c);
   std::size_t throttled = 0;
   std::uint64_t reasons = 0;
   for (const auto& sample : samples) {
-    if (sample.sm_mhz) {
-      clock_sum += *sample.sm_mhz;
-      ++clock_count;
-    }
     if (is_throttling(sample.reasons)) {
       ++throttled;
       reasons |= sample.reasons;
     }
   }
-  if (clock_count > 0) window.mean_sm_mhz = clock_sum / static_cast<double>(clock_count);
-  reasons &= ~(kNvmlReasonGpuIdle | kNvmlReasonApplicationsClocksSetting);
+  reasons &= ~kNvmlReasonsNotThrottling;
   window.throttle_reasons = throttle_reason_names(reasons);
   if (!samples.empty())
     window.throttled_fraction =

@@ -1,6 +1,8 @@
 #include "rl/bench/options.hpp"
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <system_error>
 
@@ -21,6 +23,12 @@ bool user_set_benchmark_flag(const Options& options, std::string_view name) {
 }
 
 // "--flag", "--flag=true|false|1|0|yes|no" as Google Benchmark spells booleans.
+std::string number_text(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", value);
+  return text;
+}
+
 bool parse_bool(std::string_view flag, std::string_view rest) {
   if (rest.empty() || rest == "=true" || rest == "=1" || rest == "=yes") return true;
   if (rest == "=false" || rest == "=0" || rest == "=no") return false;
@@ -33,6 +41,17 @@ std::uint64_t parse_seed(std::string_view text) {
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc{} || end != text.data() + text.size())
     throw UsageError("--seed expects a non-negative integer, got '" + std::string(text) + "'");
+  return value;
+}
+
+// A finite number in [min, max] for `flag`.
+double parse_number(std::string_view flag, std::string_view text, double min, double max) {
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc{} || end != text.data() + text.size() ||
+      !std::isfinite(value) || value < min || value > max)
+    throw UsageError(std::string(flag) + " expects a number from " + number_text(min) + " to " +
+                     number_text(max) + ", got '" + std::string(text) + "'");
   return value;
 }
 
@@ -86,6 +105,13 @@ Options parse_options(const std::vector<std::string>& args) {
       options.display_aggregates_only = parse_bool(flag, std::string_view(arg).substr(flag.size()));
       continue;
     }
+    // Sampling is the harness's (--max-noise, --timeout, --min-samples): a
+    // Google Benchmark time target would be silently ignored, so it is refused.
+    for (const std::string_view flag : {"--benchmark_min_time", "--benchmark_min_warmup_time"})
+      if (arg.starts_with(flag) && (arg.size() == flag.size() || arg[flag.size()] == '='))
+        throw UsageError(std::string(flag) +
+                         " does not apply here: each kernel samples until --max-noise or "
+                         "--timeout (see --help)");
     if (is_benchmark_flag(arg)) {
       options.benchmark_args.push_back(arg);
       continue;
@@ -137,6 +163,17 @@ Options parse_options(const std::vector<std::string>& args) {
       const std::string dir = take_value();
       if (dir.empty()) throw UsageError("--dump-tensors expects a directory");
       options.dump_tensors = dir;
+    } else if (name == "--ceilings-from") {
+      const std::string file = take_value();
+      if (file.empty()) throw UsageError("--ceilings-from expects a results.json");
+      options.ceilings_from = file;
+    } else if (name == "--max-noise") {
+      options.sampling.max_noise = parse_number("--max-noise", take_value(), 0.01, 100) / 100;
+    } else if (name == "--timeout") {
+      options.sampling.timeout_s = parse_number("--timeout", take_value(), 0.001, 86400);
+    } else if (name == "--min-samples") {
+      options.sampling.min_samples =
+          static_cast<int>(parse_number("--min-samples", take_value(), 1, 10000));
     } else if (name == "--version") {
       no_value();
       options.version = true;
@@ -151,6 +188,9 @@ Options parse_options(const std::vector<std::string>& args) {
   }
   if (options.ceilings_only && options.no_ceilings)
     throw UsageError("--ceilings-only and --no-ceilings exclude each other");
+  if (options.ceilings_from && (options.ceilings_only || options.no_ceilings))
+    throw UsageError(std::string("--ceilings-from excludes ") +
+                     (options.ceilings_only ? "--ceilings-only" : "--no-ceilings"));
   for (const std::string& spec : options.shape_specs) parse_shape_override(spec);
   return options;
 }
@@ -169,7 +209,23 @@ std::string our_flags_help(std::string_view program) {
          "                             on the emulator); large uses working sets >= 256 MB\n"
          "  --out DIR                  output folder (default: results/<gpu>-<UTC time>/ on\n"
          "                             a GPU, out/emulator-<UTC time>/ on the emulator)\n"
-         "  --warm-l2                  do not flush the L2 cache before each timed sample\n"
+         "  --warm-l2                  judge kernels by their batch samples (back-to-back\n"
+         "                             launches, L2 warm) instead of cold ones (one launch,\n"
+         "                             L2 flushed); both kinds are measured and recorded\n"
+         "  --max-noise PCT            sample each repetition until its relative noise\n"
+         "                             (1.4826 MAD / median) is at most PCT (default " +
+         number_text(100 * SamplingPolicy{}.max_noise) +
+         ")...\n"
+         "  --timeout SECONDS          ...or until the kernel has sampled this long, all\n"
+         "                             repetitions and both kinds together (default " +
+         number_text(SamplingPolicy{}.timeout_s) +
+         ")\n"
+         "  --min-samples N            samples per repetition and kind before noise may\n"
+         "                             stop it (default " +
+         std::to_string(SamplingPolicy{}.min_samples) +
+         "; the timeout comes first)\n"
+         "  --ceilings-from FILE       reuse the roofs of an earlier results.json from this\n"
+         "                             device instead of measuring them\n"
          "  --seed N                   seed of the input generator (default 1)\n"
          "  --list                     list registered kernels and shapes of the preset; exit\n"
          "  --ceilings-only            measure only the ceiling kernels (roofs)\n"
@@ -205,6 +261,15 @@ std::vector<std::string> benchmark_argv(std::string_view program, const Options&
       argv.push_back("--benchmark_out_format=json");
   }
   return argv;
+}
+
+int repetitions(const Options& options) {
+  int count = kDefaultRepetitions;  // the last one given wins, as in Google Benchmark
+  for (const std::string& arg : options.benchmark_args)
+    if (const std::string_view flag = "--benchmark_repetitions="; arg.starts_with(flag))
+      count = static_cast<int>(
+          parse_number("--benchmark_repetitions", arg.substr(flag.size()), 1, 1e6));
+  return count;
 }
 
 bool stdout_is_machine_readable(const Options& options) {

@@ -56,11 +56,29 @@ std::vector<Placement> place(double intensity_flop_per_b, ComputeUnit unit,
   return out;
 }
 
-RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings) {
+const Ceiling* memory_ceiling_for(const KernelResult& kernel, std::span<const Ceiling> ceilings,
+                                  double l2_bytes) {
+  const double footprint = kernel.device_bytes.value_or(kernel.bytes_min);
+  const bool l2_resident =
+      kernel.ceiling.starts_with("l2.") ||
+      (kernel.l2_flushed == false && l2_bytes > 0 && footprint > 0 && footprint <= l2_bytes);
+  if (l2_resident) {
+    const Ceiling* best = nullptr;
+    for (const auto& c : ceilings)
+      if (c.kind == "memory" && c.name.starts_with("l2.") && c.value > 0 &&
+          (!best || c.value > best->value))
+        best = &c;
+    if (best) return best;
+  }
+  return dram_ceiling(ceilings);
+}
+
+RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings, double l2_bytes) {
   RoofVerdict v;
   if (!kernel.time_s || kernel.time_s->median <= 0) return v;
-  const Ceiling* dram = dram_ceiling(ceilings);
+  const Ceiling* dram = memory_ceiling_for(kernel, ceilings, l2_bytes);
   if (!dram) return v;
+  v.memory_roof = dram->name;
   auto unit = parse_compute_unit(kernel.unit);
   const Ceiling* compute = unit ? compute_ceiling(ceilings, *unit) : nullptr;
   double ai = intensity(kernel.flops, kernel.bytes_model);
@@ -88,18 +106,21 @@ RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings)
   return v;
 }
 
-void apply_roofline(std::span<KernelResult> kernels, std::span<const Ceiling> ceilings) {
+void apply_roofline(std::span<KernelResult> kernels, std::span<const Ceiling> ceilings,
+                    double l2_bytes) {
   for (auto& k : kernels) {
     k.intensity = intensity(k.flops, k.bytes_model);
-    RoofVerdict v = judge(k, ceilings);
+    RoofVerdict v = judge(k, ceilings, l2_bytes);
     k.roof = v.roof;
     k.pct_of_roof = v.pct_of_roof;
     k.bound = v.bound;
+    k.memory_roof = v.memory_roof;
   }
 }
 
 void apply_roofline(Results& results) {
-  apply_roofline(results.kernels, results.ceilings);
+  apply_roofline(results.kernels, results.ceilings,
+                 static_cast<double>(results.context.device.l2_bytes));
 }
 
 }  // namespace rl::roofline

@@ -216,7 +216,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
     h += "<p class=\"muted\">No ceilings were measured in this run: kernels carry no roof.</p>\n";
   } else {
     h += "<table class=\"ceilings\">\n<tr><th>ceiling</th><th>kind</th><th>measured "
-         "(best)</th><th>median</th><th>datasheet</th><th>derived peak</th><th>% of "
+         "(median)</th><th>best</th><th>datasheet</th><th>derived peak</th><th>% of "
          "datasheet</th><th>SM clock during measurement</th><th>throttling</th><th>method</th>"
          "</tr>\n";
     for (const auto& ceiling : r.ceilings) {
@@ -238,7 +238,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
           "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
           "class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
           esc(ceiling.name), esc(ceiling.kind), rate(ceiling.value, unit),
-          rate(ceiling.median, unit), rate(claim.datasheet, unit), rate(claim.derived, unit), pct,
+          rate(ceiling.best, unit), rate(claim.datasheet, unit), rate(claim.derived, unit), pct,
           ceiling.observed_sm_mhz ? fmt::format("{:.0f} MHz", *ceiling.observed_sm_mhz) : "—",
           esc(throttling), esc(ceiling.method));
     }
@@ -261,8 +261,9 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
   for (const auto& k : r.kernels) {
     // Results written before ceilings existed carry no roof: judge them here
     // against the file's own ceilings (what apply_roofline would have filled).
-    RoofVerdict verdict{k.roof, k.pct_of_roof, k.bound};
-    if (!k.roof && k.bound.empty()) verdict = judge(k, r.ceilings);
+    RoofVerdict verdict{k.roof, k.pct_of_roof, k.bound, k.memory_roof};
+    if (!k.roof && k.bound.empty())
+      verdict = judge(k, r.ceilings, static_cast<double>(r.context.device.l2_bytes));
     std::string time = "not timed", spread = "—";
     if (k.time_s) {
       time = si(k.time_s->median) + "s";

@@ -91,7 +91,7 @@ J ceiling_json(const Ceiling& c) {
   j["name"] = c.name;
   j["kind"] = c.kind;
   j["value"] = number_or_null<J>(c.value);
-  j["median"] = optional_number<J>(c.median);
+  j["best"] = optional_number<J>(c.best);
   j["unit"] = c.unit;
   j["method"] = c.method;
   j["datasheet"] = optional_number<J>(c.datasheet);
@@ -110,20 +110,27 @@ J shape_json(const ShapeDims& shape) {
 }
 
 template <class J>
-J kernel_json(const KernelResult& k) {
-  J time = J(nullptr);
-  if (k.time_s) {
-    time = J::object();
-    time["median"] = number_or_null<J>(k.time_s->median);
-    time["min"] = number_or_null<J>(k.time_s->min);
-    time["max"] = number_or_null<J>(k.time_s->max);
-    time["stddev"] = number_or_null<J>(k.time_s->stddev);
-    time["repetitions"] = k.time_s->repetitions;
-    J samples = J::array();
-    for (double s : k.time_s->samples) samples.push_back(number_or_null<J>(s));
-    time["samples"] = std::move(samples);
-  }
+J time_json(const std::optional<TimeStats>& t) {
+  if (!t) return J(nullptr);
+  J time = J::object();
+  time["median"] = number_or_null<J>(t->median);
+  time["min"] = number_or_null<J>(t->min);
+  time["max"] = number_or_null<J>(t->max);
+  time["stddev"] = number_or_null<J>(t->stddev);
+  time["repetitions"] = t->repetitions;
+  J samples = J::array();
+  for (double s : t->samples) samples.push_back(number_or_null<J>(s));
+  time["samples"] = std::move(samples);
+  time["kind"] = t->kind;
+  time["launches_per_sample"] = t->launches_per_sample;
+  time["samples_taken"] = t->samples_taken;
+  time["noise"] = optional_number<J>(t->noise);
+  time["stopped_by"] = t->stopped_by;
+  return time;
+}
 
+template <class J>
+J kernel_json(const KernelResult& k) {
   J j = J::object();
   j["name"] = k.name;
   j["family"] = k.family;
@@ -140,7 +147,7 @@ J kernel_json(const KernelResult& k) {
   j["status"] = k.status;
   j["error"] = k.error;
   j["max_rel_err"] = number_or_null<J>(k.max_rel_err);
-  j["time_s"] = std::move(time);
+  j["time_s"] = time_json<J>(k.time_s);
   j["achieved_flops_per_s"] = number_or_null<J>(k.achieved_flops_per_s);
   j["achieved_bytes_per_s"] = number_or_null<J>(k.achieved_bytes_per_s);
   j["roof"] = optional_number<J>(k.roof);
@@ -152,6 +159,14 @@ J kernel_json(const KernelResult& k) {
   j["library"] = k.library;
   j["method"] = k.method;
   j["device_bytes"] = optional_number<J>(k.device_bytes);
+  j["other_time_s"] = time_json<J>(k.other_time_s);
+  j["l2_flushed"] = optional_bool<J>(k.l2_flushed);
+  j["discarded_throttled"] = k.discarded_throttled;
+  j["memory_clock_mhz"] = optional_number<J>(k.memory_clock_mhz);
+  j["power_w"] = optional_number<J>(k.power_w);
+  j["temperature_c"] = optional_number<J>(k.temperature_c);
+  j["memory_roof"] = k.memory_roof;
+  j["ceiling"] = k.ceiling;
   return j;
 }
 
@@ -226,6 +241,23 @@ J results_json(const Results& r) {
   run["complete"] = optional_bool<J>(r.run.complete);
   run["interrupted_by"] = r.run.interrupted_by;
   run["command_line"] = r.run.command_line;
+  run["settings"] = J(nullptr);
+  if (const auto& s = r.run.settings) {
+    run["settings"] = J{{"seed", s->seed},
+                        {"repetitions", s->repetitions},
+                        {"max_noise", number_or_null<J>(s->max_noise)},
+                        {"timeout_s", number_or_null<J>(s->timeout_s)},
+                        {"min_samples", s->min_samples},
+                        {"l2_policy", s->l2_policy},
+                        {"batch_target_s", number_or_null<J>(s->batch_target_s)},
+                        {"max_launches_per_sample", s->max_launches_per_sample},
+                        {"filter", s->filter},
+                        {"families", s->families},
+                        {"shapes", s->shapes},
+                        {"ceilings_only", s->ceilings_only},
+                        {"no_ceilings", s->no_ceilings},
+                        {"ceilings_from", s->ceilings_from}};
+  }
   j["run"] = std::move(run);
   J ceilings = J::array();
   for (const auto& c : r.ceilings) ceilings.push_back(ceiling_json<J>(c));
@@ -470,7 +502,7 @@ Ceiling read_ceiling(const Reader<J>& r) {
   c.kind = r.string("kind");
   require_one_of(child(r.pointer(), "kind"), c.kind, {"memory", "compute"});
   c.value = r.non_negative("value");
-  c.median = r.optional_number("median");
+  c.best = r.optional_number("best");
   c.unit = r.string("unit");
   require_one_of(child(r.pointer(), "unit"), c.unit, {"B/s", "FLOP/s"});
   c.method = r.string("method");
@@ -504,6 +536,13 @@ TimeStats read_time(const Reader<J>& r) {
     for (std::size_t i = 0; i < samples->size(); ++i)
       t.samples.push_back(Reader<J>::as_number_at((*samples)[i], child(where, i)));
   }
+  t.kind = r.optional_string("kind");
+  if (!t.kind.empty()) require_one_of(child(r.pointer(), "kind"), t.kind, {"cold", "batch"});
+  t.launches_per_sample = static_cast<int>(r.integer_or("launches_per_sample", 1, 1, kMaxInt));
+  t.samples_taken = static_cast<int>(r.integer_or("samples_taken", 0, 0, kMaxInt));
+  t.noise = r.optional_number("noise");
+  if (t.noise && *t.noise < 0) fail(child(r.pointer(), "noise"), "negative");
+  t.stopped_by = r.optional_string("stopped_by");
   return t;
 }
 
@@ -554,7 +593,56 @@ KernelResult read_kernel(const Reader<J>& r) {
   k.method = r.optional_string("method");
   k.device_bytes = r.optional_number("device_bytes");
   if (k.device_bytes && *k.device_bytes < 0) fail(child(r.pointer(), "device_bytes"), "negative");
+  if (const J* other = r.find("other_time_s"); other && !other->is_null())
+    k.other_time_s = read_time(Reader<J>(*other, child(r.pointer(), "other_time_s")));
+  k.l2_flushed = r.optional_boolean("l2_flushed");
+  k.discarded_throttled = static_cast<int>(r.integer_or("discarded_throttled", 0, 0, kMaxInt));
+  k.memory_clock_mhz = r.optional_number("memory_clock_mhz");
+  k.power_w = r.optional_number("power_w");
+  k.temperature_c = r.optional_number("temperature_c");
+  k.memory_roof = r.optional_string("memory_roof");
+  k.ceiling = r.optional_string("ceiling");
   return k;
+}
+
+template <class J>
+std::vector<std::string> string_list(const Reader<J>& r, std::string_view key) {
+  std::vector<std::string> out;
+  const J* list = r.find(key);
+  if (list == nullptr || list->is_null()) return out;
+  const std::string where = child(r.pointer(), key);
+  if (!list->is_array()) fail(where, "expected an array of strings");
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    if (!(*list)[i].is_string()) fail(child(where, i), "expected a string");
+    out.push_back((*list)[i].template get<std::string>());
+  }
+  return out;
+}
+
+template <class J>
+RunSettings read_settings(const Reader<J>& r) {
+  RunSettings s;
+  // The full unsigned 64-bit range: --seed takes any uint64.
+  if (const J* seed = r.find("seed"); seed != nullptr && !seed->is_null()) {
+    if (!seed->is_number_unsigned() && !(seed->is_number_integer() && *seed >= 0))
+      fail(child(r.pointer(), "seed"), "expected a non-negative integer");
+    s.seed = seed->template get<std::uint64_t>();
+  }
+  s.repetitions = static_cast<int>(r.integer_or("repetitions", 0, 0, kMaxInt));
+  s.max_noise = r.number_or("max_noise", 0);
+  s.timeout_s = r.number_or("timeout_s", 0);
+  s.min_samples = static_cast<int>(r.integer_or("min_samples", 0, 0, kMaxInt));
+  s.l2_policy = r.optional_string("l2_policy");
+  s.batch_target_s = r.number_or("batch_target_s", 0);
+  s.max_launches_per_sample =
+      static_cast<int>(r.integer_or("max_launches_per_sample", 0, 0, kMaxInt));
+  s.filter = r.optional_string("filter");
+  s.families = string_list(r, "families");
+  s.shapes = string_list(r, "shapes");
+  s.ceilings_only = r.optional_boolean("ceilings_only").value_or(false);
+  s.no_ceilings = r.optional_boolean("no_ceilings").value_or(false);
+  s.ceilings_from = r.optional_string("ceilings_from");
+  return s;
 }
 
 template <class J>
@@ -578,6 +666,8 @@ Results read_results(const J& json) {
         results.run.command_line.push_back((*argv)[i].template get<std::string>());
       }
     }
+    if (const J* settings = rr.find("settings"); settings != nullptr && !settings->is_null())
+      results.run.settings = read_settings(rr.object("settings"));
   }
 
   const J& ceilings = array_at(r, "ceilings");

@@ -50,7 +50,8 @@ def check_help(binary):
         return fail(f"--help exited {r.returncode}: {r.stderr}")
     text = r.stdout + r.stderr
     ours = ["--size", "--out", "--warm-l2", "--seed", "--list", "--ceilings-only",
-            "--no-ceilings", "--family", "--shape", "--dump-tensors"]
+            "--no-ceilings", "--family", "--shape", "--dump-tensors", "--max-noise",
+            "--timeout", "--min-samples", "--ceilings-from"]
     theirs = ["--benchmark_filter", "--benchmark_repetitions", "--benchmark_min_time",
               "--benchmark_out", "--benchmark_format"]
     missing = [flag for flag in ours + theirs if flag not in text]
@@ -137,7 +138,7 @@ GB_ITERATION_FIELDS = ["repetition_index", "iterations"]
 GB_AGGREGATE_FIELDS = ["aggregate_name"]
 
 EMU_RUN_ARGS = ["--size", "small", "--benchmark_filter=^scale_f32_", "--benchmark_repetitions=3",
-                "--benchmark_min_time=0.01"]
+                "--timeout=0.05"]
 
 
 def schema_errors(schema_path, results):
@@ -213,6 +214,20 @@ def check_emu_run(binary, schema_path):
                 return fail(f"{k['name']}: achieved_bytes_per_s is not bytes_model / median")
         if results.get("run", {}).get("complete") is not True:
             return fail(f"a finished run is not marked complete: {results.get('run')}")
+        for k in results["kernels"]:
+            t, other = k["time_s"], k.get("other_time_s")
+            if t.get("kind") != "cold" or not other or other.get("kind") != "batch":
+                return fail(f"{k['name']}: expected cold time_s and batch other_time_s")
+            if k.get("l2_flushed") is not True or t["launches_per_sample"] != 1:
+                return fail(f"{k['name']}: cold samples are one launch after a flush")
+            if t["samples_taken"] < 3 or t["noise"] is None or not t["stopped_by"]:
+                return fail(f"{k['name']}: sampling not recorded: {t}")
+        settings = results["run"].get("settings") or {}
+        want = {"repetitions": 3, "timeout_s": 0.05, "max_noise": 0.005, "l2_policy": "cold",
+                "filter": "^scale_f32_", "seed": 1, "ceilings_from": ""}
+        wrong = {key: settings.get(key) for key, value in want.items() if settings.get(key) != value}
+        if wrong:
+            return fail(f"run.settings {wrong} differ from {want}")
         progress = [line for line in r.stderr.splitlines() if re.match(r"\[\d+/4\] ", line)]
         if len(progress) != 4 or not progress[-1].startswith("[4/4] "):
             return fail(f"expected progress lines [1/4]..[4/4] on stderr, got {progress}")
@@ -279,7 +294,7 @@ def check_emu_interrupt_keeps_finished_results(binary, schema_path):
     import time
     with tempfile.TemporaryDirectory() as out:
         args = ["--size", "small", "--benchmark_filter=^scale_f32_|^gelu_",
-                "--benchmark_repetitions=2", "--benchmark_min_time=0.01", "--out", out]
+                "--benchmark_repetitions=2", "--timeout=0.05", "--out", out]
         proc = subprocess.Popen([binary, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 text=True)
         seen = []
@@ -337,6 +352,14 @@ def check_selection_bad_input(binary):
         (["--shape", "demo:n=5,n=6"], "n is given twice"),
         (["--ceilings-only", "--no-ceilings"], "exclude each other"),
         (["--dump-tensors="], "--dump-tensors expects a directory"),
+        (["--max-noise", "0"], "--max-noise expects a number from 0.01 to 100"),
+        (["--max-noise", "half"], "--max-noise expects a number"),
+        (["--timeout", "-1"], "--timeout expects a number"),
+        (["--min-samples", "0"], "--min-samples expects a number from 1"),
+        (["--benchmark_min_time=0.5"], "each kernel samples until --max-noise or --timeout"),
+        (["--benchmark_min_warmup_time=1"], "--benchmark_min_warmup_time does not apply"),
+        (["--ceilings-from", "/nonexistent/results.json"], "--ceilings-from: "),
+        (["--ceilings-from", "x.json", "--no-ceilings"], "--ceilings-from excludes --no-ceilings"),
     ]
     for args, must_contain in cases:
         why = expect_one_line_error(binary, args, must_contain)
@@ -375,7 +398,7 @@ def check_emu_family_shape_and_dump(binary, schema_path):
         out, dump = os.path.join(tmp, "run"), os.path.join(tmp, "dump")
         r = run(binary, "--family", "demo", "--shape", "demo:n=777", "--no-ceilings",
                 "--dump-tensors", dump, "--benchmark_repetitions=1",
-                "--benchmark_min_time=0.001", "--out", out)
+                "--timeout=0.05", "--out", out)
         if r.returncode != 0:
             return fail(f"exit {r.returncode}; stderr {r.stderr!r}")
         results, why = load_schema_valid_results(out, schema_path)
@@ -409,11 +432,53 @@ def check_emu_family_shape_and_dump(binary, schema_path):
         return 0
 
 
+def check_emu_ceilings_from(binary, schema_path):
+    """--ceilings-from reuses an earlier run's roofs on the same device, and refuses
+    a file from another device with one line and exit 2."""
+    with tempfile.TemporaryDirectory() as roofs, tempfile.TemporaryDirectory() as out:
+        r = run(binary, "--size", "small", "--ceilings-only", "--benchmark_repetitions=1",
+                "--benchmark_filter=hbm_copy", "--timeout=0.05", "--out", roofs)
+        if r.returncode != 0:
+            return fail(f"--ceilings-only run: exit {r.returncode}; stderr {r.stderr!r}")
+        earlier = os.path.join(roofs, "results.json")
+        with open(earlier, encoding="utf-8") as f:
+            first = json.load(f)
+        if not first["ceilings"]:
+            return fail("the --ceilings-only run measured no ceiling")
+        r = run(binary, *EMU_RUN_ARGS, "--ceilings-from", earlier, "--out", out)
+        if r.returncode != 0:
+            return fail(f"--ceilings-from run: exit {r.returncode}; stderr {r.stderr!r}")
+        results, why = load_schema_valid_results(out, schema_path)
+        if why:
+            return fail(why)
+        if [c["name"] for c in results["ceilings"]] != [c["name"] for c in first["ceilings"]]:
+            return fail(f"ceilings {results['ceilings']} are not the earlier run's")
+        if any(c["value"] != e["value"] for c, e in zip(results["ceilings"], first["ceilings"])):
+            return fail("a reused ceiling's value changed")
+        if any(k.get("ceiling") for k in results["kernels"]):
+            return fail("a ceiling kernel ran although the roofs were given")
+        if results["run"]["settings"]["ceilings_from"] != earlier:
+            return fail(f"run.settings.ceilings_from is {results['run']['settings']}")
+        if not all(k.get("pct_of_roof") is not None for k in results["kernels"]):
+            return fail("kernels were not judged against the reused roofs")
+        first["context"]["device"]["name"] = "Another GPU"
+        first["context"]["device"]["uuid"] = ""
+        other = os.path.join(roofs, "other.json")
+        with open(other, "w", encoding="utf-8") as f:
+            json.dump(first, f)
+        why = expect_one_line_error(binary, [*EMU_RUN_ARGS, "--ceilings-from", other, "--out", out],
+                                    "roofs do not carry across devices")
+        if why:
+            return why
+        print("roofs reused on the same device; another device's refused")
+        return 0
+
+
 def check_emu_json_format_keeps_stdout_pure(binary):
     """--benchmark_format=json: stdout is Google Benchmark's JSON document alone."""
     with tempfile.TemporaryDirectory() as out:
         r = run(binary, "--benchmark_filter=^scale_f32_vec4/n=1000", "--no-ceilings",
-                "--benchmark_repetitions=1", "--benchmark_min_time=0.001",
+                "--benchmark_repetitions=1", "--timeout=0.05",
                 "--benchmark_format=json", "--out", out)
         if r.returncode != 0:
             return fail(f"exit {r.returncode}; stderr {r.stderr!r}")
@@ -430,6 +495,7 @@ def check_emu_json_format_keeps_stdout_pure(binary):
 
 
 CHECKS = {
+    "emu_ceilings_from": check_emu_ceilings_from,
     "emu_json_format_keeps_stdout_pure": check_emu_json_format_keeps_stdout_pure,
     "selection_bad_input": check_selection_bad_input,
     "emu_family_shape_and_dump": check_emu_family_shape_and_dump,

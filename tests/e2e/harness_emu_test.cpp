@@ -15,6 +15,8 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -133,19 +135,27 @@ RL_REGISTER_KERNEL(too_new_device_record());
 
 class HarnessOnEmulator : public ::testing::Test {
  protected:
-  rl::roofline::Results run_harness(bool ceilings_only) {
+  // A short sampling budget: the tests are about what is recorded, not noise.
+  static rl::bench::HarnessConfig quick_config() {
+    rl::bench::HarnessConfig config;
+    config.sampling.timeout_s = 0.05;
+    config.repetitions = 2;
+    return config;
+  }
+
+  rl::roofline::Results run_harness(bool ceilings_only,
+                                    rl::bench::HarnessConfig config = quick_config(),
+                                    const std::string& filter = "^harness_test_") {
     scratch_ = std::make_unique<rl::test::ScratchDir>("rl_harness_emu_test");
     g_out_dir = scratch_->path();
     g_kernels_seen_on_disk.reset();
-    std::string a0 = "harness_emu_test", a1 = "--benchmark_filter=^harness_test_",
-                a2 = "--benchmark_repetitions=2", a3 = "--benchmark_min_time=0.001";
-    char* argv[] = {a0.data(), a1.data(), a2.data(), a3.data()};
-    int argc = 4;
+    std::string a0 = "harness_emu_test", a1 = "--benchmark_filter=" + filter,
+                a2 = "--benchmark_repetitions=" + std::to_string(config.repetitions);
+    char* argv[] = {a0.data(), a1.data(), a2.data()};
+    int argc = 3;
     benchmark::Initialize(&argc, argv);
-    rl::bench::HarnessConfig config;
     config.selection.preset = rl::SizePreset::small;
-    config.selection.filter = "^harness_test_";
-    config.flush_l2 = true;
+    config.selection.filter = filter;
     config.selection.ceilings_only = ceilings_only;
     config.out_dir = g_out_dir;
     rl::roofline::Context context;
@@ -206,7 +216,113 @@ TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
   ASSERT_NE(copy, nullptr);
   ASSERT_TRUE(copy->time_s.has_value());
   EXPECT_EQ(copy->time_s->repetitions, 2);
-  EXPECT_DOUBLE_EQ(ceiling.value, copy->bytes_model / copy->time_s->min);
+  // The statistic every kernel is judged by: the median.
+  EXPECT_DOUBLE_EQ(ceiling.value, copy->bytes_model / copy->time_s->median);
+  EXPECT_DOUBLE_EQ(*ceiling.best, copy->bytes_model / copy->time_s->min);
+  EXPECT_EQ(copy->ceiling, "hbm.copy");
+}
+
+TEST_F(HarnessOnEmulator, cold_and_batch_samples_are_both_recorded_with_launches_per_sample) {
+  const auto results = run_harness(false);
+  const auto* fits = find(results, "harness_test_f_fits");
+  ASSERT_NE(fits, nullptr);
+  ASSERT_TRUE(fits->time_s.has_value());
+  ASSERT_TRUE(fits->other_time_s.has_value());
+  EXPECT_EQ(fits->time_s->kind, "cold");
+  EXPECT_EQ(fits->other_time_s->kind, "batch");
+  EXPECT_EQ(fits->time_s->launches_per_sample, 1);  // a cold sample is one launch
+  EXPECT_GE(fits->other_time_s->launches_per_sample, 1);
+  EXPECT_EQ(fits->l2_flushed, true);
+  EXPECT_GE(fits->time_s->samples_taken, 2);  // at least one per repetition
+  EXPECT_GE(fits->other_time_s->samples_taken, 2);
+  EXPECT_TRUE(fits->time_s->noise.has_value());
+  EXPECT_FALSE(fits->time_s->stopped_by.empty());
+  EXPECT_EQ(fits->time_s->samples.size(), 2u);  // one median per repetition
+}
+
+TEST_F(HarnessOnEmulator, warm_l2_judges_kernels_by_their_batch_samples) {
+  auto config = quick_config();
+  config.judged_by = rl::bench::SampleKind::batch;
+  const auto results = run_harness(false, config);
+  const auto* fits = find(results, "harness_test_f_fits");
+  ASSERT_NE(fits, nullptr);
+  ASSERT_TRUE(fits->time_s && fits->other_time_s);
+  EXPECT_EQ(fits->time_s->kind, "batch");
+  EXPECT_EQ(fits->other_time_s->kind, "cold");
+  EXPECT_EQ(fits->l2_flushed, false);
+  EXPECT_FALSE(results.context.l2_flushed);
+}
+
+TEST_F(HarnessOnEmulator, sampling_stops_at_the_noise_target_once_min_samples_are_taken) {
+  auto config = quick_config();
+  config.sampling.max_noise = 100;  // any spread is below it
+  config.sampling.min_samples = 3;
+  config.sampling.timeout_s = 600;
+  const auto results = run_harness(false, config, "^harness_test_f_");
+  const auto* fits = find(results, "harness_test_f_fits");
+  ASSERT_NE(fits, nullptr);
+  ASSERT_TRUE(fits->time_s && fits->other_time_s);
+  EXPECT_EQ(fits->time_s->stopped_by, "noise");
+  EXPECT_EQ(fits->time_s->samples_taken, 2 * 3);  // 2 repetitions x min_samples
+  EXPECT_EQ(fits->other_time_s->samples_taken, 2 * 3);
+}
+
+TEST_F(HarnessOnEmulator, sampling_stops_at_the_time_cap_when_the_noise_target_is_out_of_reach) {
+  auto config = quick_config();
+  config.sampling.max_noise = 0;  // unreachable unless every sample is identical
+  config.sampling.timeout_s = 0.02;
+  const auto started = std::chrono::steady_clock::now();
+  const auto results = run_harness(false, config, "^harness_test_f_");
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  const auto* fits = find(results, "harness_test_f_fits");
+  ASSERT_NE(fits, nullptr);
+  ASSERT_TRUE(fits->time_s.has_value());
+  EXPECT_EQ(fits->time_s->stopped_by, "timeout");
+  EXPECT_LT(seconds, 5.0);  // 20 ms of sampling, plus validation and set-up
+}
+
+TEST_F(HarnessOnEmulator, throttled_samples_are_discarded_and_retaken_and_counted) {
+  ::setenv("RL_BENCH_TEST_THROTTLE_EVERY", "3", 1);  // every third check "throttled"
+  const auto results = run_harness(false, quick_config(), "^harness_test_f_");
+  ::unsetenv("RL_BENCH_TEST_THROTTLE_EVERY");
+  const auto* fits = find(results, "harness_test_f_fits");
+  ASSERT_NE(fits, nullptr);
+  ASSERT_TRUE(fits->time_s.has_value());
+  EXPECT_GT(fits->discarded_throttled, 0);
+  EXPECT_LE(fits->discarded_throttled, rl::bench::kMaxThrottleDiscards);
+}
+
+TEST_F(HarnessOnEmulator,
+       a_kernel_throttled_past_the_discard_limit_keeps_samples_marked_throttled) {
+  ::setenv("RL_BENCH_TEST_THROTTLE_EVERY", "1", 1);  // every check "throttled"
+  const auto results = run_harness(false, quick_config(), "^harness_test_f_");
+  ::unsetenv("RL_BENCH_TEST_THROTTLE_EVERY");
+  const auto* fits = find(results, "harness_test_f_fits");
+  ASSERT_NE(fits, nullptr);
+  ASSERT_TRUE(fits->time_s.has_value());  // still timed: discards are bounded
+  EXPECT_EQ(fits->discarded_throttled, rl::bench::kMaxThrottleDiscards);
+  EXPECT_TRUE(fits->throttled);
+}
+
+TEST_F(HarnessOnEmulator, ceilings_given_by_an_earlier_run_are_used_and_not_remeasured) {
+  auto config = quick_config();
+  rl::roofline::Ceiling hbm;
+  hbm.name = "hbm.copy";
+  hbm.kind = "memory";
+  hbm.unit = "B/s";
+  hbm.value = 1e6;
+  hbm.method = "kernel hbm_copy_vec16, n=1; from earlier/results.json";
+  config.given_ceilings = {hbm};
+  config.selection.no_ceilings = true;
+  const auto results = run_harness(false, config, "^harness_test_f_");
+  ASSERT_EQ(results.ceilings.size(), 1u);
+  EXPECT_EQ(results.ceilings.front().method, hbm.method);
+  EXPECT_EQ(find(results, "harness_test_c_ceiling_copy"), nullptr);  // not measured again
+  const auto* fits = find(results, "harness_test_f_fits");
+  ASSERT_NE(fits, nullptr);
+  EXPECT_TRUE(fits->pct_of_roof.has_value());
+  EXPECT_EQ(fits->memory_roof, "hbm.copy");
 }
 
 TEST_F(HarnessOnEmulator, results_are_flushed_after_every_benchmark) {

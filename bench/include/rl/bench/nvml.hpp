@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -18,12 +19,20 @@ namespace rl::bench {
 // nvmlClocksEventReasons bits (nvml.h, "ClocksEventReason"/"ClocksThrottleReason").
 inline constexpr std::uint64_t kNvmlReasonGpuIdle = 0x1;
 inline constexpr std::uint64_t kNvmlReasonApplicationsClocksSetting = 0x2;
+inline constexpr std::uint64_t kNvmlReasonSyncBoost = 0x10;
+inline constexpr std::uint64_t kNvmlReasonDisplayClockSetting = 0x100;
+// Reasons that say where a clock was put, not that power or heat pulled it
+// down: idle, application clocks, sync boost (clocks matched across GPUs),
+// display clock setting.
+inline constexpr std::uint64_t kNvmlReasonsNotThrottling =
+    kNvmlReasonGpuIdle | kNvmlReasonApplicationsClocksSetting | kNvmlReasonSyncBoost |
+    kNvmlReasonDisplayClockSetting;
 
 // Names of the set bits ("sw_power_cap", "hw_thermal_slowdown", ...); unknown
 // bits as "unknown_0x...".
 std::vector<std::string> throttle_reason_names(std::uint64_t mask);
-// Idle and application-clock settings are not throttling: the clock is where
-// the user or the idle governor put it, not pulled down by power or heat.
+// True when a clock-lowering reason is set (power cap, thermal, hardware
+// slowdown, power brake); kNvmlReasonsNotThrottling alone is not throttling.
 bool is_throttling(std::uint64_t mask);
 
 class Nvml {
@@ -45,6 +54,8 @@ class Nvml {
   std::optional<bool> persistence_mode() const;
   std::optional<double> power_limit_w() const;
   std::optional<std::uint64_t> clock_event_reasons() const;
+  std::optional<double> power_w() const;        // board power draw now
+  std::optional<double> temperature_c() const;  // GPU core temperature now
 
   struct Api;  // the resolved function pointers (nvml.cpp)
 
@@ -59,14 +70,18 @@ class Nvml {
 struct ClockWindow {
   std::size_t samples = 0;
   std::optional<double> mean_sm_mhz;
+  std::optional<double> mean_memory_mhz;
+  std::optional<double> mean_power_w;
+  std::optional<double> mean_temperature_c;
   std::vector<std::string> throttle_reasons;  // union over samples, throttling ones only
   double throttled_fraction = 0;              // samples with a throttling reason / samples
   bool throttled() const { return !throttle_reasons.empty(); }
 };
 
-// Samples the SM clock and the clock-event reasons every `period` on a
-// background thread for the whole run; the harness asks for the window of
-// each benchmark afterwards.
+// Samples the SM and memory clocks, power, temperature and the clock-event
+// reasons every `period` on a background thread, only while the harness has
+// it active (while samples are being timed); the harness asks for the window
+// of each benchmark afterwards.
 class ClockSampler {
  public:
   using Clock = std::chrono::steady_clock;
@@ -76,22 +91,30 @@ class ClockSampler {
   ClockSampler& operator=(const ClockSampler&) = delete;
 
   ClockWindow window(Clock::time_point begin, Clock::time_point end) const;
+  // On while a kernel's samples are timed, off otherwise (starts off).
+  void set_active(bool active);
 
   struct Sample {
     Clock::time_point when;
     std::optional<double> sm_mhz;
     std::uint64_t reasons = 0;
+    std::optional<double> memory_mhz;
+    std::optional<double> power_w;
+    std::optional<double> temperature_c;
   };
   // The summary of a list of samples (exposed for tests).
   static ClockWindow summarize(const std::vector<Sample>& samples);
 
  private:
-  void loop(std::chrono::milliseconds period);
+  void loop();
   const Nvml& nvml_;
+  const std::chrono::milliseconds period_;
   mutable std::mutex mutex_;
+  std::condition_variable wake_;
   std::vector<Sample> samples_;
+  bool active_ = false;
   std::atomic<bool> stop_{false};
-  std::thread thread_;
+  std::thread thread_;  // last: starts after every member above exists
 };
 
 }  // namespace rl::bench

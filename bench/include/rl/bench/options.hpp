@@ -3,6 +3,8 @@
 // benchmark::Initialize.  Plain C++: the same parser serves both backends.
 #pragma once
 
+#include "rl/bench/policy.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -30,7 +32,9 @@ struct Options {
   bool no_ceilings = false;              // --no-ceilings: kernels only, % of roof left empty
   std::vector<std::string> families;     // --family A,B (repeatable); empty: every family
   std::vector<std::string> shape_specs;  // --shape FAMILY:dim=value,... (repeatable), unparsed
-  std::optional<std::filesystem::path> dump_tensors;  // --dump-tensors DIR
+  std::optional<std::filesystem::path> dump_tensors;   // --dump-tensors DIR
+  std::optional<std::filesystem::path> ceilings_from;  // --ceilings-from results.json
+  SamplingPolicy sampling;  // --max-noise PCT (a fraction here), --timeout S, --min-samples N
   bool help = false;
   bool version = false;                  // --version: version, commit, build type, CUDA, backends
   bool display_aggregates_only = false;  // --benchmark_display_aggregates_only
@@ -63,6 +67,8 @@ std::vector<std::string> benchmark_argv(std::string_view program, const Options&
                                         const std::filesystem::path& out_dir);
 
 inline constexpr int kDefaultRepetitions = 5;
+// The --benchmark_repetitions the run will use (the user's, else ours).
+int repetitions(const Options& options);
 
 // True when the user chose a --benchmark_format other than console: stdout
 // then carries Google Benchmark's json or csv and nothing else.

@@ -51,18 +51,29 @@ struct Placement {             // one kernel against one memory level
 std::vector<Placement> place(double intensity, ComputeUnit unit, std::span<const Ceiling> ceilings);
 
 struct RoofVerdict {
-  std::optional<double> roof;         // attainable FLOP/s (DRAM level)
+  std::optional<double> roof;         // attainable FLOP/s at the memory level below
   std::optional<double> pct_of_roof;  // achieved / attainable x 100
-  std::string bound;  // "memory" | "compute" | "below_both" | "above_roof" | "" (no ceilings)
+  std::string bound;        // "memory" | "compute" | "below_both" | "above_roof" | "" (no ceilings)
+  std::string memory_roof;  // the memory ceiling used ("hbm.copy", "l2.read")
 };
+// The memory ceiling a kernel is judged against: the best "l2.*" ceiling when
+// its data lives in L2 while it is timed -- it measures an L2 ceiling, or its
+// samples began with a warm L2 (batch) and its footprint (device_bytes, else
+// bytes_min) fits in `l2_bytes` -- else the DRAM ceiling.  nullptr when the
+// level it needs was not measured and no DRAM ceiling was either.
+const Ceiling* memory_ceiling_for(const KernelResult& kernel, std::span<const Ceiling> ceilings,
+                                  double l2_bytes);
 // For a kernel that moves bytes but does no FLOPs (copy), % of roof is
-// achieved bytes/s over the DRAM bandwidth.
-RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings);
+// achieved bytes/s over the bandwidth of its memory ceiling.  `l2_bytes`: the
+// device's L2 size (0 = unknown: every kernel is judged against DRAM).
+RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings,
+                  double l2_bytes = 0);
 
 // Fills intensity, roof, pct_of_roof and bound of every timed kernel from the
 // measured ceilings.  Untimed kernels get no roof and bound "".  The harness
 // calls this after the ceilings are measured.
-void apply_roofline(std::span<KernelResult> kernels, std::span<const Ceiling> ceilings);
-void apply_roofline(Results& results);
+void apply_roofline(std::span<KernelResult> kernels, std::span<const Ceiling> ceilings,
+                    double l2_bytes = 0);
+void apply_roofline(Results& results);  // with the context's L2 size
 
 }  // namespace rl::roofline

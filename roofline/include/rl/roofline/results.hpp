@@ -60,8 +60,11 @@ struct Context {
 struct Ceiling {
   std::string name;  // "hbm.copy", "tc.bf16", ... (architecture notes)
   std::string kind;  // "memory" | "compute"
-  double value = 0;  // best over repetitions, in `unit`
-  std::optional<double> median;
+  // Median rate over repetitions, in `unit`: the same statistic as every
+  // kernel's time (its median), so a kernel's % of roof compares like with
+  // like.  `best` is the fastest repetition's rate, for the record.
+  double value = 0;
+  std::optional<double> best;
   std::string unit;    // "B/s" | "FLOP/s"
   std::string method;  // how it was measured ("kernel hbm_copy_vec16, 2 GiB", "cublasLt ...")
   std::optional<double> datasheet;     // same unit, from the matched SKU row
@@ -71,10 +74,18 @@ struct Ceiling {
   std::optional<double> throttled_fraction;   // fraction of samples throttled
 };
 
-struct TimeStats {  // seconds
-  double median = 0, min = 0, max = 0, stddev = 0;
+struct TimeStats {                                  // seconds per launch
+  double median = 0, min = 0, max = 0, stddev = 0;  // over the repetitions' medians
   int repetitions = 0;
-  std::vector<double> samples;  // one per repetition (compare's U test reads these)
+  std::vector<double> samples;  // one per repetition, its median (compare's U test reads these)
+  // How the samples were taken (absent from files written before sample kinds):
+  std::string kind;             // "cold" (one launch, L2 flushed) | "batch" (L2 warm)
+  int launches_per_sample = 1;  // launches between one pair of events
+  int samples_taken = 0;        // individual samples over all repetitions
+  std::optional<double> noise;  // 1.4826 x MAD / median of all samples (relative)
+  // "noise" when every repetition reached the noise target, else why one
+  // stopped first ("timeout" | "max_samples").
+  std::string stopped_by;
 };
 
 struct KernelResult {
@@ -103,6 +114,32 @@ struct KernelResult {
   std::string library;  // "cuBLAS", "cuBLASLt", "cuDNN" for library baselines, else ""
   std::string method;   // how it ran when only known at run time (library algorithm)
   std::optional<double> device_bytes;  // device memory the instance allocates, as declared
+  // The other kind of sample (batch when time_s is cold, cold with --warm-l2):
+  // shown beside it, never used for the roof.
+  std::optional<TimeStats> other_time_s;
+  std::optional<bool> l2_flushed;  // time_s's samples began with a flushed L2 (cold)
+  int discarded_throttled = 0;     // samples discarded for a clock-lowering throttle reason
+  // Means over the NVML readings taken while this kernel's samples were timed.
+  std::optional<double> memory_clock_mhz, power_w, temperature_c;
+  std::string memory_roof;  // the memory ceiling its roof used ("hbm.copy", "l2.read", "")
+  std::string ceiling;      // the ceiling this kernel measures ("l2.read"), "" for the others
+};
+
+// How the run was asked to measure: written as "run.settings".
+struct RunSettings {
+  std::uint64_t seed = 1;
+  int repetitions = 0;
+  double max_noise = 0;       // relative noise target per repetition
+  double timeout_s = 0;       // sampling time cap per kernel
+  int min_samples = 0;        // per repetition, unless the time cap comes first
+  std::string l2_policy;      // "cold" (flushed; the roofline uses cold samples) | "warm"
+  double batch_target_s = 0;  // a batch sample's length the launch count aims for
+  int max_launches_per_sample = 0;
+  std::string filter;                 // --benchmark_filter ("" = all)
+  std::vector<std::string> families;  // --family (empty = all)
+  std::vector<std::string> shapes;    // --shape overrides, as given
+  bool ceilings_only = false, no_ceilings = false;
+  std::string ceilings_from;  // results.json the ceilings were read from ("" = measured)
 };
 
 // How the run went: written as "run" in results.json.
@@ -112,6 +149,7 @@ struct RunState {
   std::optional<bool> complete;
   std::string interrupted_by;             // "SIGINT" | "SIGTERM" when interrupted, else ""
   std::vector<std::string> command_line;  // argv as given, program first
+  std::optional<RunSettings> settings;    // absent in files written before it existed
 };
 
 struct Results {
