@@ -28,6 +28,15 @@ namespace rl::layernorm {
 // one chunk, 768 (80 registers) for two and, fp32 only, four.  That reaches
 // C = 12288 in both precisions, the large preset's widest rows, with nothing
 // spilled (four bf16 chunks would spill).
+//
+// What that costs at wide C (registers from ptxas for sm_90a, an H100's 64 K
+// registers and 2048 threads an SM): rows in flight per SM are 10, 8, 2, 1, 1
+// in fp32 and 14, 10, 2, 1, 1 in bf16 at C = 768, 1024, 4096, 8192, 12288.
+// From C = 8192 on, x, weight and bias of one row fill most of the register
+// file, so an SM loads a row, reduces it behind two barriers and stores it
+// before it loads the next: the HBM goal is least certain there.  Holding
+// weight and bias in shared memory instead would leave the registers to x and
+// allow two rows in flight (a rung of its own, not written yet).
 template <int kChunks>
 constexpr int kMaxRowsPerBlockThreads = kChunks == 1 ? 1024 : 768;
 
