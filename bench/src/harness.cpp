@@ -604,8 +604,9 @@ std::size_t Harness::finish() {
     name_width = std::max(name_width, static_cast<int>(k.name.size()));
     shape_width = std::max(shape_width, static_cast<int>(Shape{k.shape}.to_string().size()));
   }
-  std::fprintf(out, "\n%-*s  %-*s  %-17s %11s %10s %10s %7s  %s\n", name_width, "kernel",
-               shape_width, "shape", "status", "median us", "GB/s", "GFLOP/s", "% roof", "bound");
+  std::fprintf(out, "\n%-*s  %-*s  %-17s %11s %6s %10s %10s %7s  %s\n", name_width, "kernel",
+               shape_width, "shape", "status", "median us", "noise", "GB/s", "GFLOP/s", "% roof",
+               "bound");
   for (const auto& k : results_.kernels) {
     const std::string shape = Shape{k.shape}.to_string();
     if (!k.time_s) {
@@ -615,9 +616,12 @@ std::size_t Harness::finish() {
     }
     char pct[16] = "-";
     if (k.pct_of_roof) std::snprintf(pct, sizeof pct, "%.1f", *k.pct_of_roof);
-    std::fprintf(out, "%-*s  %-*s  %-17s %11.3f %10.2f %10.2f %7s  %s\n", name_width,
+    // The relative noise of the samples the roof used (README, "Measurement policy").
+    char noise[16] = "-";
+    if (k.time_s->noise) std::snprintf(noise, sizeof noise, "%.1f%%", 100 * *k.time_s->noise);
+    std::fprintf(out, "%-*s  %-*s  %-17s %11.3f %6s %10.2f %10.2f %7s  %s\n", name_width,
                  k.name.c_str(), shape_width, shape.c_str(), k.status.c_str(),
-                 k.time_s->median * 1e6, k.achieved_bytes_per_s * 1e-9,
+                 k.time_s->median * 1e6, noise, k.achieved_bytes_per_s * 1e-9,
                  k.achieved_flops_per_s * 1e-9, pct, k.bound.empty() ? "-" : k.bound.c_str());
   }
   for (const auto& c : results_.ceilings)

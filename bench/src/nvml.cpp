@@ -258,7 +258,8 @@ void ClockSampler::loop() {
                   nvml_.power_w(),
                   nvml_.temperature_c()};
     lock.lock();
-    samples_.push_back(sample);
+    // Switched off while the readings were taken: they belong to host work.
+    if (active_) samples_.push_back(sample);
     wake_.wait_for(lock, period_, [this] { return stop_.load(); });
   }
 }

@@ -300,7 +300,7 @@ void check_results_file(const Results& results, const std::string& file) {
   }
 }
 
-// Device, backend and size preset must agree unless cross_device; returns
+// Device, backend, size preset and L2 policy must agree unless cross_device; returns
 // what differs ("" when nothing).
 std::string check_same_setup(const Results& base, const Results& next, const Comparison& out) {
   std::vector<std::string> differences;
@@ -310,6 +310,9 @@ std::string check_same_setup(const Results& base, const Results& next, const Com
   differ("device", base.context.device.name, next.context.device.name);
   differ("backend", base.context.backend, next.context.backend);
   differ("size preset", base.context.size_preset, next.context.size_preset);
+  // Cold samples (L2 flushed) and batch ones (--warm-l2) time different things.
+  auto l2_policy = [](const Context& c) { return std::string(c.l2_flushed ? "cold" : "warm"); };
+  differ("L2 policy", l2_policy(base.context), l2_policy(next.context));
   std::string text;
   for (const auto& d : differences) text += (text.empty() ? "" : ", ") + d;
   if (!text.empty() && !out.options.cross_device)

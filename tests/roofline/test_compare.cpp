@@ -403,11 +403,12 @@ TEST(Compare, samples_that_disagree_with_the_stated_median_or_count_are_refused)
   refused(bad, "sample 3 is -1");
 }
 
-TEST(Compare, another_device_backend_or_preset_is_refused_unless_cross_device) {
+TEST(Compare, another_device_backend_preset_or_l2_policy_is_refused_unless_cross_device) {
   Results base = run_with(1e-3, 0.002);
   for (auto change : {+[](Results& r) { r.context.device.name = "NVIDIA H100 80GB HBM3"; },
                       +[](Results& r) { r.context.backend = "cuda"; },
-                      +[](Results& r) { r.context.size_preset = "large"; }}) {
+                      +[](Results& r) { r.context.size_preset = "large"; },
+                      +[](Results& r) { r.context.l2_flushed = false; }}) {
     Results next = base;
     change(next);
     EXPECT_THROW(compare_results(base, next, {}), CompareInputError);
