@@ -432,6 +432,38 @@ def check_emu_family_shape_and_dump(binary, schema_path):
         return 0
 
 
+def check_emu_warm_l2_and_sampling_flags(binary, schema_path):
+    """--warm-l2 judges by batch samples; --max-noise, --timeout and --min-samples reach
+    run.settings and the sampling (a 100% noise target stops each repetition at
+    --min-samples)."""
+    with tempfile.TemporaryDirectory() as out:
+        r = run(binary, "--size", "small", "--benchmark_filter=^scale_f32_vec4/n=1000",
+                "--benchmark_repetitions=2", "--warm-l2", "--max-noise", "100",
+                "--min-samples", "4", "--timeout", "60", "--no-ceilings", "--out", out)
+        if r.returncode != 0:
+            return fail(f"exit {r.returncode}; stderr {r.stderr!r}")
+        results, why = load_schema_valid_results(out, schema_path)
+        if why:
+            return fail(why)
+        settings = results["run"]["settings"]
+        want = {"l2_policy": "warm", "max_noise": 1.0, "min_samples": 4, "timeout_s": 60,
+                "repetitions": 2, "no_ceilings": True}
+        wrong = {key: settings.get(key) for key, value in want.items() if settings.get(key) != value}
+        if wrong:
+            return fail(f"run.settings {wrong} differ from {want}")
+        if results["context"]["l2_flushed"] is not False:
+            return fail("context.l2_flushed is not false with --warm-l2")
+        (k,) = results["kernels"]
+        t, other = k["time_s"], k["other_time_s"]
+        if t["kind"] != "batch" or other["kind"] != "cold" or k["l2_flushed"] is not False:
+            return fail(f"--warm-l2: time_s kind {t['kind']}, other {other['kind']}")
+        for kind in (t, other):
+            if kind["stopped_by"] != "noise" or kind["samples_taken"] != 2 * 4:
+                return fail(f"expected 2 repetitions x 4 samples stopped by noise, got {kind}")
+        print("--warm-l2 judged by batch samples; sampling flags recorded and applied")
+        return 0
+
+
 def check_emu_ceilings_from(binary, schema_path):
     """--ceilings-from reuses an earlier run's roofs on the same device, and refuses
     a file from another device with one line and exit 2."""
@@ -495,6 +527,7 @@ def check_emu_json_format_keeps_stdout_pure(binary):
 
 
 CHECKS = {
+    "emu_warm_l2_and_sampling_flags": check_emu_warm_l2_and_sampling_flags,
     "emu_ceilings_from": check_emu_ceilings_from,
     "emu_json_format_keeps_stdout_pure": check_emu_json_format_keeps_stdout_pure,
     "selection_bad_input": check_selection_bad_input,
