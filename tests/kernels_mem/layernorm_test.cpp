@@ -240,6 +240,29 @@ TEST(LayerNormRowsPerBlock, RunsAtEveryWidthOfTheLargePreset) {
   }
 }
 
+#if defined(RL_EMULATE)
+// Rung 8 differs from rung 7 only in its cache hints, which the emulator
+// cannot time; what it can show is that the emulated kernel goes through
+// rl::ptx's streaming wrapper, whose 16-byte alignment check stops a launch
+// whose x starts one float late (C a multiple of 4: the 128-bit path).  A
+// plain load128 would not notice.  On a GPU the same launch faults, so the
+// test exists for the emulator only.
+TEST(LayerNormRowsPerBlockStreamingDeathTest, ReadsXThroughTheStreamingWrapper) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  auto workload = make_workload("layernorm_vec128_rows_per_block_streaming_f32", 2, 8, 41);
+  ASSERT_NE(workload, nullptr);
+  auto* typed = dynamic_cast<rl::layernorm::LayerNormWorkload<float>*>(workload.get());
+  ASSERT_NE(typed, nullptr);
+  typed->launch = [inner = typed->launch](const rl::layernorm::Args<float>& a,
+                                          cudaStream_t stream) {
+    rl::layernorm::Args<float> shifted = a;
+    shifted.x = a.x + 1;
+    inner(shifted, stream);
+  };
+  EXPECT_DEATH(workload->run(nullptr), "ld.global.cs.nc.v4.b32 address .* is not 16-byte aligned");
+}
+#endif
+
 TEST(LayerNormRowCached, RejectsRowsTooWideForItsRegisters) {
   RL_KERNEL_TEST_SETUP();
   auto workload = make_workload("layernorm_vec128_rowcached_f32", 1, 12289, 14);
