@@ -13,14 +13,9 @@ import shutil
 import subprocess
 import sys
 
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
+# The roofline CLI tests' helpers: one way to check an exit code and its one line.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "roofline"))
+from cli_e2e import Failure, check, load, one_line_error  # noqa: E402
 
 
 class Env:
@@ -71,25 +66,11 @@ class Env:
         return p
 
 
-def one_line_error(p, *fragments):
-    check(p.returncode == 2, f"exit {p.returncode}, expected 2; stdout={p.stdout!r} stderr={p.stderr!r}")
-    lines = p.stderr.splitlines()
-    check(len(lines) == 1, f"expected one stderr line, got {lines!r}")
-    check(lines[0].startswith("roofline: "), f"stderr does not start with 'roofline: ': {lines[0]!r}")
-    for f in fragments:
-        check(re.search(f, lines[0]), f"stderr {lines[0]!r} lacks {f!r}")
-
-
 def statuses(report):
     out = {}
     for g in report["gpus"]:
         out.setdefault(g["status"], []).append(g["label"])
     return out
-
-
-def load(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
 
 
 # ---------------------------------------------------------------- scenarios --
