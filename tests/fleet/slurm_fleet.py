@@ -1,14 +1,17 @@
 """The `slurm` test: scripts/fleet-slurm on a real single-node Slurm.
 
-usage: slurm_fleet.py REPO BENCH_EMU ROOFLINE WORKDIR
+usage: slurm_fleet.py REPO BENCH_EMU ROOFLINE
 
 Installs Slurm and munge (scripts/setup --with-slurm), starts munged, slurmctld
-and slurmd as this user in WORKDIR on free loopback ports, submits a fleet of
+and slurmd as this user in a scratch folder of its own (short, under the
+system's temporary folder: munge's socket path must fit a Unix socket name),
+on free loopback ports, submits a fleet of
 five emulator tasks through scripts/fleet-slurm (task 3 degraded to 1% of its
 measured rates, task 4 failing without results; both through the test-only
 degrading_bench.py), waits for the aggregation job, and checks that the report
 names exactly task 3's GPU as the outlier and task 4's as failed.  Then it stops
-the daemons it started.  Exit 0 pass, 1 fail, 77 skipped (Slurm cannot be
+the daemons it started, and removes the folder unless the test failed (the
+daemons' logs are in it).  Exit 0 pass, 1 fail, 77 skipped (Slurm cannot be
 installed or started here: the reason is printed).
 """
 import json
@@ -18,6 +21,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
 SKIP = 77
@@ -173,7 +177,7 @@ def run_fleet(cluster, repo, bench, roofline):
          "--time", "00:05:00", "--fleet-arg=--threshold=80", "--fleet-arg=--spread-k=0", "--",
          "--family", "gelu", "--size", "small",
          "--benchmark_filter=hbm_copy_vec16|gelu_tanh_f32_vec4/",
-         "--benchmark_min_time=0.02", "--benchmark_repetitions=3"],
+         "--benchmark_repetitions=3", "--timeout", "0.5"],
         env=env, capture_output=True, text=True, timeout=60)
     print(p.stdout, p.stderr, sep="")
     check(p.returncode == 0, f"fleet-slurm exit {p.returncode}")
@@ -208,9 +212,8 @@ def run_fleet(cluster, repo, bench, roofline):
 
 
 def main():
-    repo, bench, roofline, work = sys.argv[1:5]
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
+    repo, bench, roofline = sys.argv[1:4]
+    work = tempfile.mkdtemp(prefix="rl-slurm-")
     started = time.time()
     cluster = Cluster(work)
     try:
@@ -226,12 +229,19 @@ def main():
         run_fleet(cluster, repo, bench, roofline)
     except Skip as e:
         print(f"SKIPPED: {e}")
+        cluster.stop()
+        shutil.rmtree(work, ignore_errors=True)
         return SKIP
     except Failure as e:
-        print(f"FAILED: {e}")
-        return 1
-    finally:
+        print(f"FAILED: {e} (daemon logs and runs kept in {work})")
         cluster.stop()
+        return 1
+    except BaseException:
+        print(f"(daemon logs and runs kept in {work})")
+        cluster.stop()
+        raise
+    cluster.stop()
+    shutil.rmtree(work, ignore_errors=True)
     print(f"slurm fleet: ok ({time.time() - started:.1f} s)")
     return 0
 
