@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include <fmt/format.h>
 
@@ -267,6 +268,46 @@ std::vector<AttentionFusion> attention_fusion(const std::vector<const KernelResu
 }
 
 }  // namespace
+
+std::vector<LadderStep> ladder_steps(const Results& results) {
+  std::map<std::string, std::string> baseline_of;
+  for (const KernelResult& k : results.kernels) baseline_of.emplace(k.name, k.baseline);
+  static const std::vector<std::string> kOrder{"gelu", "bias_gelu", "layernorm", "gemm",
+                                               "attention"};
+  auto family_rank = [](const std::string& f) {
+    return static_cast<int>(std::find(kOrder.begin(), kOrder.end(), f) - kOrder.begin());
+  };
+  std::vector<std::pair<std::tuple<int, std::string, std::string, int, std::string>, LadderStep>>
+      keyed;
+  for (const KernelResult& k : results.kernels) {
+    if (k.baseline.empty() || k.family == "ceilings") continue;
+    for (const KernelResult& base : results.kernels) {
+      if (base.name != k.baseline || base.shape != k.shape) continue;
+      LadderStep step{.family = k.family,
+                      .shape = k.shape,
+                      .rung = k.name,
+                      .baseline = base.name,
+                      .idea = k.idea,
+                      .precision = k.precision,
+                      .rung_time_s = std::nullopt,
+                      .baseline_time_s = std::nullopt,
+                      .gain = std::nullopt};
+      if (timed(k)) step.rung_time_s = k.time_s->median;
+      if (timed(base)) step.baseline_time_s = base.time_s->median;
+      if (step.rung_time_s && step.baseline_time_s)
+        step.gain = *step.baseline_time_s / *step.rung_time_s;
+      keyed.push_back({{family_rank(k.family), k.family, shape_text(k.shape),
+                        ladder_depth(k.name, baseline_of), k.name},
+                       std::move(step)});
+      break;
+    }
+  }
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<LadderStep> out;
+  for (auto& [key, step] : keyed) out.push_back(std::move(step));
+  return out;
+}
 
 Analysis analyse(const Results& results) {
   std::vector<const KernelResult*> gemm, attention;

@@ -5,9 +5,13 @@
 #include "rl/roofline/results_io.hpp"
 #include "rl/roofline/svg.hpp"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <stdexcept>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -17,6 +21,17 @@ namespace {
 
 std::string esc(std::string_view s) {
   return xml_escape(s);
+}
+
+// Escaped, with break opportunities after '_' and ',' so long kernel names
+// and shapes wrap at their words in narrow columns.
+std::string breakable(std::string_view text) {
+  std::string out;
+  for (char ch : esc(text)) {
+    out += ch;
+    if (ch == '_' || ch == ',') out += "<wbr>";
+  }
+  return out;
 }
 
 std::string rate(std::optional<double> v, std::string_view unit) {
@@ -65,11 +80,27 @@ constexpr std::string_view kCss = R"(
 body{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;margin:24px;color:#222;max-width:1200px}
 h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}
 h3{font-size:14px;margin:16px 0 4px}
-table{border-collapse:collapse;font-size:13px;margin:6px 0}
-th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top}
+table{border-collapse:collapse;font-size:13px;margin:6px 0;max-width:100%}
+th,td{border:1px solid #ddd;padding:3px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}
 th{background:#f3f3f3}td.num{text-align:right;font-variant-numeric:tabular-nums}
 .banner{background:#b00020;color:#fff;font-weight:bold;padding:8px 12px;font-size:16px;margin:8px 0}
-.muted{color:#666}.bad{color:#b00020;font-weight:bold}.chart{margin:8px 0;overflow-x:auto}
+.muted{color:#666}.bad{color:#b00020;font-weight:bold}.slower{color:#b00020}
+figure.chart{margin:12px 0 20px}figure.chart svg{max-width:100%;height:auto;display:block}
+figure.chart figcaption{font-size:13px;color:#444;margin:2px 0 4px}
+.headline{border:1px solid #ccc;background:#fafafa;padding:8px 14px;margin:10px 0}
+.headline p{margin:4px 0}.headline ul{margin:4px 0 4px 18px;padding:0}
+.headline li{margin:2px 0}
+.sortkey{position:absolute;opacity:0;pointer-events:none}
+.ktable{display:flex;flex-direction:column;font-size:13px;border:1px solid #ddd;margin:6px 0}
+.ktable .kr{display:grid;grid-template-columns:minmax(0,2.4fr) minmax(0,.9fr) minmax(0,1.1fr)
+ repeat(5,minmax(0,1fr)) minmax(0,1.1fr) minmax(0,1.3fr);border-top:1px solid #e4e4e4}
+.ktable .kr>div{padding:3px 6px;overflow-wrap:anywhere;min-width:0}
+.ktable .kh{position:sticky;top:0;z-index:1;background:#f3f3f3;font-weight:bold;order:-1000000;
+ border-top:none}
+.ktable .kh label{cursor:pointer}.ktable .kh label:hover{text-decoration:underline}
+.ktable .kb:nth-child(even){background:#fbfbfb}
+.ktable .num{text-align:right;font-variant-numeric:tabular-nums}
+.ktable small{color:#666}
 )";
 
 std::string pct_text(const std::optional<double>& pct) {
@@ -164,13 +195,355 @@ std::string analysis_sections(const Analysis& a) {
   return h;
 }
 
+// ------------------------------------------------------------------ fusion
+
+// Fusion is a declared pair (a record's `fuses`), never a ladder's rung and
+// its baseline: those are in the ladder section.
+std::string fusion_section(const Results& r) {
+  (void)r;
+  return "<h2>Fusion</h2>\n<p class=\"muted\">No declared fusion pairs in this run.</p>\n";
+}
+
+// ------------------------------------------------------------------ headline
+
+// How a measured ceiling stands against the claim: the datasheet's figure
+// when there is one, else the derived peak.
+std::string ceiling_verdict(const Ceiling& c, const Claim& claim) {
+  std::string measured = si(c.value) + c.unit;
+  std::vector<std::string> against;
+  std::optional<double> pct;
+  if (claim.datasheet && *claim.datasheet > 0) {
+    pct = 100 * c.value / *claim.datasheet;
+    against.push_back(
+        fmt::format("{:.0f}% of the datasheet's {}", *pct, esc(si(*claim.datasheet) + c.unit)));
+  }
+  if (claim.derived && *claim.derived > 0) {
+    double of_derived = 100 * c.value / *claim.derived;
+    if (!pct) pct = of_derived;
+    against.push_back(fmt::format("{:.0f}% of the derived peak {}", of_derived,
+                                  esc(si(*claim.derived) + c.unit)));
+  }
+  if (!pct)
+    return fmt::format("<b>{}</b> {} — no datasheet or derived figure for this device", esc(c.name),
+                       esc(measured));
+  // Thresholds a reader can check: a well-run ceiling loop reaches about 90%.
+  std::string word = *pct > 105   ? "<span class=\"bad\">above the claim: check the method</span>"
+                     : *pct >= 90 ? "meets the claim"
+                     : *pct >= 70 ? "short of the claim"
+                                  : "<span class=\"bad\">far short of the claim</span>";
+  std::string joined;
+  for (const auto& a : against) joined += (joined.empty() ? "" : ", ") + a;
+  return fmt::format("<b>{}</b> {} — {} ({})", esc(c.name), esc(measured), word, joined);
+}
+
+// A kernel's relative noise: the harness's robust figure when the file has
+// it, else the spread of the repetitions (stddev / median).
+std::optional<double> relative_noise(const KernelResult& k, bool& robust) {
+  if (!k.time_s || !(k.time_s->median > 0)) return std::nullopt;
+  if (k.time_s->noise) {
+    robust = true;
+    return *k.time_s->noise;
+  }
+  if (k.time_s->repetitions < 2) return std::nullopt;
+  return k.time_s->stddev / k.time_s->median;
+}
+
+std::string headline(const Results& r, const ReportOptions& options) {
+  const auto& c = r.context;
+  const bool emulator = c.backend == "emulator";
+  std::string h = "<section class=\"headline\">\n";
+  h += fmt::format(
+      "<p><b>{}</b> · compute capability {} · {} SMs · backend <b>{}</b> · datasheet row: {}</p>\n",
+      esc(c.device.name.empty() ? "unknown device" : c.device.name),
+      esc(c.device.compute_capability.empty() ? "n/a" : c.device.compute_capability),
+      c.device.sm_count, esc(c.backend),
+      options.sku ? esc(options.sku->name)
+                  : "<span class=\"muted\">none (" + esc(options.sku_reason) + ")</span>");
+
+  int ok = 0, failed = 0, skipped = 0, other = 0;
+  for (const auto& k : r.kernels) {
+    if (k.status == "ok" && k.validated)
+      ++ok;
+    else if (k.status == "failed_validation" || k.status == "error" || !k.validated)
+      (k.status == "skipped" ? skipped : failed) += 1;
+    else if (k.status == "skipped")
+      ++skipped;
+    else
+      ++other;
+  }
+  h += fmt::format(
+      "<p>Kernels: <b>{}</b> validated and timed, {}{}{}, {} skipped (not run){}.</p>\n", ok,
+      failed > 0 ? "<span class=\"bad\">" : "", fmt::format("{} failed", failed),
+      failed > 0 ? "</span>" : "", skipped, other > 0 ? fmt::format(", {} other", other) : "");
+
+  if (!r.ceilings.empty() && emulator) {
+    // No claim applies to an emulator: one line, the values for the record.
+    std::string values;
+    for (const auto& ceiling : r.ceilings)
+      values += fmt::format("{}<b>{}</b> {}", values.empty() ? "" : ", ", esc(ceiling.name),
+                            esc(si(ceiling.value) + ceiling.unit));
+    h += "<p>Ceilings, measured on the CPU emulator (no datasheet or derived GPU figure "
+         "applies): " +
+         values + ".</p>\n";
+  } else if (!r.ceilings.empty()) {
+    h += "<p>Ceilings against the claim:</p>\n<ul class=\"verdicts\">\n";
+    for (const auto& ceiling : r.ceilings)
+      h += "<li>" +
+           ceiling_verdict(ceiling, claim_for(ceiling, r, options.sku, options.sku_chosen)) +
+           "</li>\n";
+    h += "</ul>\n";
+  } else {
+    h += "<p class=\"muted\">No ceilings measured: no roof and no verdict against a claim.</p>\n";
+  }
+
+  // Noise: the median over kernels and the worst kernel.
+  std::vector<std::pair<double, std::string>> noise;
+  bool robust = false;
+  for (const auto& k : r.kernels)
+    if (auto n = relative_noise(k, robust)) noise.emplace_back(*n, k.name);
+  if (noise.empty()) {
+    h += "<p>Noise: unknown (no kernel timed with two or more repetitions).</p>\n";
+  } else {
+    std::sort(noise.begin(), noise.end());
+    h += fmt::format("<p>Noise ({}): median {:.2f}% over {} kernels, worst {:.2f}% ({}).</p>\n",
+                     robust ? "1.4826 × MAD / median of the samples"
+                            : "spread: stddev / median of the repetitions",
+                     100 * noise[noise.size() / 2].first, noise.size(), 100 * noise.back().first,
+                     esc(noise.back().second));
+  }
+
+  // Throttling: only what NVML watched; without it nothing can be said.
+  if (!c.nvml_available) {
+    h += fmt::format("<p>Throttling: <b>unknown</b> — NVML not available{}.</p>\n",
+                     c.nvml_note.empty() ? "" : " (" + esc(c.nvml_note) + ")");
+  } else {
+    int throttled = 0, discarded = 0;
+    for (const auto& k : r.kernels) {
+      throttled += k.throttled;
+      discarded += k.discarded_throttled;
+    }
+    std::string ceilings;
+    for (const auto& ceiling : r.ceilings)
+      if (!ceiling.throttle_reasons.empty())
+        ceilings += (ceilings.empty() ? "" : ", ") + ceiling.name;
+    if (throttled == 0 && discarded == 0 && ceilings.empty())
+      h += "<p>Throttling: none seen by NVML during the samples.</p>\n";
+    else
+      h += fmt::format(
+          "<p>Throttling: <span class=\"bad\">{} kernel(s) throttled</span>, {} sample(s) "
+          "discarded for a clock-lowering reason{}.</p>\n",
+          throttled, discarded,
+          ceilings.empty() ? "" : "; ceilings with throttle reasons: " + esc(ceilings));
+  }
+  h += "</section>\n";
+  return h;
+}
+
+// ------------------------------------------------------------------ kernel table
+
+// Sorting without a script: every row carries its rank in each sortable
+// column as a CSS variable, a hidden radio button per column and direction
+// sits before the table, and the checked one sets the flex `order` of the
+// rows.  The header labels are the buttons.
+struct Column {
+  std::string title;
+  bool numeric;
+};
+
+std::string kernel_table(const Results& r) {
+  const std::vector<Column> columns{{"kernel", false},
+                                    {"precision (unit)", false},
+                                    {"shape", false},
+                                    {"median time", true},
+                                    {"noise", true},
+                                    {"FLOP/s", true},
+                                    {"B/s", true},
+                                    {"intensity FLOP/B", true},
+                                    {"bound, % of roof", true},
+                                    {"validation", false}};
+  const std::size_t n = r.kernels.size();
+  // Sort keys: numbers (absent ones last) or text.
+  std::vector<std::vector<std::pair<double, std::string>>> keys(
+      columns.size(), std::vector<std::pair<double, std::string>>(n));
+  constexpr double kAbsent = std::numeric_limits<double>::infinity();
+  bool robust = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& k = r.kernels[i];
+    const bool timed = k.time_s.has_value();
+    keys[0][i] = {0, k.name};
+    keys[1][i] = {0, k.precision + " " + k.unit};
+    keys[2][i] = {0, shape_text(k.shape)};
+    keys[3][i] = {timed ? k.time_s->median : kAbsent, ""};
+    keys[4][i] = {relative_noise(k, robust).value_or(kAbsent), ""};
+    keys[5][i] = {timed ? k.achieved_flops_per_s : kAbsent, ""};
+    keys[6][i] = {timed ? k.achieved_bytes_per_s : kAbsent, ""};
+    keys[7][i] = {intensity(k.flops, k.bytes_model), ""};
+    keys[8][i] = {k.pct_of_roof.value_or(kAbsent), ""};
+    keys[9][i] = {k.validated ? k.max_rel_err : kAbsent, k.status};
+  }
+  std::vector<std::vector<std::size_t>> rank(columns.size(), std::vector<std::size_t>(n));
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    std::vector<std::size_t> order(n);
+    for (std::size_t i = 0; i < n; ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](std::size_t a, std::size_t b) { return keys[c][a] < keys[c][b]; });
+    for (std::size_t pos = 0; pos < n; ++pos) rank[c][order[pos]] = pos;
+  }
+
+  std::string h;
+  std::string css;
+  for (std::size_t c = 0; c < columns.size(); ++c) {
+    h += fmt::format(
+        "<input type=\"radio\" name=\"kernel-sort\" class=\"sortkey\" id=\"ks{0}a\">"
+        "<input type=\"radio\" name=\"kernel-sort\" class=\"sortkey\" id=\"ks{0}d\">\n",
+        c);
+    css += fmt::format(
+        "#ks{0}a:checked~.ktable .kb{{order:var(--k{0})}}"
+        "#ks{0}d:checked~.ktable .kb{{order:calc(-1*var(--k{0}))}}\n",
+        c);
+  }
+  h = "<style>" + css + "</style>\n" + h;
+  h += "<div class=\"ktable\" role=\"table\">\n<div class=\"kr kh\" role=\"row\">";
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    h += fmt::format(
+        "<div role=\"columnheader\"><label for=\"ks{0}a\" title=\"sort ascending\">{1}</label> "
+        "<label for=\"ks{0}d\" title=\"sort descending\">▾</label></div>",
+        c, esc(columns[c].title));
+  h += "</div>\n";
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto& k = r.kernels[i];
+    // Results written before ceilings existed carry no roof: judge them here
+    // against the file's own ceilings (what apply_roofline would have filled).
+    RoofVerdict verdict{k.roof, k.pct_of_roof, k.bound, k.memory_roof};
+    if (!k.roof && k.bound.empty())
+      verdict = judge(k, r.ceilings, static_cast<double>(r.context.device.l2_bytes));
+    std::string style;
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      style += fmt::format("--k{}:{};", c, rank[c][i]);
+    std::string time = "not timed", spread;
+    if (k.time_s) {
+      time = si(k.time_s->median) + "s";
+      spread = fmt::format("{}s – {}s, n={}", si(k.time_s->min), si(k.time_s->max),
+                           k.time_s->repetitions);
+    }
+    bool robust_here = false;
+    auto noise = relative_noise(k, robust_here);
+    // A skip is not a failure: its reason is a hover title, kept short in the cell.
+    std::string validation;
+    if (k.validated)
+      validation = "passed, " + validation_text(k);
+    else if (k.status == "skipped")
+      validation = fmt::format("<span class=\"muted\" title=\"{}\">skipped{}</span>", esc(k.error),
+                               k.error.empty() ? "" : " (hover for why)");
+    else
+      validation = fmt::format(
+          "<span class=\"bad\">{}</span> <small>{}</small>",
+          esc(k.status.empty() ? "failed" : k.status),
+          esc(fmt::format("({}{})", validation_text(k), k.error.empty() ? "" : "; " + k.error)));
+    const double ai = intensity(k.flops, k.bytes_model), ai_min = intensity(k.flops, k.bytes_min);
+    std::string ai_text = fmt::format("{:.3g}", ai);
+    if (std::abs(ai - ai_min) > 1e-9 * std::max(1.0, ai))
+      ai_text += fmt::format(" <small>({:.3g} vs bytes_min)</small>", ai_min);
+    std::string bound = verdict.bound.empty() ? "—" : esc(verdict.bound);
+    if (verdict.pct_of_roof) bound += fmt::format(", {:.1f}%", *verdict.pct_of_roof);
+    if (!verdict.memory_roof.empty())
+      bound += " <small>vs " + esc(verdict.memory_roof) + "</small>";
+    h += fmt::format(
+        "<div class=\"kr kb\" role=\"row\" style=\"{}\"><div>{}{}<br><small>{} / "
+        "{}</small></div><div>{} <small>({})</small></div><div>{}</div><div class=\"num\" "
+        "title=\"{}\">{}</div><div class=\"num\">{}</div><div class=\"num\">{}</div><div "
+        "class=\"num\">{}</div><div class=\"num\">{}</div><div>{}</div><div>{}</div></div>\n",
+        style, breakable(k.name), k.throttled ? " <span class=\"bad\">(throttled)</span>" : "",
+        esc(k.family), esc(k.variant), esc(k.precision), esc(k.unit),
+        breakable(shape_text(k.shape)), esc(spread), esc(time),
+        noise ? fmt::format("{:.2f}%", 100 * *noise) : "—",
+        k.time_s ? rate(k.achieved_flops_per_s, "FLOP/s") : "—",
+        k.time_s ? rate(k.achieved_bytes_per_s, "B/s") : "—", ai_text, bound, validation);
+  }
+  h += "</div>\n";
+  return h;
+}
+
+// ------------------------------------------------------------------ ladders
+
+std::string ladder_section(const Results& r) {
+  const auto steps = ladder_steps(r);
+  if (steps.empty()) return {};
+  std::string h =
+      "<h2>Ladders: what each rung buys</h2>\n<p class=\"muted\">Each rung against the rung "
+      "below it (its <code>baseline</code>) at the same shape: gain = baseline median time / "
+      "rung median time. A gain under 1 means the rung is slower there.";
+  if (r.context.backend == "emulator")
+    h += " These are CPU-emulator times: the gains describe the emulator, not a GPU.";
+  h += "</p>\n";
+  std::string family;
+  ShapeDims shape;
+  bool open = false;
+  for (const auto& s : steps) {
+    if (!open || s.family != family || s.shape != shape) {
+      if (open) h += "</table>\n";
+      family = s.family;
+      shape = s.shape;
+      h += fmt::format(
+          "<h3>{} at {}</h3>\n<table class=\"ladder-steps\">\n<tr><th>rung</th><th>baseline</th>"
+          "<th>what it changes</th><th>precision</th><th>baseline time</th><th>rung "
+          "time</th><th>gain</th></tr>\n",
+          esc(family), esc(shape_text(shape)));
+      open = true;
+    }
+    std::string gain = "—";
+    if (s.gain)
+      gain = *s.gain < 1 ? fmt::format("<span class=\"slower\">{:.2f}× (slower)</span>", *s.gain)
+                         : fmt::format("{:.2f}×", *s.gain);
+    h += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}</td><td "
+        "class=\"num\">{}</td><td class=\"num\">{}</td></tr>\n",
+        esc(s.rung), esc(s.baseline), esc(s.idea.empty() ? "—" : s.idea), esc(s.precision),
+        s.baseline_time_s ? esc(si(*s.baseline_time_s) + "s") : "not timed",
+        s.rung_time_s ? esc(si(*s.rung_time_s) + "s") : "not timed", gain);
+  }
+  if (open) h += "</table>\n";
+  return h;
+}
+
+// ------------------------------------------------------------------ charts
+
+std::string inline_svg(const Results& r, const std::string& view) {
+  ChartOptions options;
+  options.view = view;
+  std::string svg = render_roofline_svg(r, options);
+  if (auto end = svg.find("?>"); svg.starts_with("<?xml") && end != std::string::npos)
+    svg.erase(0, end + 3);
+  return svg;
+}
+
+std::string charts_section(const Results& r) {
+  std::string h =
+      "<h2>Roofline charts</h2>\n<p class=\"muted\">One question per chart. A kernel "
+      "is drawn against the roof of the unit it runs on, in that unit's colour; "
+      "solid roofs are measured, dotted ones the datasheet's; whiskers span the "
+      "fastest and slowest repetition; hover a point for its numbers.</p>\n";
+  h += "<figure class=\"chart\" id=\"chart-overview\"><figcaption>Where does every kernel "
+       "stand against its roof?</figcaption>\n" +
+       inline_svg(r, "overview") + "</figure>\n";
+  for (const auto& view : chart_views(r)) {
+    std::string id;
+    for (char ch : view.id) id += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '-';
+    h += fmt::format("<figure class=\"chart\" id=\"chart-{}\"><figcaption>{}</figcaption>\n", id,
+                     esc(view.question)) +
+         inline_svg(r, view.id) + "</figure>\n";
+  }
+  return h;
+}
+
 }  // namespace
 
 std::string render_report_html(const Results& r, const ReportOptions& options) {
   const auto& c = r.context;
   bool emulator = c.backend == "emulator";
   std::string h;
-  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
+  h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+       "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
   h += fmt::format("<title>bench_roofline report — {}</title>\n", esc(c.device.name));
   h += "<style>" + std::string(kCss) + "</style>\n</head>\n<body>\n";
   h += fmt::format("<h1>bench_roofline report — {}</h1>\n", esc(c.device.name));
@@ -179,7 +552,6 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
   if (emulator)
     h += "<div class=\"banner\">CPU emulator — not GPU performance. Times and rates below "
          "measure the emulator on the host CPU; they say nothing about any GPU.</div>\n";
-
   if (r.run.complete == false)
     h += fmt::format(
         "<div class=\"banner\">Incomplete run{}: only the {} benchmark(s) that finished are "
@@ -187,8 +559,25 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
         r.run.interrupted_by.empty() ? "" : " (interrupted by " + esc(r.run.interrupted_by) + ")",
         r.kernels.size());
 
-  // Summary
-  h += "<h2>Summary</h2>\n<table class=\"summary\">\n";
+  h += headline(r, options);
+  // The charts draw the same datasheet figures as the tables (the chosen or
+  // matched row), never a mix with what the run recorded.
+  Results charted = r;
+  for (auto& ceiling : charted.ceilings)
+    ceiling.datasheet = claim_for(ceiling, r, options.sku, options.sku_chosen).datasheet;
+  h += charts_section(charted);
+
+  // Kernels
+  h += "<h2>Kernels</h2>\n<p class=\"muted\">Click a column title to sort ascending, ▾ to sort "
+       "descending. Hover a median time for min – max over the repetitions.</p>\n";
+  h += kernel_table(r);
+
+  h += ladder_section(r);
+  h += analysis_sections(analyse(r));
+  h += fusion_section(r);
+
+  // Summary (the device in full)
+  h += "<h2>Device</h2>\n<table class=\"summary\">\n";
   auto row = [&](std::string_view key, const std::string& value) {
     h += fmt::format("<tr><th>{}</th><td>{}</td></tr>\n", esc(key), value);
   };
@@ -209,7 +598,6 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
           ? esc(fmt::format("{} ({})", options.sku->name, options.sku_reason))
           : "<span class=\"muted\">unknown device — " + esc(options.sku_reason) + "</span>");
   h += "</table>\n";
-
   // Ceilings
   h += "<h2>Ceilings</h2>\n";
   if (r.ceilings.empty()) {
@@ -237,82 +625,12 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
           "<tr><td>{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
           "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
           "class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
-          esc(ceiling.name), esc(ceiling.kind), rate(ceiling.value, unit),
-          rate(ceiling.best, unit), rate(claim.datasheet, unit), rate(claim.derived, unit), pct,
+          esc(ceiling.name), esc(ceiling.kind), rate(ceiling.value, unit), rate(ceiling.best, unit),
+          rate(claim.datasheet, unit), rate(claim.derived, unit), pct,
           ceiling.observed_sm_mhz ? fmt::format("{:.0f} MHz", *ceiling.observed_sm_mhz) : "—",
           esc(throttling), esc(ceiling.method));
     }
     h += "</table>\n";
-  }
-
-  // Chart
-  h += "<h2>Roofline</h2>\n<div class=\"chart\">\n";
-  std::string svg = render_roofline_svg(r);
-  if (auto end = svg.find("?>"); svg.starts_with("<?xml") && end != std::string::npos)
-    svg.erase(0, end + 3);
-  h += svg + "</div>\n";
-
-  // Kernels
-  h += "<h2>Kernels</h2>\n<table class=\"kernels\">\n<tr><th>kernel</th><th>family / "
-       "variant</th><th>precision (unit)</th><th>shape</th><th>median time</th><th>spread "
-       "(min–max, reps)</th><th>achieved FLOP/s</th><th>achieved B/s</th><th>intensity "
-       "(model / min) FLOP/B</th><th>bound</th><th>% of roof</th><th>validation "
-       "(max rel err)</th></tr>\n";
-  for (const auto& k : r.kernels) {
-    // Results written before ceilings existed carry no roof: judge them here
-    // against the file's own ceilings (what apply_roofline would have filled).
-    RoofVerdict verdict{k.roof, k.pct_of_roof, k.bound, k.memory_roof};
-    if (!k.roof && k.bound.empty())
-      verdict = judge(k, r.ceilings, static_cast<double>(r.context.device.l2_bytes));
-    std::string time = "not timed", spread = "—";
-    if (k.time_s) {
-      time = si(k.time_s->median) + "s";
-      spread = fmt::format("{}s – {}s, n={}", si(k.time_s->min), si(k.time_s->max),
-                           k.time_s->repetitions);
-    }
-    std::string validation =
-        k.validated ? "passed, " + validation_text(k)
-                    : fmt::format("<span class=\"bad\">{}</span>{}",
-                                  esc(k.status.empty() ? "failed" : k.status),
-                                  esc(fmt::format(" ({}{})", validation_text(k),
-                                                  k.error.empty() ? "" : "; " + k.error)));
-    h += fmt::format(
-        "<tr><td>{}{}</td><td>{} / {}</td><td>{} ({})</td><td>{}</td><td class=\"num\">{}</td>"
-        "<td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
-        "class=\"num\">{:.3g} / {:.3g}</td><td>{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-        esc(k.name), k.throttled ? " <span class=\"bad\">(throttled)</span>" : "", esc(k.family),
-        esc(k.variant), esc(k.precision), esc(k.unit), esc(shape_text(k.shape)), esc(time),
-        esc(spread), k.time_s ? rate(k.achieved_flops_per_s, "FLOP/s") : "—",
-        k.time_s ? rate(k.achieved_bytes_per_s, "B/s") : "—", intensity(k.flops, k.bytes_model),
-        intensity(k.flops, k.bytes_min), esc(verdict.bound.empty() ? "—" : verdict.bound),
-        verdict.pct_of_roof ? fmt::format("{:.1f}%", *verdict.pct_of_roof) : "—", validation);
-  }
-  h += "</table>\n";
-
-  h += analysis_sections(analyse(r));
-
-  // Fusion: an optimised variant next to the naive sibling it improves on.
-  std::string fusion;
-  for (const auto& k : r.kernels) {
-    if (k.baseline.empty() || !k.time_s) continue;
-    for (const auto& base : r.kernels) {
-      if (base.name != k.baseline || base.shape != k.shape || !base.time_s) continue;
-      fusion += fmt::format(
-          "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}B → {}B</td><td "
-          "class=\"num\">{:.3g} → {:.3g}</td><td class=\"num\">{}s → {}s</td><td "
-          "class=\"num\">{:.2f}×</td></tr>\n",
-          esc(base.name), esc(k.name), esc(shape_text(k.shape)), esc(si(base.bytes_model)),
-          esc(si(k.bytes_model)), intensity(base.flops, base.bytes_model),
-          intensity(k.flops, k.bytes_model), esc(si(base.time_s->median)),
-          esc(si(k.time_s->median)),
-          k.time_s->median > 0 ? base.time_s->median / k.time_s->median : 0.0);
-    }
-  }
-  if (!fusion.empty()) {
-    h += "<h2>Fusion</h2>\n<table class=\"fusion\">\n<tr><th>naive</th><th>optimised</th>"
-         "<th>shape</th><th>bytes moved (model)</th><th>intensity FLOP/B</th><th>median "
-         "time</th><th>speedup</th></tr>\n" +
-         fusion + "</table>\n";
   }
 
   // Full context

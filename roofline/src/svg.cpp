@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -396,6 +397,8 @@ class Chart {
       throw std::invalid_argument(fmt::format(
           "unknown chart view '{}' (overview, memory, simt, tensor or family:NAME)", o_.view));
     spec_ = view_spec(r_, o_.view);
+    // Several charts share one HTML page: ids are unique per view.
+    for (char ch : o_.view) id_ += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '-';
     emulator_ = r_.context.backend == "emulator";
     layout_.width = o_.width;
     layout_.height = o_.height;
@@ -422,13 +425,14 @@ class Chart {
         num(o_.width), num(o_.height), num(o_.width), num(o_.height), num(kFontSize),
         xml_escape(o_.view));
     s += "<title>" + xml_escape(spec_.title) + "</title>\n";
-    s += "<defs><marker id=\"arrowhead\" markerWidth=\"8\" markerHeight=\"6\" refX=\"7\" "
+    s += "<defs><marker id=\"arrowhead-" + id_ +
+         "\" markerWidth=\"8\" markerHeight=\"6\" refX=\"7\" "
          "refY=\"3\" orient=\"auto\" markerUnits=\"userSpaceOnUse\"><path d=\"M0,0 L8,3 L0,6 "
          "Z\" fill=\"#333\"/></marker>\n";
     s += fmt::format(
-        "<clipPath id=\"plot-area\"><rect x=\"{}\" y=\"{}\" width=\"{}\" "
+        "<clipPath id=\"plot-area-{}\"><rect x=\"{}\" y=\"{}\" width=\"{}\" "
         "height=\"{}\"/></clipPath></defs>\n",
-        num(left_), num(top_), num(right_ - left_), num(bottom_ - top_));
+        id_, num(left_), num(top_), num(right_ - left_), num(bottom_ - top_));
     s += fmt::format("<rect x=\"0\" y=\"0\" width=\"{}\" height=\"{}\" fill=\"#ffffff\"/>\n",
                      num(o_.width), num(o_.height));
     if (emulator_)
@@ -832,7 +836,7 @@ class Chart {
   }
 
   std::string roofs_svg() const {
-    std::string s = "<g class=\"roofs\" clip-path=\"url(#plot-area)\" fill=\"none\">\n";
+    std::string s = "<g class=\"roofs\" clip-path=\"url(#plot-area-" + id_ + ")\" fill=\"none\">\n";
     for (const auto& d : roofs_) {
       const Roof& roof = *d.roof;
       // Measured roofs keep the classes scripts read; datasheet roofs have their own.
@@ -868,8 +872,8 @@ class Chart {
       double ux = dx / len, uy = dy / len;
       s += fmt::format(
           "<line class=\"rung-arrow fusion-arrow\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
-          "marker-end=\"url(#arrowhead)\"><title>{} → {}: {:.2f}× faster</title></line>\n",
-          num(from.x + ux * 7), num(from.y + uy * 7), num(to.x - ux * 8), num(to.y - uy * 8),
+          "marker-end=\"url(#arrowhead-{})\"><title>{} → {}: {:.2f}× faster</title></line>\n",
+          num(from.x + ux * 7), num(from.y + uy * 7), num(to.x - ux * 8), num(to.y - uy * 8), id_,
           xml_escape(from.kernel->name), xml_escape(to.kernel->name),
           from.kernel->time_s->median / to.kernel->time_s->median);
     }
@@ -992,8 +996,8 @@ class Chart {
         case LegendMark::arrow:
           s += fmt::format(
               "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" "
-              "marker-end=\"url(#arrowhead)\"/>\n",
-              num(x), num(cy), num(x + 16), num(cy), m.colour);
+              "marker-end=\"url(#arrowhead-{})\"/>\n",
+              num(x), num(cy), num(x + 16), num(cy), m.colour, id_);
           break;
         case LegendMark::whisker:
           s += fmt::format(
@@ -1016,6 +1020,7 @@ class Chart {
   const Results& r_;
   ChartOptions o_;
   ViewSpec spec_;
+  std::string id_;
   bool emulator_ = false, has_datasheet_ = false;
   double left_ = 0, right_ = 0, top_ = 0, bottom_ = 0;
   double lx0_ = -1, lx1_ = 3, ly0_ = 9, ly1_ = 13;  // log10 of the axis ends

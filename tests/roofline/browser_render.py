@@ -1,10 +1,20 @@
-"""Renders report.html in headless Chromium and checks the PNG is not blank.
+"""Renders the report and every chart in headless Chromium and checks them.
 
 usage: browser_render.py CLI FIXTURE_WRITER WORKDIR [--save PATH]
+For the test fixture and for a real emulated results.json (data/ beside this
+script), at 1400 and 800 px wide: the report does not overflow horizontally,
+every chart in it is laid out within the window with its points, and the
+screenshots of the report and of each chart on its own are not blank.  The
+report itself has no script: a copy with a probe script appended measures the
+layout and Chromium's --dump-dom reads the result back.
 Exit 0 pass, 1 fail, 77 skip (no Chromium: ctest reports it as skipped).
 The PNG is decoded with the standard library (zlib), no imaging package.
+--save PATH copies the 1400-px screenshot of the emulated run's report there
+(docs/report-screenshot.png).
 """
+import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -66,24 +76,32 @@ def decode_png(path):
     return width, height, channels, rows
 
 
-def main():
-    cli, writer, work = sys.argv[1:4]
-    save = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--save" else None
-    chromium = find_chromium()
-    if not chromium:
-        print("SKIPPED: no chromium/google-chrome on PATH (Debian: apt-get install chromium)")
-        return SKIP
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    results = os.path.join(work, "results.json")
-    report = os.path.join(work, "report.html")
-    png = os.path.join(work, "report.png")
-    subprocess.run([writer, "emulator", results], check=True)
-    subprocess.run([cli, "report", results, "-o", report], check=True, stdout=subprocess.DEVNULL)
-    subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                    f"--user-data-dir={os.path.join(work, 'profile')}", "--window-size=1280,1700",
-                    f"--screenshot={png}", "file://" + os.path.abspath(report)],
-                   check=True, capture_output=True, timeout=120)
+PROBE = """<script>
+window.addEventListener("load", () => {
+  const figures = [...document.querySelectorAll("figure.chart")].map(f => {
+    const r = f.querySelector("svg").getBoundingClientRect();
+    return {id: f.id, right: r.right, width: r.width, height: r.height,
+            points: f.querySelectorAll(".kernel-point").length};
+  });
+  const table = document.querySelector(".ktable");
+  const probe = document.createElement("pre");
+  probe.id = "probe";
+  probe.textContent = JSON.stringify({
+    scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth,
+    tableRight: table ? table.getBoundingClientRect().right : 0, figures});
+  document.body.appendChild(probe);
+});
+</script>"""
+
+
+def chromium_run(chromium, work, width, height, url, *args):
+    return subprocess.run([chromium, "--headless", "--no-sandbox", "--disable-gpu",
+                           "--hide-scrollbars", f"--user-data-dir={os.path.join(work, 'profile')}",
+                           f"--window-size={width},{height}", *args, url],
+                          check=True, capture_output=True, timeout=120, text=True)
+
+
+def pixel_stats(png, banner=False):
     width, height, channels, rows = decode_png(png)
     pixels = width * height
     non_white = banner_red = 0
@@ -99,19 +117,96 @@ def main():
             if r > 150 and g < 40 and b < 60:  # the emulator banner, #b00020
                 banner_red += 1
     mean = total / pixels
-    variance = total_sq / pixels - mean * mean
-    print(f"{png}: {width}x{height}, non-white {non_white / pixels:.1%}, "
-          f"grey variance {variance:.0f}, banner pixels {banner_red}")
+    return non_white / pixels, total_sq / pixels - mean * mean, banner_red
+
+
+def check_report(chromium, work, report, width, label):
+    """The layout probe: nothing wider than the window, every chart sized and populated."""
+    probe_copy = report.replace(".html", f"-probe{width}.html")
+    html = open(report, encoding="utf-8").read()
+    if "<script" in html:
+        print(f"FAILED: {label}: the report carries a script")
+        return False
+    open(probe_copy, "w", encoding="utf-8").write(html.replace("</body>", PROBE + "</body>"))
+    dom = chromium_run(chromium, work, width, 900, "file://" + os.path.abspath(probe_copy),
+                       "--virtual-time-budget=10000", "--dump-dom").stdout
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S)
+    if not found:
+        print(f"FAILED: {label} at {width}px: the layout probe did not run")
+        return False
+    probe = json.loads(found.group(1).replace("&quot;", '"').replace("&amp;", "&"))
     ok = True
-    if non_white / pixels < 0.02 or variance < 100:
-        print("FAILED: the rendered report is (nearly) blank")
+    print(f"{label} at {width}px: document {probe['scrollWidth']}px in a {probe['innerWidth']}px "
+          f"window, kernel table ends at {probe['tableRight']:.0f}px, "
+          f"{len(probe['figures'])} charts")
+    if probe["scrollWidth"] > probe["innerWidth"] or probe["tableRight"] > probe["innerWidth"]:
+        print(f"FAILED: {label} at {width}px overflows horizontally")
         ok = False
-    if banner_red < 2000:
-        print("FAILED: the red 'CPU emulator' banner was not rendered")
+    if not probe["figures"]:
+        print(f"FAILED: {label}: no chart in the report")
         ok = False
-    if ok and save:
-        shutil.copyfile(png, save)
-        print(f"saved {save}")
+    for f in probe["figures"]:
+        if f["right"] > probe["innerWidth"] + 0.5 or f["height"] < 150 or f["points"] == 0:
+            print(f"FAILED: {label} at {width}px: chart {f['id']} is {f['width']:.0f}x"
+                  f"{f['height']:.0f}, ends at {f['right']:.0f}px, {f['points']} points")
+            ok = False
+    return ok
+
+
+def check_png(png, label, banner):
+    share, variance, banner_red = pixel_stats(png)
+    print(f"{label}: non-white {share:.1%}, grey variance {variance:.0f}, banner pixels {banner_red}")
+    ok = True
+    if share < 0.02 or variance < 100:
+        print(f"FAILED: {label} is (nearly) blank")
+        ok = False
+    if banner and banner_red < 2000:
+        print(f"FAILED: {label}: the red 'CPU emulator' banner was not rendered")
+        ok = False
+    return ok
+
+
+def main():
+    cli, writer, work = sys.argv[1:4]
+    save = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--save" else None
+    chromium = find_chromium()
+    if not chromium:
+        print("SKIPPED: no chromium/google-chrome on PATH (Debian: apt-get install chromium)")
+        return SKIP
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    fixture = os.path.join(work, "fixture.json")
+    subprocess.run([writer, "emulator", fixture], check=True)
+    emulated = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
+                            "emulated_small_results.json")
+    ok = True
+    for name, results in (("fixture", fixture), ("emulated", emulated)):
+        report = os.path.join(work, f"{name}-report.html")
+        subprocess.run([cli, "report", results, "-o", report], check=True,
+                       stdout=subprocess.DEVNULL)
+        for width in (1400, 800):
+            ok &= check_report(chromium, work, report, width, f"{name} report")
+            png = os.path.join(work, f"{name}-report-{width}.png")
+            chromium_run(chromium, work, width, 1700, "file://" + os.path.abspath(report),
+                         f"--screenshot={png}")
+            ok &= check_png(png, f"{name} report at {width}px", banner=True)
+        # Every chart on its own, as `roofline plot --view` writes it.
+        html = open(report, encoding="utf-8").read()
+        views = list(dict.fromkeys(re.findall(r'<svg [^>]*data-view="([^"]+)"', html)))
+        for view in views:
+            svg = os.path.join(work, f"{name}-{view.replace(':', '-')}.svg")
+            subprocess.run([cli, "plot", results, "-o", svg, "--view", view], check=True,
+                           stdout=subprocess.DEVNULL)
+            png = svg[:-4] + ".png"
+            chromium_run(chromium, work, 1000, 660, "file://" + os.path.abspath(svg),
+                         f"--screenshot={png}")
+            ok &= check_png(png, f"{name} chart {view}", banner=True)
+            if 'class="kernel-point"' not in open(svg, encoding="utf-8").read():
+                print(f"FAILED: {name} chart {view} has no kernel point")
+                ok = False
+        if ok and save and name == "emulated":
+            shutil.copyfile(os.path.join(work, f"{name}-report-1400.png"), save)
+            print(f"saved {save}")
     return 0 if ok else 1
 
 

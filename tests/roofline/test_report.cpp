@@ -80,13 +80,14 @@ TEST(Report, sku_override_replaces_the_datasheet_figures_the_run_recorded) {
   EXPECT_EQ(html.find("3.35 TB/s"), std::string::npos);  // not a mix with the H100's
 }
 
-TEST(Report, without_a_ceiling_there_is_no_roof_and_no_fusion_for_untimed_pairs) {
+TEST(Report, without_a_ceiling_there_is_no_roof_and_no_gain_for_untimed_pairs) {
   Results r = testing::emulator_fixture();
   r.ceilings.clear();
   r.kernels[0].time_s.reset();
   std::string html = render_report_html(r, {});
   EXPECT_NE(html.find("No ceilings were measured"), std::string::npos);
-  EXPECT_EQ(html.find("<h2>Fusion</h2>"), std::string::npos);
+  EXPECT_EQ(html.find("3.33×"), std::string::npos);
+  EXPECT_NE(html.find("not timed"), std::string::npos);
 }
 
 TEST(Report, chart_and_report_are_written_beside_the_results) {
@@ -99,6 +100,68 @@ TEST(Report, chart_and_report_are_written_beside_the_results) {
   h << html.rdbuf();
   EXPECT_TRUE(s.str().starts_with("<?xml"));
   EXPECT_NE(h.str().find("<svg"), std::string::npos);
+}
+
+TEST(Report, headline_comes_first_with_counts_noise_and_unknown_throttling) {
+  Results r = testing::emulator_fixture();
+  std::string html = render_report_html(r, report_options_for(r));
+  const auto headline = html.find("class=\"headline\"");
+  ASSERT_NE(headline, std::string::npos);
+  EXPECT_LT(headline, html.find("<h2>"));  // before every section
+  EXPECT_NE(html.find("<b>3</b> validated and timed, <span class=\"bad\">1 failed</span>, 0 "
+                      "skipped"),
+            std::string::npos);
+  EXPECT_NE(html.find("Throttling: <b>unknown</b> — NVML not available"), std::string::npos);
+  EXPECT_NE(html.find("Noise (spread: stddev / median of the repetitions)"), std::string::npos);
+  EXPECT_NE(html.find("no datasheet or derived GPU figure applies"), std::string::npos);
+}
+
+TEST(Report, a_ceiling_verdict_names_the_claim_and_the_share_of_it) {
+  Results r = testing::emulator_fixture();
+  r.context.backend = "cuda";
+  r.context.nvml_available = true;
+  r.ceilings[0].value = 1.6e12;  // hbm.copy against A100 80GB's 2039 GB/s: 78%
+  std::string html = render_report_html(r, report_options_for(r, "a100-sxm4-80gb"));
+  EXPECT_NE(html.find("<b>hbm.copy</b> 1.6 TB/s — short of the claim (78% of the datasheet's "
+                      "2.04 TB/s)"),
+            std::string::npos);
+  EXPECT_NE(html.find("Throttling: none seen by NVML"), std::string::npos);
+  r.ceilings[0].value = 0.5e12;
+  EXPECT_NE(render_report_html(r, report_options_for(r, "a100-sxm4-80gb"))
+                .find("far short of the claim</span> (25% of the datasheet's"),
+            std::string::npos);
+}
+
+TEST(Report, kernel_table_sorts_without_a_script) {
+  Results r = testing::emulator_fixture();
+  std::string html = render_report_html(r, report_options_for(r));
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  // A radio button per column and direction, and each row's rank per column.
+  EXPECT_NE(html.find("id=\"ks3a\""), std::string::npos);
+  EXPECT_NE(html.find("#ks3d:checked~.ktable .kb{order:calc(-1*var(--k3))}"), std::string::npos);
+  // Median time (column 3): fused 6 ms ranks 0, naive 20 ms 2, the untimed one last (3).
+  EXPECT_NE(html.find("--k3:0;"), std::string::npos);
+  EXPECT_NE(html.find("--k3:3;"), std::string::npos);
+  EXPECT_NE(html.find("position:sticky"), std::string::npos);
+}
+
+TEST(Report, every_chart_view_is_inline_with_its_own_ids) {
+  Results r = testing::emulator_fixture();
+  std::string html = render_report_html(r, report_options_for(r));
+  EXPECT_NE(html.find("id=\"chart-overview\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"chart-tensor\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"chart-family-gelu\""), std::string::npos);
+  EXPECT_NE(html.find("id=\"plot-area-family-gelu\""), std::string::npos);
+  EXPECT_EQ(html.find("id=\"plot-area\""), std::string::npos);  // no id shared by two charts
+}
+
+TEST(Report, a_ladder_rung_slower_than_its_baseline_is_said_so) {
+  Results r = testing::emulator_fixture();
+  std::string html = render_report_html(r, report_options_for(r));
+  EXPECT_NE(html.find("<h2>Ladders: what each rung buys</h2>"), std::string::npos);
+  EXPECT_NE(html.find("3.33×"), std::string::npos);
+  std::swap(r.kernels[0].time_s, r.kernels[1].time_s);  // the rung now takes 20 ms
+  EXPECT_NE(render_report_html(r, report_options_for(r)).find("0.30× (slower)"), std::string::npos);
 }
 
 }  // namespace

@@ -79,4 +79,18 @@ struct Analysis {
 
 Analysis analyse(const Results& results);
 
+// One rung of a ladder against the rung below it (its `baseline`), at one
+// shape: what the rung buys, kept apart from fusion (a declared pair).
+struct LadderStep {
+  std::string family;
+  ShapeDims shape;
+  std::string rung, baseline, idea;  // idea: what the rung changes ("" unsaid)
+  std::string precision;
+  std::optional<double> rung_time_s, baseline_time_s;  // medians; timed kernels only
+  std::optional<double> gain;  // baseline time / rung time (> 1: the rung is faster)
+};
+// Every rung whose baseline ran at the same shape, by family (ladder order:
+// the suite's ladders first), then shape, then depth up the ladder.
+std::vector<LadderStep> ladder_steps(const Results& results);
+
 }  // namespace rl::roofline
