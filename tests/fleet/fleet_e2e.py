@@ -277,17 +277,22 @@ def baseline_unmatched_gpus_are_listed(env):
     check(env.run("fleet", "--baseline", before, after).returncode == 0, "matched fleets pass")
 
 
-def main():
-    scenario, cli, writer, work = sys.argv[1:5]
+def run_scenario(scenarios, scenario, work, make_env):
+    """Runs scenarios[scenario](make_env()) in a fresh WORKDIR: 0 ok, 1 failed."""
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     try:
-        globals()[scenario](Env(cli, writer, work))
+        scenarios[scenario](make_env())
     except Failure as e:
         print(f"{scenario}: FAILED: {e}")
         return 1
     print(f"{scenario}: ok")
     return 0
+
+
+def main():
+    scenario, cli, writer, work = sys.argv[1:5]
+    return run_scenario(globals(), scenario, work, lambda: Env(cli, writer, work))
 
 
 if __name__ == "__main__":

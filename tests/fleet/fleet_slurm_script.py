@@ -7,13 +7,11 @@ checked here; the `slurm` test runs the emulator path on a real Slurm.
 Exit 0 when the behaviour holds, 1 (with the reason) when not.
 """
 import os
-import shutil
 import stat
 import subprocess
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "roofline"))
-from cli_e2e import Failure, check  # noqa: E402
+from fleet_e2e import check, run_scenario  # noqa: E402  (and through it, cli_e2e's helpers)
 
 FAKE_SBATCH = """#!/usr/bin/env bash
 # Records one line per call (arguments separated by tabs) and answers a job id.
@@ -131,15 +129,7 @@ def bad_usage_is_one_line_exit_2(env):
 
 def main():
     scenario, repo, work = sys.argv[1:4]
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    try:
-        globals()[scenario](Env(repo, work))
-    except Failure as e:
-        print(f"{scenario}: FAILED: {e}")
-        return 1
-    print(f"{scenario}: ok")
-    return 0
+    return run_scenario(globals(), scenario, work, lambda: Env(repo, work))
 
 
 if __name__ == "__main__":
