@@ -13,6 +13,7 @@ import shutil
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 # The roofline CLI tests' helpers: one way to check an exit code and its one line.
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "roofline"))
 from cli_e2e import Failure, check, load, one_line_error  # noqa: E402

@@ -11,6 +11,7 @@ import stat
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # no __pycache__ beside the sources
 from fleet_e2e import check, run_scenario  # noqa: E402  (and through it, cli_e2e's helpers)
 
 FAKE_SBATCH = """#!/usr/bin/env bash
