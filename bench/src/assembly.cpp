@@ -19,7 +19,7 @@ roofline::TimeStats time_stats(std::vector<double> samples) {
   stats.repetitions = static_cast<int>(n);
   stats.min = samples.front();
   stats.max = samples.back();
-  stats.median = n % 2 == 1 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  stats.median = roofline::median(samples);
   double mean = 0;
   for (const double s : samples) mean += s;
   mean /= static_cast<double>(n);

@@ -13,13 +13,6 @@ namespace rl::roofline {
 
 namespace {
 
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  if (n == 0) return 0;
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 // Upper-tail quantile of the standard normal: z with P(Z > z) = q, 0 < q < 1.
 double normal_upper_quantile(double q) {
   double lo = -40, hi = 40;
@@ -203,12 +196,20 @@ std::optional<Interval> shift_interval(std::span<const double> a, std::span<cons
   return Interval{kth_difference(sa, sb, cu + 1), kth_difference(sa, sb, m - cu)};
 }
 
+double median(std::span<const double> values) {
+  std::vector<double> sorted(values.begin(), values.end());
+  std::sort(sorted.begin(), sorted.end());
+  const std::size_t n = sorted.size();
+  if (n == 0) return 0;
+  return n % 2 == 1 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+}
+
 double relative_noise(std::span<const double> samples) {
   std::vector<double> values(samples.begin(), samples.end());
-  const double median = median_of(values);
-  if (median == 0) return 0;
-  for (double& v : values) v = std::abs(v - median);
-  return 1.4826 * median_of(std::move(values)) / std::abs(median);
+  const double center = median(values);
+  if (center == 0) return 0;
+  for (double& v : values) v = std::abs(v - center);
+  return 1.4826 * median(values) / std::abs(center);
 }
 
 std::string_view verdict_name(Verdict verdict) {
@@ -292,11 +293,11 @@ void check_results_file(const Results& results, const std::string& file) {
       if (!(std::isfinite(t.samples[s]) && t.samples[s] > 0))
         throw CompareInputError(
             fmt::format("{}: sample {} is {}; times must be positive", where, s, t.samples[s]));
-    const double median = median_of(t.samples);
-    if (!(std::abs(median - t.median) <= 1e-9 * median))
+    const double recomputed = median(t.samples);
+    if (!(std::abs(recomputed - t.median) <= 1e-9 * recomputed))
       throw CompareInputError(
           fmt::format("{}: states median {:.9g} s but its samples' median is {:.9g} s", where,
-                      t.median, median));
+                      t.median, recomputed));
   }
 }
 

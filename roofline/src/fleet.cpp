@@ -19,15 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// compare.cpp keeps the same definition private (the mean of the middle two for
-// an even count, as the results' own medians are computed).
-double median_of(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  if (n == 0) return 0;
-  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 std::string shape_label(const KernelResult& k) {
   return fmt::format("{} [{}]", k.name, shape_text(k.shape));
 }
@@ -189,7 +180,7 @@ void judge(FleetMetric& m, std::string_view kind, const FleetOptions& o,
   std::vector<double> v;
   for (const auto& x : m.values) v.push_back(x.value);
   m.judged = true;
-  m.median = median_of(v);
+  m.median = median(v);
   m.spread = relative_noise(v);
   m.limit = std::max(o.threshold_pct / 100, o.spread_k * m.spread);
   for (auto& x : m.values) {
@@ -784,7 +775,7 @@ FleetBaselineReport compare_fleets(std::vector<FleetRun> before, std::vector<Fle
     }
   }
   for (std::size_t i = 0; i < rep.regressions.size(); ++i)
-    rep.regressions[i].median_ratio = median_of(ratios[i]);
+    rep.regressions[i].median_ratio = median(ratios[i]);
   std::erase_if(rep.regressions, [](const FleetRegression& reg) { return reg.slow.empty(); });
   return rep;
 }

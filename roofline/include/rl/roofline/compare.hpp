@@ -95,6 +95,10 @@ struct Interval {
 std::optional<Interval> shift_interval(std::span<const double> a, std::span<const double> b,
                                        double gamma);
 
+// The median (the mean of the middle two for an even count; 0 for none): the
+// one definition results, the gate and the fleet share.
+double median(std::span<const double> values);
+
 // 1.4826 x MAD / median of the samples (0 when the median is 0).
 double relative_noise(std::span<const double> samples);
 
