@@ -234,6 +234,8 @@ int run_compare(const std::string& base_path, const std::string& new_path,
   Comparison c = compare_results(base, next, options, base_path, new_path);
   if (format == "json")
     std::cout << comparison_json(c).dump(2) << "\n";
+  else if (format == "html")
+    std::cout << render_comparison_html(c);
   else
     std::cout << comparison_markdown(c);
   return static_cast<int>(c.exit_status());
@@ -350,7 +352,8 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
       ->allow_extra_args(false);
   compare->add_flag("--cross-device", options.cross_device,
                     "compare files from different devices, backends or size presets");
-  compare->add_option("--format", format, "md or json")->check(CLI::IsMember({"md", "json"}));
+  compare->add_option("--format", format, "md, json or html (one self-contained page, worst first)")
+      ->check(CLI::IsMember({"md", "json", "html"}));
 
   auto* fleet = app.add_subcommand(
       "fleet",

@@ -120,7 +120,7 @@ def pixel_stats(png, banner=False):
     return non_white / pixels, total_sq / pixels - mean * mean, banner_red
 
 
-def check_report(chromium, work, report, width, label):
+def check_report(chromium, work, report, width, label, charts=True):
     """The layout probe: nothing wider than the window, every chart sized and populated."""
     probe_copy = report.replace(".html", f"-probe{width}.html")
     html = open(report, encoding="utf-8").read()
@@ -142,7 +142,7 @@ def check_report(chromium, work, report, width, label):
     if probe["scrollWidth"] > probe["innerWidth"] or probe["tableRight"] > probe["innerWidth"]:
         print(f"FAILED: {label} at {width}px overflows horizontally")
         ok = False
-    if not probe["figures"]:
+    if charts and not probe["figures"]:
         print(f"FAILED: {label}: no chart in the report")
         ok = False
     for f in probe["figures"]:
@@ -207,6 +207,22 @@ def main():
         if ok and save and name == "emulated":
             shutil.copyfile(os.path.join(work, f"{name}-report-1400.png"), save)
             print(f"saved {save}")
+    # roofline compare --format html: the gate's page fits both widths too.
+    base, slow = os.path.join(work, "compare-base.json"), os.path.join(work, "compare-slow.json")
+    subprocess.run([writer, "compare-base", base], check=True)
+    subprocess.run([writer, "compare-slow", slow], check=True)
+    page = os.path.join(work, "compare.html")
+    with open(page, "w", encoding="utf-8") as out:
+        gate = subprocess.run([cli, "compare", base, slow, "--format", "html"], stdout=out)
+    if gate.returncode != 1:
+        print(f"FAILED: compare of a 10% slowdown exited {gate.returncode}, expected 1")
+        ok = False
+    for width in (1400, 800):
+        ok &= check_report(chromium, work, page, width, "compare page", charts=False)
+        png = os.path.join(work, f"compare-{width}.png")
+        chromium_run(chromium, work, width, 900, "file://" + os.path.abspath(page),
+                     f"--screenshot={png}")
+        ok &= check_png(png, f"compare page at {width}px", banner=False)
     return 0 if ok else 1
 
 

@@ -164,5 +164,25 @@ TEST(Report, a_ladder_rung_slower_than_its_baseline_is_said_so) {
   EXPECT_NE(render_report_html(r, report_options_for(r)).find("0.30× (slower)"), std::string::npos);
 }
 
+TEST(Report, compare_page_puts_the_exit_and_the_slow_kernels_first) {
+  Results base = testing::emulator_fixture(), next = testing::emulator_fixture();
+  base.kernels = {testing::timed_kernel("steady", 1e-3, 0.002, 10),
+                  testing::timed_kernel("slower", 1e-3, 0.002, 10)};
+  next.kernels = {testing::timed_kernel("steady", 1e-3, 0.002, 10),
+                  testing::timed_kernel("slower", 1.2e-3, 0.002, 10)};
+  next.kernels[0].name = base.kernels[0].name = "steady";
+  Comparison c = compare_results(base, next, {});
+  ASSERT_EQ(c.count(Verdict::slow), 1);
+  std::string html = render_comparison_html(c);
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_NE(html.find("<b class=\"bad\">exit 1</b>"), std::string::npos);
+  const auto slow = html.find("<tr class=\"slow\">"), same = html.find("<tr class=\"same\">");
+  ASSERT_NE(slow, std::string::npos);
+  ASSERT_NE(same, std::string::npos);
+  EXPECT_LT(slow, same);  // worst first
+  EXPECT_NE(html.find("1.200 (+20.0%)"), std::string::npos);
+  EXPECT_NE(html.find("class=\"ci\""), std::string::npos);  // the interval against the band
+}
+
 }  // namespace
 }  // namespace rl::roofline

@@ -4,6 +4,7 @@
 // fusion section for naive -> optimised pairs, and the full context.
 #pragma once
 
+#include "rl/roofline/compare.hpp"
 #include "rl/roofline/results.hpp"
 #include "rl/roofline/sku.hpp"
 
@@ -24,6 +25,13 @@ struct ReportOptions {
 };
 
 std::string render_report_html(const Results& results, const ReportOptions& options);
+
+// `roofline compare --format html`: the gate's result as one self-contained
+// page: the exit status and why first, the verdict counts, gate failures,
+// every kernel sorted worst first (SLOW, UNSURE, INCONCLUSIVE, then by
+// ratio) with its ratio, confidence interval drawn against the threshold
+// band, p-value and noise, then the context diff.
+std::string render_comparison_html(const Comparison& comparison);
 
 // The datasheet row for a results file: `sku_override` (a key or name) when
 // given, else the row matched from the device.  Throws std::invalid_argument
