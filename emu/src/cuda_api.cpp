@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "internal.hpp"
+#include "rl/emu/hopper.hpp"
 
 namespace rl::emu::detail {
 namespace {
@@ -220,7 +221,8 @@ cudaError_t cudaGetDevice(int* device) {
 
 // The emulated device: compute capability 8.9 because the emulator implements
 // the warp-level instructions up to sm_89 (mma incl. fp8, ldmatrix,
-// cp.async) and nothing of sm_90.  One "multiprocessor" per host worker, each
+// cp.async); 9.0 with RL_EMU_CC=90, which adds sm_90a's wgmma, TMA and
+// mbarrier (rl/emu/hopper.hpp).  One "multiprocessor" per host worker, each
 // running one block at a time.  Clocks and bus width are not meaningful and
 // are 0.
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
@@ -242,8 +244,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->maxGridSize[1] = 65535;
   prop->maxGridSize[2] = 65535;
   prop->totalConstMem = 65536;
-  prop->major = 8;
-  prop->minor = 9;
+  prop->major = rl::emu::hopper::compute_capability() / 10;  // RL_EMU_CC: 8.9 or 9.0
+  prop->minor = rl::emu::hopper::compute_capability() % 10;
   prop->textureAlignment = 512;
   prop->multiProcessorCount = rl::emu::worker_threads();
   prop->integrated = 1;  // "device" memory is host memory

@@ -1,0 +1,380 @@
+// The emulator's Hopper instructions (rl/emu/hopper.hpp) against cases
+// computed by hand from the PTX ISA: descriptor decoding and operand
+// addresses under each swizzle ("Matrix Descriptor Format", "Shared Memory
+// Matrix Layout"), the wgmma accumulator layout ("Register Fragments",
+// m64nNk16 D), mbarrier phases and transaction counts ("mbarrier"), TMA boxes
+// at tensor edges with zero fill and the emulated cuTensorMapEncodeTiled's
+// refusals ("cp.async.bulk.tensor", driver API "Tensor Map Object
+// Management").  No RL_EMU_CC needed: these call rl::emu::hopper directly.
+#include "rl/cuda.hpp"
+#include "rl/emu/hopper.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace h = rl::emu::hopper;
+
+// ------------------------------------------------------------- descriptors
+
+TEST(HopperDescriptor, decodes_start_lbo_sbo_base_offset_and_each_swizzle_code) {
+  // start 0x1234 << 4, LBO 0x200 << 4, SBO 0x40 << 4, base offset 5, swizzle 1 (128B).
+  const std::uint64_t desc =
+      0x1234ull | (0x200ull << 16) | (0x40ull << 32) | (5ull << 49) | (1ull << 62);
+  const h::Descriptor d = h::decode_descriptor(desc);
+  EXPECT_EQ(d.start, 0x12340u);
+  EXPECT_EQ(d.lbo, 0x2000u);
+  EXPECT_EQ(d.sbo, 0x400u);
+  EXPECT_EQ(d.base_offset, 5u);
+  EXPECT_EQ(d.swizzle_bytes, 128u);
+  EXPECT_EQ(h::decode_descriptor(0).swizzle_bytes, 0u);
+  EXPECT_EQ(h::decode_descriptor(2ull << 62).swizzle_bytes, 64u);
+  EXPECT_EQ(h::decode_descriptor(3ull << 62).swizzle_bytes, 32u);
+}
+
+TEST(HopperDescriptor, k_major_without_swizzle_walks_8x16_byte_core_matrices) {
+  // LBO 128 (next core matrix in K), SBO 256 (next in M/N), 2-byte elements.
+  const h::Descriptor d{0x400, 128, 256, 0, 0};
+  EXPECT_EQ(h::operand_address(d, false, 2, 0, 0), 0x400u);
+  EXPECT_EQ(h::operand_address(d, false, 2, 0, 7), 0x400u + 14);   // same 16-byte row
+  EXPECT_EQ(h::operand_address(d, false, 2, 0, 8), 0x400u + 128);  // next core matrix in K
+  EXPECT_EQ(h::operand_address(d, false, 2, 3, 9), 0x400u + 128 + 48 + 2);
+  EXPECT_EQ(h::operand_address(d, false, 2, 9, 0), 0x400u + 256 + 16);  // second 8-row group
+}
+
+TEST(HopperDescriptor, k_major_128b_swizzle_xors_the_16_byte_chunk_with_the_row) {
+  // Rows of 128 bytes, SBO 1024; a 1024-aligned start.  Row 1, k 0: linear
+  // 128, row bits (9:7) = 1 -> chunk 0 ^ 1 = 1: 128 + 16.  Row 5, k 9 (byte
+  // 18, chunk 1): linear 640 + 18, chunk 1 ^ 5 = 4: 640 + 64 + 2.
+  const h::Descriptor d{0x2000, 16, 1024, 0, 128};
+  EXPECT_EQ(h::operand_address(d, false, 2, 0, 0), 0x2000u);
+  EXPECT_EQ(h::operand_address(d, false, 2, 1, 0), 0x2000u + 144);
+  EXPECT_EQ(h::operand_address(d, false, 2, 5, 9), 0x2000u + 640 + 66);
+  EXPECT_EQ(h::operand_address(d, false, 2, 8, 0), 0x2000u + 1024);  // next group: row 0 again
+  // The rung's k16 step (+32 bytes on the start) lands on chunk 2 ^ row.
+  const h::Descriptor step{0x2000 + 32, 16, 1024, 0, 128};
+  EXPECT_EQ(h::operand_address(step, false, 2, 3, 0), 0x2000u + 384 + ((2 ^ 3) * 16));
+}
+
+TEST(HopperDescriptor, k_major_64b_and_32b_swizzles_use_two_and_one_row_bits) {
+  // 64B: rows of 64 bytes; row 3 starts at 192 = bit 7 set (+ bit 6): the
+  // XOR reads bits 8:7 = 1 -> chunk 0 ^ 1.  32B: rows of 32 bytes; row 4 at
+  // 128: bit 7 = 1 -> chunk 0 ^ 1; row 3 at 96: bit 7 = 0, unchanged.
+  const h::Descriptor d64{0, 0, 512, 0, 64};
+  EXPECT_EQ(h::operand_address(d64, false, 2, 3, 0), 192u + 16);
+  EXPECT_EQ(h::operand_address(d64, false, 2, 6, 0), 384u + 48);  // bits 8:7 = 3
+  const h::Descriptor d32{0, 0, 256, 0, 32};
+  EXPECT_EQ(h::operand_address(d32, false, 2, 4, 0), 128u + 16);
+  EXPECT_EQ(h::operand_address(d32, false, 2, 3, 0), 96u);
+}
+
+TEST(HopperDescriptor, mn_major_128b_puts_64_columns_per_k_row_and_lbo_between_column_blocks) {
+  // The GEMM rung's B: LBO 8192 between N blocks of 64, SBO 1024 per 8 K rows.
+  const h::Descriptor d{0, 8192, 1024, 0, 128};
+  EXPECT_EQ(h::operand_address(d, true, 2, 5, 0), 10u);               // row 0 unswizzled
+  EXPECT_EQ(h::operand_address(d, true, 2, 0, 1), 128u + 16);         // k row 1: chunk 0 ^ 1
+  EXPECT_EQ(h::operand_address(d, true, 2, 64, 0), 8192u);            // second column block
+  EXPECT_EQ(h::operand_address(d, true, 2, 0, 9), 1024u + 128 + 16);  // next 8-row group
+}
+
+TEST(HopperDescriptor, refuses_what_it_does_not_emulate) {
+  EXPECT_THROW(h::operand_address({0, 0, 0, 1, 128}, false, 2, 0, 0), std::invalid_argument);
+  EXPECT_THROW(h::operand_address({0, 0, 0, 0, 0}, true, 2, 0, 0), std::invalid_argument);
+}
+
+// ------------------------------------------------------------- accumulators
+
+TEST(HopperAccumulator, thread_register_to_row_and_column_follows_the_m64nNk_figure) {
+  // Thread 0: d0..d3 = (0,0) (0,1) (8,0) (8,1); d4 = (0,8).
+  EXPECT_EQ(h::accumulator_row(0, 0), 0u);
+  EXPECT_EQ(h::accumulator_col(0, 1), 1u);
+  EXPECT_EQ(h::accumulator_row(0, 2), 8u);
+  EXPECT_EQ(h::accumulator_col(0, 4), 8u);
+  // Thread 37 = warp 1, lane 5 (g 1, t 1); d6 = (16 + 1 + 8, 8 + 2).
+  EXPECT_EQ(h::accumulator_row(37, 6), 25u);
+  EXPECT_EQ(h::accumulator_col(37, 6), 10u);
+  // Thread 127 = warp 3, lane 31 (g 7, t 3); d127 (N = 256) = (63, 255).
+  EXPECT_EQ(h::accumulator_row(127, 127), 63u);
+  EXPECT_EQ(h::accumulator_col(127, 127), 255u);
+}
+
+// ------------------------------------------------------------- mbarrier
+
+TEST(HopperMbarrier, a_phase_completes_when_arrivals_and_transaction_bytes_are_both_done) {
+  std::uint64_t bar = 0;
+  h::mbarrier_init(&bar, 2);
+  EXPECT_FALSE(h::mbarrier_test_wait_parity(&bar, 0));
+  h::mbarrier_expect_tx(&bar, 256);  // the first arrival announces 256 bytes
+  h::mbarrier_arrive(&bar);
+  h::mbarrier_arrive(&bar);
+  EXPECT_FALSE(h::mbarrier_test_wait_parity(&bar, 0)) << "bytes still pending";
+  EXPECT_EQ(h::mbarrier_state(bar).tx_count, 256);
+  h::mbarrier_complete_tx(&bar, 128);
+  EXPECT_FALSE(h::mbarrier_test_wait_parity(&bar, 0));
+  h::mbarrier_complete_tx(&bar, 128);
+  EXPECT_TRUE(h::mbarrier_test_wait_parity(&bar, 0)) << "phase 0 done";
+  EXPECT_FALSE(h::mbarrier_test_wait_parity(&bar, 1)) << "phase 1 just began";
+  const h::MbarrierState s = h::mbarrier_state(bar);
+  EXPECT_EQ(s.phase, 1u);
+  EXPECT_EQ(s.pending, 2u) << "the next phase expects the init count again";
+  EXPECT_EQ(s.tx_count, 0);
+}
+
+TEST(HopperMbarrier, bytes_may_complete_before_they_are_expected) {
+  // TMA may count bytes down before the producer's expect_tx: tx goes
+  // negative, and the phase still waits for the arrival.
+  std::uint64_t bar = 0;
+  h::mbarrier_init(&bar, 1);
+  h::mbarrier_complete_tx(&bar, 64);
+  EXPECT_EQ(h::mbarrier_state(bar).tx_count, -64);
+  EXPECT_FALSE(h::mbarrier_test_wait_parity(&bar, 0));
+  h::mbarrier_expect_tx(&bar, 64);
+  EXPECT_FALSE(h::mbarrier_test_wait_parity(&bar, 0));
+  h::mbarrier_arrive(&bar);
+  EXPECT_TRUE(h::mbarrier_test_wait_parity(&bar, 0));
+}
+
+TEST(HopperMbarrier, the_state_word_round_trips_every_field) {
+  const h::MbarrierState s{12345, 1048575, -1048575, 1};
+  const h::MbarrierState t = h::mbarrier_state(h::mbarrier_word(s));
+  EXPECT_EQ(t.pending, s.pending);
+  EXPECT_EQ(t.expected, s.expected);
+  EXPECT_EQ(t.tx_count, s.tx_count);
+  EXPECT_EQ(t.phase, s.phase);
+}
+
+TEST(HopperMbarrier, init_refuses_a_zero_count) {
+  std::uint64_t bar = 0;
+  EXPECT_THROW(h::mbarrier_init(&bar, 0), std::runtime_error);
+  EXPECT_THROW(h::mbarrier_init(&bar, 1u << 20), std::runtime_error);
+}
+
+// A consumer waits for a phase nobody will complete: the launch fails and
+// the message names the barrier.
+__global__ void wait_forever() {
+  __shared__ std::uint64_t bar;
+  h::mbarrier_init(&bar, 1);
+  while (!h::mbarrier_try_wait_parity(&bar, 0)) {
+  }
+}
+
+TEST(HopperMbarrier, a_wait_that_can_never_complete_is_a_deadlock_naming_the_barrier) {
+  (void)cudaGetLastError();
+  testing::internal::CaptureStderr();
+  rl::launch(wait_forever, dim3(1), dim3(32), 0, nullptr);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(cudaGetLastError(), cudaSuccess);
+  EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess);  // the failure is reported there too, once
+  EXPECT_NE(err.find("deadlock"), std::string::npos) << err;
+  EXPECT_NE(err.find("mbarrier at shared address"), std::string::npos) << err;
+  EXPECT_NE(err.find("parity 0"), std::string::npos) << err;
+}
+
+// Producer thread 0 arrives after the consumers have started waiting: every
+// thread sees the phase complete (try_wait lets thread 0 run).
+__global__ void producer_consumer(int* seen) {
+  __shared__ std::uint64_t bar;
+  __shared__ int value;
+  if (threadIdx.x == 0) h::mbarrier_init(&bar, 1);
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    for (int i = 0; i < 100; ++i) __nanosleep(1);  // let the consumers spin first
+    value = 42;
+    h::mbarrier_arrive(&bar);
+  } else {
+    while (!h::mbarrier_try_wait_parity(&bar, 0)) {
+    }
+    seen[threadIdx.x] = value;
+  }
+}
+
+TEST(HopperMbarrier, waiting_threads_see_what_the_arrival_released) {
+  std::vector<int> host(64, 0);
+  int* seen = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&seen), 64 * sizeof(int)), cudaSuccess);
+  ASSERT_EQ(cudaMemset(seen, 0, 64 * sizeof(int)), cudaSuccess);
+  rl::launch(producer_consumer, dim3(1), dim3(64), 0, nullptr, seen);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(host.data(), seen, 64 * sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
+  for (int t = 1; t < 64; ++t) EXPECT_EQ(host[t], 42) << t;
+  cudaFree(seen);
+}
+
+// ------------------------------------------------------------- wgmma
+
+// A(m, k) = 1 where k == m % 16, else 0; B(k, n) = 8k + n (exact in bf16):
+// D(m, n) = B(m % 16, n) = 8 (m % 16) + n, so each thread's register i must
+// hold 8 (row % 16) + col for the hand layout's (row, col).  A K-major
+// without swizzle (LBO 128, SBO 256), B K-major 128B-swizzled (SBO 1024),
+// both written through hand-written address formulas.  The accumulators
+// start at 1000 and scale-d = 1 adds them.
+__global__ void wgmma_layout(float* out, int scale_d) {
+  __shared__ __align__(1024) unsigned char a_tile[64 * 32];
+  __shared__ __align__(1024) unsigned char b_tile[8 * 128];
+  const unsigned t = threadIdx.x;
+  if (t == 0) {
+    for (unsigned m = 0; m < 64; ++m)
+      for (unsigned k = 0; k < 16; ++k) {
+        const __nv_bfloat16 v = __float2bfloat16(k == m % 16 ? 1.0f : 0.0f);
+        std::memcpy(a_tile + (m / 8) * 256 + (k / 8) * 128 + (m % 8) * 16 + (k % 8) * 2, &v, 2);
+      }
+    const std::uint32_t b_base = h::shared_address(b_tile);
+    for (unsigned n = 0; n < 8; ++n)
+      for (unsigned k = 0; k < 16; ++k) {
+        const __nv_bfloat16 v = __float2bfloat16(static_cast<float>(8 * k + n));
+        const std::uint32_t linear = b_base + n * 128 + k * 2;
+        const std::uint32_t swizzled = linear ^ (((linear >> 7) & 7u) << 4);
+        std::memcpy(b_tile + (swizzled - b_base), &v, 2);
+      }
+  }
+  __syncthreads();
+  float d[4] = {1000.0f, 1000.0f, 1000.0f, 1000.0f};
+  const std::uint64_t desc_a = (h::shared_address(a_tile) >> 4) | (8ull << 16) | (16ull << 32);
+  const std::uint64_t desc_b = (h::shared_address(b_tile) >> 4) | (64ull << 32) | (1ull << 62);
+  h::wgmma({h::WgmmaInput::bf16, 8, desc_a, desc_b, scale_d != 0, 1, 1, false, false}, d);
+  for (int i = 0; i < 4; ++i) out[t * 4 + i] = d[i];
+}
+
+TEST(HopperWgmma, accumulators_land_where_the_fragment_figure_puts_them) {
+  for (int scale_d : {0, 1}) {
+    SCOPED_TRACE(scale_d);
+    float* out = nullptr;
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), 128 * 4 * sizeof(float)), cudaSuccess);
+    rl::launch(wgmma_layout, dim3(1), dim3(128), 0, nullptr, out, scale_d);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<float> host(128 * 4);
+    ASSERT_EQ(cudaMemcpy(host.data(), out, host.size() * sizeof(float), cudaMemcpyDeviceToHost),
+              cudaSuccess);
+    for (unsigned t = 0; t < 128; ++t)
+      for (unsigned i = 0; i < 4; ++i) {
+        // By hand: row = 16 warp + lane / 4 + 8 (i / 2 % 2), col = 2 (lane % 4) + i % 2.
+        const unsigned lane = t % 32, row = 16 * (t / 32) + lane / 4 + 8 * ((i / 2) % 2);
+        const unsigned col = 2 * (lane % 4) + i % 2;
+        EXPECT_EQ(host[t * 4 + i], static_cast<float>((scale_d ? 1000 : 0) + 8 * (row % 16) + col))
+            << "thread " << t << " d" << i;
+      }
+    cudaFree(out);
+  }
+}
+
+// ------------------------------------------------------------- TMA
+
+TEST(HopperTma, encode_refuses_what_the_driver_refuses) {
+  alignas(16) static std::uint16_t data[64 * 64];
+  h::TensorMap map{};
+  const std::uint64_t dims[2] = {64, 64}, strides[1] = {128};
+  const std::uint32_t box[2] = {64, 8}, es[2] = {1, 1};
+  const char* why = "";
+  auto encode = [&](const void* address, const std::uint64_t* st, const std::uint32_t* bx,
+                    h::TmaSwizzle sw) {
+    return h::encode_tensor_map_tiled(&map, h::TmaDataType::bfloat16, 2, address, dims, st, bx, es,
+                                      h::TmaInterleave::none, sw, h::TmaOobFill::zeros, &why);
+  };
+  EXPECT_EQ(encode(data, strides, box, h::TmaSwizzle::b128), 0);
+  EXPECT_EQ(encode(reinterpret_cast<const char*>(data) + 8, strides, box, h::TmaSwizzle::b128), 1);
+  EXPECT_STREQ(why, "globalAddress must be 16-byte aligned");
+  const std::uint64_t odd_pitch[1] = {120};
+  EXPECT_EQ(encode(data, odd_pitch, box, h::TmaSwizzle::b128), 1);
+  EXPECT_STREQ(why, "globalStrides[i] must be a multiple of 16");
+  const std::uint32_t too_wide[2] = {128, 8};  // 256 bytes > the 128B span
+  EXPECT_EQ(encode(data, strides, too_wide, h::TmaSwizzle::b128), 1);
+  const std::uint32_t wide_64[2] = {64, 8};  // 128 bytes > the 64B span
+  EXPECT_EQ(encode(data, strides, wide_64, h::TmaSwizzle::b64), 1);
+  const std::uint32_t big_box[2] = {8, 257};
+  EXPECT_EQ(encode(data, strides, big_box, h::TmaSwizzle::none), 1);
+  EXPECT_STREQ(why, "boxDim[i] must be 1 .. 256");
+  const std::uint32_t narrow[2] = {4, 8};  // 8 bytes: not a 16-byte multiple
+  EXPECT_EQ(encode(data, strides, narrow, h::TmaSwizzle::none), 1);
+}
+
+// A 3 x 5 int32 tensor (value 100 r + c, pitch 32 bytes), a 4-wide x 2-high
+// box without swizzle: at (2, 1) it covers columns 2..5 (5 is outside) of
+// rows 1..2; at (-2, 2) columns -2..1 of rows 2..3 (row 3 outside).
+__global__ void tma_edges(const h::TensorMap map, std::int32_t* out) {
+  __shared__ __align__(128) std::int32_t box[2][8];
+  __shared__ std::uint64_t bar;
+  h::mbarrier_init(&bar, 1);
+  h::mbarrier_expect_tx(&bar, 2 * 32);
+  h::mbarrier_arrive(&bar);
+  const std::int32_t at0[2] = {2, 1}, at1[2] = {-2, 2};
+  h::tma_load(box[0], map, at0, 2, &bar);
+  h::tma_load(box[1], map, at1, 2, &bar);
+  out[16] = h::mbarrier_test_wait_parity(&bar, 0) ? 1 : 0;
+  for (int i = 0; i < 16; ++i) out[i] = box[i / 8][i % 8];
+}
+
+TEST(HopperTma, a_box_at_the_tensor_edge_reads_zeros_outside_and_completes_its_full_bytes) {
+  std::int32_t* tensor = nullptr;
+  std::int32_t* out = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&tensor), 3 * 8 * sizeof(std::int32_t)),
+            cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), 17 * sizeof(std::int32_t)), cudaSuccess);
+  std::vector<std::int32_t> host(3 * 8, -1);
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 5; ++c) host[r * 8 + c] = 100 * r + c;
+  ASSERT_EQ(cudaMemcpy(tensor, host.data(), host.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  h::TensorMap map{};
+  const std::uint64_t dims[2] = {5, 3}, strides[1] = {32};
+  const std::uint32_t box[2] = {4, 2}, es[2] = {1, 1};
+  ASSERT_EQ(
+      h::encode_tensor_map_tiled(&map, h::TmaDataType::int32, 2, tensor, dims, strides, box, es,
+                                 h::TmaInterleave::none, h::TmaSwizzle::none, h::TmaOobFill::zeros),
+      0);
+  rl::launch(tma_edges, dim3(1), dim3(1), 0, nullptr, map, out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<std::int32_t> got(17);
+  ASSERT_EQ(cudaMemcpy(got.data(), out, got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  const std::vector<std::int32_t> expected = {102, 103, 104, 0,   202, 203, 204, 0,  // box 0
+                                              0,   0,   200, 201, 0,   0,   0,   0,  // box 1
+                                              1};  // 2 x 32 bytes completed the phase
+  EXPECT_EQ(got, expected);
+  cudaFree(tensor);
+  cudaFree(out);
+}
+
+// A 128B-swizzled box lands as wgmma reads it: 8 rows of 64 bf16 at a
+// 1024-aligned address, row r's 16-byte chunk c at chunk c ^ r.
+__global__ void tma_swizzle(const h::TensorMap map, std::uint16_t* out) {
+  __shared__ __align__(1024) std::uint16_t box[8 * 64];
+  __shared__ std::uint64_t bar;
+  h::mbarrier_init(&bar, 1);
+  h::mbarrier_expect_tx(&bar, sizeof box);
+  h::mbarrier_arrive(&bar);
+  const std::int32_t at[2] = {0, 0};
+  h::tma_load(box, map, at, 2, &bar);
+  for (int i = 0; i < 8 * 64; ++i) out[i] = box[i];
+}
+
+TEST(HopperTma, the_128b_swizzle_moves_chunk_c_of_row_r_to_chunk_c_xor_r) {
+  std::uint16_t* tensor = nullptr;
+  std::uint16_t* out = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&tensor), 8 * 64 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), 8 * 64 * 2), cudaSuccess);
+  std::vector<std::uint16_t> host(8 * 64);
+  for (int i = 0; i < 8 * 64; ++i) host[i] = static_cast<std::uint16_t>(i);
+  ASSERT_EQ(cudaMemcpy(tensor, host.data(), host.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  h::TensorMap map{};
+  const std::uint64_t dims[2] = {64, 8}, strides[1] = {128};
+  const std::uint32_t box[2] = {64, 8}, es[2] = {1, 1};
+  ASSERT_EQ(
+      h::encode_tensor_map_tiled(&map, h::TmaDataType::bfloat16, 2, tensor, dims, strides, box, es,
+                                 h::TmaInterleave::none, h::TmaSwizzle::b128, h::TmaOobFill::zeros),
+      0);
+  rl::launch(tma_swizzle, dim3(1), dim3(1), 0, nullptr, map, out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<std::uint16_t> got(8 * 64);
+  ASSERT_EQ(cudaMemcpy(got.data(), out, got.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  // Row 3, chunk 1 (elements 8..15 of row 3) sits at chunk 1 ^ 3 = 2.
+  EXPECT_EQ(got[3 * 64 + 2 * 8], 3 * 64 + 8);
+  EXPECT_EQ(got[0 * 64 + 5], 5);               // row 0 is not moved
+  EXPECT_EQ(got[7 * 64 + 0], 7 * 64 + 7 * 8);  // row 7, chunk 0 holds chunk 7
+  cudaFree(tensor);
+  cudaFree(out);
+}
+
+}  // namespace
