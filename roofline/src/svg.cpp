@@ -791,6 +791,18 @@ class Chart {
     if (ridges) entry("ridge (DRAM meets roof)", {LegendMark::ridge, "", "#444444", 0});
     if (!arrows().empty()) entry("baseline → rung", {LegendMark::arrow, "", "#333333", 0});
     entry("whisker: min–max over reps", {LegendMark::whisker, "", "#333333", 0});
+    // A roof whose label found no room on the plot is named here instead.
+    if (!layout_.unlabelled_roofs.empty()) {
+      heading("Other roofs (no room)");
+      for (const auto& d : roofs_) {
+        const Roof& roof = *d.roof;
+        if (std::find(layout_.unlabelled_roofs.begin(), layout_.unlabelled_roofs.end(),
+                      roof.label()) == layout_.unlabelled_roofs.end())
+          continue;
+        entry(roof.label(),
+              {roof.datasheet ? LegendMark::dotted : LegendMark::line, "", roof.colour, 0});
+      }
+    }
   }
 
   void place_footnote() {
