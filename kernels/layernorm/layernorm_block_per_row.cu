@@ -56,18 +56,21 @@ void launch_layernorm_block_per_row(const Args<T>& a, cudaStream_t stream) {
              stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.C);
 }
 
-RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_block_per_row_f32",
-                                       .variant = "block_per_row",
-                                       .baseline = "layernorm_thread_per_row_naive_f32",
-                                       .launcher = &launch_layernorm_block_per_row<float>,
-                                       .bytes_model = &bytes_model_block_per_row,
-                                       .min_C = 4096}));
 RL_REGISTER_KERNEL(
-    make_record<__nv_bfloat16>({.name = "layernorm_block_per_row_bf16",
-                                .variant = "block_per_row",
-                                .baseline = "layernorm_thread_per_row_naive_bf16",
-                                .launcher = &launch_layernorm_block_per_row<__nv_bfloat16>,
-                                .bytes_model = &bytes_model_block_per_row,
-                                .min_C = 4096}));
+    make_record<float>({.name = "layernorm_block_per_row_f32",
+                        .variant = "block_per_row",
+                        .baseline = "layernorm_thread_per_row_naive_f32",
+                        .launcher = &launch_layernorm_block_per_row<float>,
+                        .bytes_model = &bytes_model_block_per_row,
+                        .min_C = 4096,
+                        .idea = "a block per wide row, block reductions through shared memory"}));
+RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
+    {.name = "layernorm_block_per_row_bf16",
+     .variant = "block_per_row",
+     .baseline = "layernorm_thread_per_row_naive_bf16",
+     .launcher = &launch_layernorm_block_per_row<__nv_bfloat16>,
+     .bytes_model = &bytes_model_block_per_row,
+     .min_C = 4096,
+     .idea = "a block per wide row, block reductions through shared memory"}));
 
 }  // namespace rl::layernorm

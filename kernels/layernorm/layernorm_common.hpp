@@ -457,8 +457,10 @@ struct RecordSpec {
   std::string baseline;
   Launcher<T> launcher;
   std::function<double(const Dims&)> bytes_model;
-  std::int64_t min_C = 0;  // shapes narrower than this are not this rung's job
-  bool gpu_only = false;   // a library baseline the emulator cannot run
+  std::int64_t min_C = 0;    // shapes narrower than this are not this rung's job
+  bool gpu_only = false;     // a library baseline the emulator cannot run
+  std::string idea = {};     // the report's one line: what it changes from its baseline
+  std::string library = {};  // the library a baseline calls ("cuDNN"), "" if hand-written
 };
 
 template <typename T>
@@ -486,6 +488,8 @@ KernelRecord make_record(RecordSpec<T> spec) {
                 new LayerNormWorkload<T>(launcher, static_cast<int>(shape.at("rows")),
                                          static_cast<int>(shape.at("C")), seed));
           },
+      .idea = std::move(spec.idea),
+      .library = std::move(spec.library),
   };
 }
 

@@ -149,7 +149,8 @@ bool try_launch_rows_per_block(const Args<T>& a, cudaStream_t stream) {
 }
 
 // `Rung` names a rung: kVariant (the record's variant, "layernorm_" + it the
-// kernel's name) and kernel<T, kChunks>() (its kernel for kChunks chunks).
+// kernel's name), kIdea (the report's line on what it changes) and
+// kernel<T, kChunks>() (its kernel for kChunks chunks).
 template <typename Rung, typename T>
 void launch_rows_per_block(const Args<T>& a, cudaStream_t stream) {
   bool launched = try_launch_rows_per_block<Rung, T, 1>(a, stream) ||
@@ -168,7 +169,8 @@ KernelRecord rows_per_block_record(std::string name, std::string baseline) {
                          .variant = Rung::kVariant,
                          .baseline = std::move(baseline),
                          .launcher = &launch_rows_per_block<Rung, T>,
-                         .bytes_model = &bytes_model_rows_per_block});
+                         .bytes_model = &bytes_model_rows_per_block,
+                         .idea = Rung::kIdea});
 }
 
 }  // namespace rl::layernorm

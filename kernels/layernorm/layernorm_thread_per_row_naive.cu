@@ -58,12 +58,14 @@ RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_thread_per_row_naive_f
                                        .variant = "thread_per_row_naive",
                                        .baseline = "",
                                        .launcher = &launch_layernorm_thread_per_row_naive<float>,
-                                       .bytes_model = &bytes_model_thread_per_row}));
+                                       .bytes_model = &bytes_model_thread_per_row,
+                                       .idea = "a thread per row, three sweeps of the row"}));
 RL_REGISTER_KERNEL(
     make_record<__nv_bfloat16>({.name = "layernorm_thread_per_row_naive_bf16",
                                 .variant = "thread_per_row_naive",
                                 .baseline = "",
                                 .launcher = &launch_layernorm_thread_per_row_naive<__nv_bfloat16>,
-                                .bytes_model = &bytes_model_thread_per_row}));
+                                .bytes_model = &bytes_model_thread_per_row,
+                                .idea = "a thread per row, three sweeps of the row"}));
 
 }  // namespace rl::layernorm

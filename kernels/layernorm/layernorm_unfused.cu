@@ -101,15 +101,19 @@ void launch_layernorm_unfused(const Args<T>& a, cudaStream_t stream) {
              stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.rows, a.C);
 }
 
-RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_unfused_f32",
-                                       .variant = "unfused",
-                                       .baseline = "layernorm_thread_per_row_naive_f32",
-                                       .launcher = &launch_layernorm_unfused<float>,
-                                       .bytes_model = &bytes_model_unfused}));
-RL_REGISTER_KERNEL(make_record<__nv_bfloat16>({.name = "layernorm_unfused_bf16",
-                                               .variant = "unfused",
-                                               .baseline = "layernorm_thread_per_row_naive_bf16",
-                                               .launcher = &launch_layernorm_unfused<__nv_bfloat16>,
-                                               .bytes_model = &bytes_model_unfused}));
+RL_REGISTER_KERNEL(
+    make_record<float>({.name = "layernorm_unfused_f32",
+                        .variant = "unfused",
+                        .baseline = "layernorm_thread_per_row_naive_f32",
+                        .launcher = &launch_layernorm_unfused<float>,
+                        .bytes_model = &bytes_model_unfused,
+                        .idea = "three kernels (mean, variance, normalise): x read three times"}));
+RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
+    {.name = "layernorm_unfused_bf16",
+     .variant = "unfused",
+     .baseline = "layernorm_thread_per_row_naive_bf16",
+     .launcher = &launch_layernorm_unfused<__nv_bfloat16>,
+     .bytes_model = &bytes_model_unfused,
+     .idea = "three kernels (mean, variance, normalise): x read three times"}));
 
 }  // namespace rl::layernorm

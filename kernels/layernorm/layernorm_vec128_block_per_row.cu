@@ -81,12 +81,14 @@ RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_block_per_row_f
                                        .variant = "vec128_block_per_row",
                                        .baseline = "layernorm_block_per_row_f32",
                                        .launcher = &launch_layernorm_vec128_block_per_row<float>,
-                                       .bytes_model = &bytes_model_vec128_block_per_row}));
+                                       .bytes_model = &bytes_model_vec128_block_per_row,
+                                       .idea = "128-bit loads and stores"}));
 RL_REGISTER_KERNEL(
     make_record<__nv_bfloat16>({.name = "layernorm_vec128_block_per_row_bf16",
                                 .variant = "vec128_block_per_row",
                                 .baseline = "layernorm_block_per_row_bf16",
                                 .launcher = &launch_layernorm_vec128_block_per_row<__nv_bfloat16>,
-                                .bytes_model = &bytes_model_vec128_block_per_row}));
+                                .bytes_model = &bytes_model_vec128_block_per_row,
+                                .idea = "128-bit loads and stores"}));
 
 }  // namespace rl::layernorm

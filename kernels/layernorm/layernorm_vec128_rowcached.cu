@@ -93,12 +93,14 @@ RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_rowcached_f32",
                                        .variant = "vec128_rowcached",
                                        .baseline = "layernorm_vec128_block_per_row_f32",
                                        .launcher = &launch_layernorm_vec128_rowcached<float>,
-                                       .bytes_model = &bytes_model_rowcached}));
+                                       .bytes_model = &bytes_model_rowcached,
+                                       .idea = "the row held in registers: x read once"}));
 RL_REGISTER_KERNEL(
     make_record<__nv_bfloat16>({.name = "layernorm_vec128_rowcached_bf16",
                                 .variant = "vec128_rowcached",
                                 .baseline = "layernorm_vec128_block_per_row_bf16",
                                 .launcher = &launch_layernorm_vec128_rowcached<__nv_bfloat16>,
-                                .bytes_model = &bytes_model_rowcached}));
+                                .bytes_model = &bytes_model_rowcached,
+                                .idea = "the row held in registers: x read once"}));
 
 }  // namespace rl::layernorm

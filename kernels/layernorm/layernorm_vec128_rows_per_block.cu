@@ -32,6 +32,7 @@ __global__ void __launch_bounds__(kMaxRowsPerBlockThreads<kChunks>)
 // This rung as launch_rows_per_block and rows_per_block_record take it.
 struct RowsPerBlock {
   static constexpr const char* kVariant = "vec128_rows_per_block";
+  static constexpr const char* kIdea = "many rows a block, weight and bias loaded once per block";
   template <typename T, int kChunks>
   static auto kernel() {
     return layernorm_vec128_rows_per_block<T, kChunks>;

@@ -38,6 +38,7 @@ __global__ void __launch_bounds__(kMaxRowsPerBlockThreads<kChunks>)
 // This rung as launch_rows_per_block and rows_per_block_record take it.
 struct RowsPerBlockStreaming {
   static constexpr const char* kVariant = "vec128_rows_per_block_streaming";
+  static constexpr const char* kIdea = "streaming (evict-first) cache hints on x and y";
   template <typename T, int kChunks>
   static auto kernel() {
     return layernorm_vec128_rows_per_block_streaming<T, kChunks>;

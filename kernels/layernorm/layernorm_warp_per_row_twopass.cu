@@ -61,16 +61,19 @@ void launch_layernorm_warp_per_row_twopass(const Args<T>& a, cudaStream_t stream
              stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.rows, a.C);
 }
 
-RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_warp_per_row_twopass_f32",
-                                       .variant = "warp_per_row_twopass",
-                                       .baseline = "layernorm_thread_per_row_naive_f32",
-                                       .launcher = &launch_layernorm_warp_per_row_twopass<float>,
-                                       .bytes_model = &bytes_model_warp_per_row}));
 RL_REGISTER_KERNEL(
-    make_record<__nv_bfloat16>({.name = "layernorm_warp_per_row_twopass_bf16",
-                                .variant = "warp_per_row_twopass",
-                                .baseline = "layernorm_thread_per_row_naive_bf16",
-                                .launcher = &launch_layernorm_warp_per_row_twopass<__nv_bfloat16>,
-                                .bytes_model = &bytes_model_warp_per_row}));
+    make_record<float>({.name = "layernorm_warp_per_row_twopass_f32",
+                        .variant = "warp_per_row_twopass",
+                        .baseline = "layernorm_thread_per_row_naive_f32",
+                        .launcher = &launch_layernorm_warp_per_row_twopass<float>,
+                        .bytes_model = &bytes_model_warp_per_row,
+                        .idea = "one fused kernel, a warp per row with shuffle reductions"}));
+RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
+    {.name = "layernorm_warp_per_row_twopass_bf16",
+     .variant = "warp_per_row_twopass",
+     .baseline = "layernorm_thread_per_row_naive_bf16",
+     .launcher = &launch_layernorm_warp_per_row_twopass<__nv_bfloat16>,
+     .bytes_model = &bytes_model_warp_per_row,
+     .idea = "one fused kernel, a warp per row with shuffle reductions"}));
 
 }  // namespace rl::layernorm

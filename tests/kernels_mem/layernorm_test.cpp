@@ -361,6 +361,19 @@ TEST(LayerNormRegistry, RegistersExactlyTheLadder) {
   EXPECT_EQ(registered, expected);
 }
 
+// The report's ladder table prints each rung's idea beside its gain over its
+// baseline: every rung says in one line what it changes.
+TEST(LayerNormRegistry, EveryRungSaysWhatItChanges) {
+  for (const std::string& name : kLayerNormLadder) {
+    const rl::KernelRecord* record = rl::find_kernel(name);
+    ASSERT_NE(record, nullptr) << name;
+    EXPECT_FALSE(record->idea.empty()) << name;
+    EXPECT_TRUE(record->library.empty()) << name << " is hand-written";
+  }
+  EXPECT_EQ(rl::find_kernel("layernorm_vec128_rows_per_block_streaming_bf16")->idea,
+            "streaming (evict-first) cache hints on x and y");
+}
+
 TEST(LayerNormCostModel, CountsFormulaFlopsAndEachRungsPasses) {
   const rl::Shape shape{{{"rows", 43691}, {"C", 768}}};
   const double rows = 43691, C = 768;

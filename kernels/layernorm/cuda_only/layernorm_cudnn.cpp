@@ -219,13 +219,17 @@ RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_cudnn_f32",
                                        .baseline = "layernorm_thread_per_row_naive_f32",
                                        .launcher = cudnn_launcher<float>(),
                                        .bytes_model = &bytes_model_cudnn,
-                                       .gpu_only = true}));
+                                       .gpu_only = true,
+                                       .idea = "cuDNN's norm-forward graph (backend API)",
+                                       .library = "cuDNN"}));
 RL_REGISTER_KERNEL(make_record<__nv_bfloat16>({.name = "layernorm_cudnn_bf16",
                                                .variant = "cudnn",
                                                .baseline = "layernorm_thread_per_row_naive_bf16",
                                                .launcher = cudnn_launcher<__nv_bfloat16>(),
                                                .bytes_model = &bytes_model_cudnn,
-                                               .gpu_only = true}));
+                                               .gpu_only = true,
+                                               .idea = "cuDNN's norm-forward graph (backend API)",
+                                               .library = "cuDNN"}));
 
 }  // namespace rl::layernorm
 
