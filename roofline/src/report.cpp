@@ -197,11 +197,52 @@ std::string analysis_sections(const Analysis& a) {
 
 // ------------------------------------------------------------------ fusion
 
-// Fusion is a declared pair (a record's `fuses`), never a ladder's rung and
-// its baseline: those are in the ladder section.
+// Fusion is a declared pair (a record's `fuses` names the unfused reference),
+// never a ladder's rung and its baseline: those are in the ladder section.
 std::string fusion_section(const Results& r) {
-  (void)r;
-  return "<h2>Fusion</h2>\n<p class=\"muted\">No declared fusion pairs in this run.</p>\n";
+  std::string rows;
+  for (const auto& fused : r.kernels) {
+    if (fused.fuses.empty()) continue;
+    for (const auto& unfused : r.kernels) {
+      if (unfused.name != fused.fuses || unfused.shape != fused.shape) continue;
+      std::string speedup = "—";
+      if (fused.time_s && unfused.time_s && fused.time_s->median > 0) {
+        const double s = unfused.time_s->median / fused.time_s->median;
+        speedup = s < 1 ? fmt::format(
+                              "<span class=\"slower\">{:.2f}× (the fused kernel is "
+                              "slower here)</span>",
+                              s)
+                        : fmt::format("{:.2f}×", s);
+      }
+      const double saved =
+          unfused.bytes_model > 0 ? 1 - fused.bytes_model / unfused.bytes_model : 0.0;
+      rows += fmt::format(
+          "<tr><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">{}B → {}B ({:.0f}% less; "
+          "compulsory {}B)</td><td class=\"num\">{:.3g} → {:.3g}</td><td class=\"num\">{} → "
+          "{}</td><td class=\"num\">{}</td></tr>\n",
+          breakable(unfused.name), breakable(fused.name), breakable(shape_text(fused.shape)),
+          esc(si(unfused.bytes_model)), esc(si(fused.bytes_model)), 100 * saved,
+          esc(si(fused.bytes_min)), intensity(unfused.flops, unfused.bytes_model),
+          intensity(fused.flops, fused.bytes_model),
+          unfused.time_s ? esc(si(unfused.time_s->median) + "s") : "not timed",
+          fused.time_s ? esc(si(fused.time_s->median) + "s") : "not timed", speedup);
+    }
+  }
+  std::string h = "<h2>Fusion</h2>\n";
+  if (rows.empty())
+    return h +
+           "<p class=\"muted\">No declared fusion pairs in this run (a record declares "
+           "one with <code>fuses</code>, naming the unfused kernel it replaces).</p>\n";
+  h += "<p class=\"muted\">Each fused kernel beside the unfused kernels it replaces, at the same "
+       "shape: bytes are the cost model's (<code>bytes_model</code>), so the saving is the "
+       "traffic fusion removes; speed-up = unfused median time / fused median time.";
+  if (r.context.backend == "emulator")
+    h += " These are CPU-emulator times: the byte savings hold, the speed-ups do not.";
+  h += "</p>\n<table class=\"fusion\">\n<tr><th>unfused</th><th>fused</th><th>shape</th><th>"
+       "bytes moved (model)</th><th>intensity FLOP/B</th><th>median time</th><th>speed-up"
+       "</th></tr>\n" +
+       rows + "</table>\n";
+  return h;
 }
 
 // ------------------------------------------------------------------ headline
@@ -717,7 +758,8 @@ std::string render_comparison_html(const Comparison& c) {
                    esc(c.new_label));
   h += "<style>" + std::string(kCss) +
        "tr.slow td{background:#fde8eb}tr.fast td{background:#e6f1fa}"
-       "tr.unsure td,tr.inconclusive td{background:#fff6e0}.verdict{font-weight:bold;overflow-wrap:normal}"
+       "tr.unsure td,tr.inconclusive "
+       "td{background:#fff6e0}.verdict{font-weight:bold;overflow-wrap:normal}"
        "svg.ci{display:block}</style>\n</head>\n<body>\n";
   h += fmt::format("<h1>roofline compare — {} → {}</h1>\n", esc(c.base_label), esc(c.new_label));
   h += fmt::format(

@@ -138,6 +138,7 @@ J kernel_json(const KernelResult& k) {
   j["precision"] = k.precision;
   j["unit"] = k.unit;
   j["baseline"] = k.baseline;
+  j["fuses"] = k.fuses;
   j["shape"] = shape_json<J>(k.shape);
   j["flops"] = number_or_null<J>(k.flops);
   j["bytes_min"] = number_or_null<J>(k.bytes_min);
@@ -557,6 +558,7 @@ KernelResult read_kernel(const Reader<J>& r) {
   if (!parse_compute_unit(k.unit))
     fail(child(r.pointer(), "unit"), fmt::format("unknown compute unit \"{}\"", k.unit));
   k.baseline = r.optional_string("baseline");
+  k.fuses = r.optional_string("fuses");  // absent in files written before it existed
 
   auto shape = r.object("shape");
   const J& shape_json = r.required("shape");

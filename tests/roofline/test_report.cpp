@@ -1,5 +1,6 @@
 #include "fixtures.hpp"
 #include "rl/roofline/report.hpp"
+#include "rl/roofline/results_io.hpp"
 #include "scratch_dir.hpp"
 
 #include <gtest/gtest.h>
@@ -182,6 +183,30 @@ TEST(Report, compare_page_puts_the_exit_and_the_slow_kernels_first) {
   EXPECT_LT(slow, same);  // worst first
   EXPECT_NE(html.find("1.200 (+20.0%)"), std::string::npos);
   EXPECT_NE(html.find("class=\"ci\""), std::string::npos);  // the interval against the band
+}
+
+TEST(Report, fusion_shows_declared_pairs_only_never_a_rung_and_its_baseline) {
+  Results r = testing::emulator_fixture();
+  // The fixture's fused kernel has the naive one as its ladder baseline only.
+  std::string html = render_report_html(r, report_options_for(r));
+  EXPECT_NE(html.find("No declared fusion pairs"), std::string::npos);
+  EXPECT_EQ(html.find("<table class=\"fusion\">"), std::string::npos);
+  r.kernels[1].fuses = r.kernels[0].name;  // declare the pair
+  html = render_report_html(r, report_options_for(r));
+  const auto fusion = html.find("<table class=\"fusion\">");
+  ASSERT_NE(fusion, std::string::npos);
+  EXPECT_NE(html.find("3.33×", fusion), std::string::npos);     // 20 ms / 6 ms
+  EXPECT_NE(html.find("67% less", fusion), std::string::npos);  // 3x the bytes before
+}
+
+TEST(Report, fuses_survives_the_results_file) {
+  const rl::test::ScratchDir scratch("rl_report_fuses");
+  Results r = testing::emulator_fixture();
+  r.kernels[1].fuses = r.kernels[0].name;
+  write_results_atomic(scratch.path() / "results.json", r);
+  Results back = load_results(scratch.path() / "results.json");
+  EXPECT_EQ(back.kernels[1].fuses, r.kernels[0].name);
+  EXPECT_EQ(back.kernels[0].fuses, "");
 }
 
 }  // namespace

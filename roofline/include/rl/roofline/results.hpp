@@ -123,6 +123,9 @@ struct KernelResult {
   std::optional<double> memory_clock_mhz, power_w, temperature_c;
   std::string memory_roof;  // the memory ceiling its roof used ("hbm.copy", "l2.read", "")
   std::string ceiling;      // the ceiling this kernel measures ("l2.read"), "" for the others
+  // The unfused kernel this one fuses (a declared fusion pair: bias+GELU fused
+  // -> unfused), distinct from `baseline` (the ladder's rung below); "" none.
+  std::string fuses;
 };
 
 // How the run was asked to measure: written as "run.settings".
