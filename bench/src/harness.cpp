@@ -341,6 +341,8 @@ std::optional<std::string> Harness::cannot_run_here(const KernelRecord& record) 
   if (record.max_cc > 0 && cc_x10 > record.max_cc)
     return "built for compute capability up to " + cc_text(record.max_cc) + ", the device has " +
            cc;
+  if (record.refuse_on)
+    if (std::optional<std::string> why = record.refuse_on(cc_x10)) return why;
   return std::nullopt;
 }
 

@@ -191,7 +191,7 @@ std::vector<std::uint32_t> pack_b_fragments() {
 // rl-static: kernel=*MmaF16E* min_arch=80 max_regs=96 max_smem=0 sass=HMMA
 // rl-static: kernel=*MmaBf16E* min_arch=80 max_regs=96 max_smem=0 sass=HMMA
 // rl-static: kernel=*MmaS8E* min_arch=80 max_regs=96 max_smem=0 sass=IMMA
-// rl-static: kernel=*MmaE4m3E* arch=89 max_regs=96 max_smem=0 sass=QMMA
+// rl-static: kernel=*MmaE4m3E* arch=89,120 max_regs=96 max_smem=0 sass=QMMA
 template <typename Mma>
 __global__ void mma_sync_loop(const std::uint32_t* __restrict__ a_frag,
                               const std::uint32_t* __restrict__ b_frag, int iters,
@@ -314,6 +314,11 @@ KernelRecord mma_record(std::string name, std::string precision, roofline::Compu
       .make_workload = [=](const Shape& shape, std::uint64_t) -> std::unique_ptr<Workload> {
         return std::make_unique<MmaSyncLoop<Mma>>(parse_loop_shape(shape, kMmaMaxIters<Mma>));
       },
+      // fp8 only where mma.sync e4m3 is a tensor instruction (skipped with
+      // the reason elsewhere, not run as an emulation).
+      .refuse_on = std::is_same_v<Mma, MmaE4m3> ? std::function<std::optional<std::string>(int)>(
+                                                      rl::ptx::fp8_mma_sync_refusal)
+                                                : nullptr,
   };
 }
 

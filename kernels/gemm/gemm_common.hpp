@@ -507,6 +507,8 @@ struct RecordSpec {
   bool gpu_only = false;       // cannot run under the emulator (libraries)
   std::string idea = {};       // what the rung changes from its baseline, one line
   void (*refuse)() = nullptr;  // run before an instance is made: throws where it must not run
+  // KernelRecord::refuse_on: the architectures the harness skips it on, with the reason.
+  std::optional<std::string> (*refuse_on)(int cc_x10) = nullptr;
 };
 
 template <typename T>
@@ -533,6 +535,8 @@ KernelRecord make_record(RecordSpec<T> spec) {
           },
       .device_bytes = [](const Shape& shape) { return device_bytes(dims(shape), sizeof(T)); },
       .idea = std::move(spec.idea),
+      .library = {},
+      .refuse_on = spec.refuse_on,
   };
 }
 

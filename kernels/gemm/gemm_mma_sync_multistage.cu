@@ -371,7 +371,8 @@ void launch_gemm_mma_sync_multistage(const Args<typename P::Storage>& a, cudaStr
 template <typename P>
 KernelRecord mma_sync_record(std::string precision, roofline::ComputeUnit unit,
                              std::string baseline, ErrorModel error, int min_cc = 0,
-                             void (*refuse)() = nullptr) {
+                             void (*refuse)() = nullptr,
+                             std::optional<std::string> (*refuse_on)(int) = nullptr) {
   std::string name = "gemm_mma_sync_multistage_" + precision;
   return make_record<typename P::Storage>(
       {.name = std::move(name),
@@ -384,7 +385,8 @@ KernelRecord mma_sync_record(std::string precision, roofline::ComputeUnit unit,
        .error = error,
        .min_cc = min_cc,
        .idea = "mma.sync fed by ldmatrix from swizzled shared memory, 3-stage cp.async pipeline",
-       .refuse = refuse});
+       .refuse = refuse,
+       .refuse_on = refuse_on});
 }
 
 void refuse_emulated_fp8_gemm() {
@@ -399,6 +401,6 @@ RL_REGISTER_KERNEL(mma_sync_record<MmaBf16>("bf16", roofline::ComputeUnit::tc_bf
                                             "gemm_wmma_bf16", kTensorCoreError));
 RL_REGISTER_KERNEL(mma_sync_record<MmaE4m3>("fp8", roofline::ComputeUnit::tc_fp8,
                                             "gemm_mma_sync_multistage_bf16", kTensorCoreError, 89,
-                                            &refuse_emulated_fp8_gemm));
+                                            &refuse_emulated_fp8_gemm, &ptx::fp8_mma_sync_refusal));
 
 }  // namespace rl::gemm

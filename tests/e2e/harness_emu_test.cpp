@@ -132,6 +132,20 @@ rl::KernelRecord too_new_device_record() {
   return r;
 }
 RL_REGISTER_KERNEL(too_new_device_record());
+// Within its compute-capability range but refused on this architecture (as
+// fp8 mma.sync is where the compiler emulates it).
+rl::KernelRecord refused_architecture_record() {
+  rl::KernelRecord r = copy_record("harness_test_h_refused_on_89", "", false, false);
+  r.refuse_on = [](int cc_x10) -> std::optional<std::string> {
+    if (cc_x10 == 89) return "the instruction is emulated on sm_89";
+    return std::nullopt;
+  };
+  r.make_workload = [](const rl::Shape&, std::uint64_t) -> std::unique_ptr<rl::Workload> {
+    throw std::logic_error("a workload refused on this architecture was built");
+  };
+  return r;
+}
+RL_REGISTER_KERNEL(refused_architecture_record());
 
 class HarnessOnEmulator : public ::testing::Test {
  protected:
@@ -196,7 +210,7 @@ TEST_F(HarnessOnEmulator, failed_validation_is_recorded_with_its_error_and_not_t
 
 TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
   const auto results = run_harness(false);
-  ASSERT_EQ(results.kernels.size(), 7u);
+  ASSERT_EQ(results.kernels.size(), 8u);
   // Skipped records are written when the run starts; the first kernel timed is
   // the ceiling, although it was registered after two others.  (The one that
   // does not fit is skipped when its turn comes.)
@@ -329,9 +343,10 @@ TEST_F(HarnessOnEmulator, results_are_flushed_after_every_benchmark) {
   const auto results = run_harness(false);
   // The observer ran after the ceiling and the wrong-output kernel finished
   // (registration order after the ceiling) and found both on disk, beside the
-  // two records skipped at registration (GPU-only, past max_cc).
+  // three records skipped at registration (GPU-only, past max_cc, refused
+  // on this architecture).
   ASSERT_TRUE(g_kernels_seen_on_disk.has_value());
-  EXPECT_EQ(*g_kernels_seen_on_disk, 4u);
+  EXPECT_EQ(*g_kernels_seen_on_disk, 5u);
   const auto* observer = find(results, "harness_test_b_observer");
   ASSERT_NE(observer, nullptr);
   EXPECT_EQ(observer->status, "ok");
@@ -364,6 +379,15 @@ TEST_F(HarnessOnEmulator,
   EXPECT_TRUE(fits->validated);
   // A skip is data, not a failure: only the deliberately wrong kernel counts.
   EXPECT_EQ(failed_, 1u);
+}
+
+TEST_F(HarnessOnEmulator, a_record_refused_on_this_architecture_is_skipped_with_its_reason) {
+  const auto results = run_harness(false);
+  const auto* refused = find(results, "harness_test_h_refused_on_89");
+  ASSERT_NE(refused, nullptr);
+  EXPECT_EQ(refused->status, "skipped");
+  EXPECT_EQ(refused->error, "the instruction is emulated on sm_89");
+  EXPECT_FALSE(refused->time_s.has_value());
 }
 
 TEST_F(HarnessOnEmulator, a_record_built_for_older_devices_is_skipped_on_a_newer_one) {

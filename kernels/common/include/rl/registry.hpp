@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -89,6 +90,12 @@ struct KernelRecord {
   // hand-written kernel.  The report measures each rung against the library
   // record of the same family, precision and shape.
   std::string library = {};
+  // The architectures it must not run on although they are within min_cc and
+  // max_cc, as a predicate on the device's compute capability x10 returning
+  // the reason (fp8 mma.sync runs only where it is a tensor instruction: the
+  // allow-list rl::ptx::fp8_mma_sync_is_native).  The harness records the
+  // instance as skipped with that reason.  Empty: none.
+  std::function<std::optional<std::string>(int cc_x10)> refuse_on = {};
 };
 
 std::vector<KernelRecord>& kernel_registry();

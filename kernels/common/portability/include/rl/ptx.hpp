@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -185,6 +186,15 @@ constexpr bool fp8_mma_sync_is_native(int cc_major, int cc_minor) {
 // Host side of a workload that times fp8 mma.sync: throws, naming `what`, on
 // a device where the instruction is emulated.  The CPU emulator executes the
 // instruction exactly, so nothing is refused there.
+// Why fp8 mma.sync is not timed on compute capability cc_x10 (x10, 90 for
+// sm_90), or nullopt where it is a tensor instruction: the records'
+// KernelRecord::refuse_on (the harness skips the instance with this reason).
+inline std::optional<std::string> fp8_mma_sync_refusal(int cc_x10) {
+  if (fp8_mma_sync_is_native(cc_x10 / 10, cc_x10 % 10)) return std::nullopt;
+  return "mma.sync e4m3 is emulated on sm_" + std::to_string(cc_x10) +
+         " (f16 unpacks and HMMA), not an fp8 tensor-core measurement";
+}
+
 inline void refuse_emulated_fp8_mma_sync(const char* what) {
 #if defined(RL_EMULATE)
   (void)what;
@@ -193,10 +203,8 @@ inline void refuse_emulated_fp8_mma_sync(const char* what) {
   RL_CUDA_CHECK(cudaGetDevice(&device));
   RL_CUDA_CHECK(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device));
   RL_CUDA_CHECK(cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device));
-  if (!fp8_mma_sync_is_native(major, minor))
-    throw std::runtime_error(std::string(what) + ": mma.sync e4m3 is emulated on sm_" +
-                             std::to_string(major * 10 + minor) +
-                             " (f16 unpacks and HMMA), not an fp8 tensor-core measurement");
+  if (const std::optional<std::string> why = fp8_mma_sync_refusal(major * 10 + minor))
+    throw std::runtime_error(std::string(what) + ": " + *why);
 #endif
 }
 
