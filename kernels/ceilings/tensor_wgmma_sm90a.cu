@@ -13,13 +13,13 @@
 // over the precision's traits); only the instruction and the bit pattern of
 // 1 change.
 //
-// GPU-only: the instructions (rl::ptx wrappers, rl/ptx_sm90.hpp) exist only in
-// sm_90a code; on other GPU targets the kernels trap and under the emulator
-// they stop with a message, and the records are gpu_only for compute
-// capability 9.0 exactly (min_cc = max_cc = 90: sm_90a code does not run on
-// 10.x or 12.x).  Statically checked (the tensor instruction in the sm_90a
-// SASS: HGMMA for bf16, fp16 and tf32, QGMMA for fp8, IGMMA for int8); not yet
-// run on a GPU in this project (the bf16 loop included).
+// sm_90a only: the instructions (rl::ptx wrappers, rl/ptx_sm90.hpp) exist only
+// in sm_90a code; on other GPU targets the kernels trap, and the records are
+// for compute capability 9.0 exactly (min_cc = max_cc = 90: sm_90a code does
+// not run on 10.x or 12.x).  The emulator runs them when it emulates a Hopper
+// (RL_EMU_CC=90); at its default 8.9 they stay gpu_only.  Statically checked (the tensor
+// instruction in the sm_90a SASS: HGMMA for bf16, fp16 and tf32, QGMMA for fp8, IGMMA for int8);
+// not yet run on a GPU in this project (the bf16 loop included).
 //
 // The check: A and B are all ones (exact in every input type), so every
 // accumulator element ends at iters * kStepsPerGroup * K whatever the
@@ -280,7 +280,7 @@ KernelRecord wgmma_record(const char* name, const char* precision, WgmmaKernel<P
       .unit = P::kUnit,
       .baseline = "",
       .ceiling = std::string(roofline::compute_ceiling_name(P::kUnit)),
-      .gpu_only = true,
+      .gpu_only = !rl::ptx::emulator_runs_sm90a(),  // the emulator as a Hopper: RL_EMU_CC=90
       .min_cc = 90,
       .max_cc = 90,
       .shapes = wgmma_shapes,

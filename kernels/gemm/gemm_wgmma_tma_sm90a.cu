@@ -4,8 +4,10 @@
 // NOT YET RUN ON A GPU.  This kernel has been compiled for sm_90a and its SASS
 // checked statically (HGMMA, UTMALDG, mbarrier SYNCS instructions, no spills);
 // the host-side arithmetic (descriptors, tensor-map parameters) is unit-tested
-// (tests/hopper).  Whether it computes the right C is for the gpu-labelled
-// tests in tests/hopper to show on the first H100 run.
+// (tests/hopper), and it computes the right C under the emulator's exact
+// wgmma / TMA / mbarrier model with RL_EMU_CC=90 (tests/emu_hopper).  Whether
+// the hardware agrees with that model is for the gpu-labelled tests in
+// tests/hopper to show on the first H100 run.
 //
 // The idea, and what changes from gemm_mma_sync_multistage (the rung below):
 // there every warp computes its own slice of the tile with mma.sync, after
@@ -252,7 +254,8 @@ KernelRecord wgmma_tma_record(std::string name, std::string baseline, std::strin
                                         .launcher = launch_gemm_wgmma_tma<T>,
                                         .error = kTensorCoreError,
                                         .min_cc = 90,
-                                        .gpu_only = true,
+                                        // runs under the emulator only as a Hopper (RL_EMU_CC=90)
+                                        .gpu_only = !rl::ptx::emulator_runs_sm90a(),
                                         .idea = "wgmma from 128B-swizzled shared memory fed by "
                                                 "TMA, 4-stage mbarrier ring, producer and "
                                                 "consumer warpgroups"});

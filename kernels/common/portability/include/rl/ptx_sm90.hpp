@@ -9,10 +9,12 @@
 // trap, like ptx.hpp's sm_80 wrappers below their architecture.  The records
 // that use these are gpu_only with min_cc = max_cc = 90.
 //
-// Under the emulator (RL_EMULATE) there is no model of these instructions yet:
-// every wrapper stops the process with a message naming the instruction
-// (emu_detail::not_emulated).  The emulator never launches a gpu_only record,
-// so reaching one is a registry bug, and it must not pass silently.
+// Under the emulator (RL_EMULATE) each wrapper calls the exact emulation of
+// rl/emu/hopper.hpp, which exists only while the emulated device is a Hopper
+// (RL_EMU_CC=90): at the default compute capability 8.9 the wrappers stop the
+// process with a message naming the instruction (emu_detail::not_emulated),
+// as a GPU without sm_90a traps, and the records stay gpu_only for the
+// emulator (emulator_runs_sm90a()).
 //
 // Beside the instructions, the host-and-device arithmetic they need, pure and
 // unit-tested (tests/hopper): the shared-memory matrix descriptor of wgmma,
@@ -35,6 +37,8 @@
 #if defined(RL_EMULATE)
 #include <cstdio>
 #include <cstdlib>
+
+#include "rl/emu/hopper.hpp"
 #else
 #include <cuda.h>  // CUtensorMap and its enums (types only: no libcuda link)
 #endif
@@ -60,16 +64,32 @@ namespace emu_detail {
 
 [[noreturn]] inline void not_emulated(const char* instruction) {
   std::fprintf(stderr,
-               "rl::ptx: %s is sm_90a-only and the emulator has no model of it; kernels that use "
-               "it are gpu_only records and must not be launched under RL_EMULATE\n",
-               instruction);
+               "rl::ptx: %s is sm_90a-only and the emulator has no model of it at compute "
+               "capability %d: run with RL_EMU_CC=90 to emulate a Hopper\n",
+               instruction, rl::emu::hopper::compute_capability());
   std::fflush(stderr);
   std::abort();
 }
 
+// Every Hopper wrapper starts here: refused unless the emulated device is sm_90a.
+inline void require_sm90a(const char* instruction) {
+  if (!rl::emu::hopper::sm90a()) not_emulated(instruction);
+}
+
 }  // namespace emu_detail
-#define RL_PTX_SM90_NOT_EMULATED(instruction) emu_detail::not_emulated(instruction)
+#define RL_PTX_SM90_NOT_EMULATED(instruction) emu_detail::require_sm90a(instruction)
 #endif
+
+// Whether the emulator runs sm_90a records: only in the emulated build with
+// RL_EMU_CC=90.  The records' gpu_only is its negation (the CUDA backend never
+// reads gpu_only: there the device's compute capability decides).
+inline bool emulator_runs_sm90a() {
+#if defined(RL_EMULATE)
+  return rl::emu::hopper::sm90a();
+#else
+  return false;
+#endif
+}
 
 // ---------------------------------------------------------------------------
 // Shared-memory matrix descriptor (PTX ISA, "Matrix Descriptor Format"): a
@@ -166,9 +186,7 @@ inline TensorMap2d tensor_map_2d(std::int64_t rows, std::int64_t cols, std::int6
 // The encoded, opaque map (128 bytes, 64-byte aligned) a kernel receives as a
 // `const RL_PTX_GRID_CONSTANT TensorMap` parameter.
 #if defined(RL_EMULATE)
-struct TensorMap {  // a placeholder of the same size: nothing reads it
-  std::uint64_t opaque[16];
-};
+using TensorMap = rl::emu::hopper::TensorMap;  // the emulated CUtensorMap
 #else
 using TensorMap = CUtensorMap;
 #endif
@@ -183,12 +201,21 @@ enum class TensorMapElement { bf16, fp16 };
 inline TensorMap encode_tensor_map_2d(const TensorMap2d& p, TensorMapElement element,
                                       const void* global_address) {
 #if defined(RL_EMULATE)
-  (void)p;
-  (void)element;
-  (void)global_address;
-  throw std::runtime_error(
-      "rl::ptx::encode_tensor_map_2d: TMA needs the CUDA driver; the emulator has no model of "
-      "it (records using TMA are gpu_only)");
+  namespace h = rl::emu::hopper;
+  if (!h::sm90a())
+    throw std::runtime_error(
+        "rl::ptx::encode_tensor_map_2d: TMA exists only on a Hopper; the emulated device is "
+        "compute capability 8.9 (RL_EMU_CC=90 emulates one)");
+  TensorMap map{};
+  const char* why = "";
+  const std::uint64_t strides[1] = {p.global_stride_bytes[0]};
+  if (h::encode_tensor_map_tiled(
+          &map,
+          element == TensorMapElement::bf16 ? h::TmaDataType::bfloat16 : h::TmaDataType::float16, 2,
+          global_address, p.global_dim, strides, p.box_dim, p.element_strides,
+          h::TmaInterleave::none, h::TmaSwizzle::b128, h::TmaOobFill::zeros, &why) != 0)
+    throw std::runtime_error(std::string("cuTensorMapEncodeTiled (emulated) failed: ") + why);
+  return map;
 #else
   using Encode =
       CUresult (*)(CUtensorMap*, CUtensorMapDataType, cuuint32_t, void*, const cuuint64_t*,
@@ -231,6 +258,7 @@ inline TensorMap encode_tensor_map_2d(const TensorMap2d& p, TensorMapElement ele
 RL_PTX_FN std::uint32_t shared_address([[maybe_unused]] const void* p) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("cvta.to.shared (shared_address)");
+  return rl::emu::hopper::shared_address(p);
 #elif defined(__CUDA_ARCH__)
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));
 #else
@@ -243,6 +271,7 @@ RL_PTX_FN std::uint32_t shared_address([[maybe_unused]] const void* p) {
 // reads, TMA writes) of the same memory, and vice versa.
 RL_PTX_FN void fence_proxy_async_shared() {
 #if defined(RL_EMULATE)
+  // Shared memory has one proxy on the CPU: nothing to order.
   RL_PTX_SM90_NOT_EMULATED("fence.proxy.async.shared::cta");
 #elif RL_PTX_SM90A
   asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
@@ -262,6 +291,7 @@ RL_PTX_FN void mbarrier_init([[maybe_unused]] std::uint64_t* bar,
                              [[maybe_unused]] std::uint32_t count) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("mbarrier.init");
+  rl::emu::hopper::mbarrier_init(bar, count);
 #elif RL_PTX_SM90A
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(bar)), "r"(count)
                : "memory");
@@ -275,6 +305,7 @@ RL_PTX_FN void mbarrier_init([[maybe_unused]] std::uint64_t* bar,
 // follow it by a block barrier so the other threads see the init too.
 RL_PTX_FN void fence_mbarrier_init() {
 #if defined(RL_EMULATE)
+  // The init is a plain store on the CPU, visible to TMA's complete_tx at once.
   RL_PTX_SM90_NOT_EMULATED("fence.mbarrier_init");
 #elif RL_PTX_SM90A
   asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
@@ -288,6 +319,7 @@ RL_PTX_FN void fence_mbarrier_init() {
 RL_PTX_FN void mbarrier_arrive([[maybe_unused]] std::uint64_t* bar) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("mbarrier.arrive");
+  rl::emu::hopper::mbarrier_arrive(bar);
 #elif RL_PTX_SM90A
   asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(shared_address(bar)) : "memory");
 #else
@@ -302,6 +334,8 @@ RL_PTX_FN void mbarrier_arrive_expect_tx([[maybe_unused]] std::uint64_t* bar,
                                          [[maybe_unused]] std::uint32_t bytes) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("mbarrier.arrive.expect_tx");
+  rl::emu::hopper::mbarrier_expect_tx(bar, bytes);  // expect-tx, then arrive-on
+  rl::emu::hopper::mbarrier_arrive(bar);
 #elif RL_PTX_SM90A
   asm volatile(
       "mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(bar)),
@@ -321,6 +355,7 @@ RL_PTX_FN bool mbarrier_try_wait_parity([[maybe_unused]] std::uint64_t* bar,
                                         [[maybe_unused]] std::uint32_t parity) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("mbarrier.try_wait.parity");
+  return rl::emu::hopper::mbarrier_try_wait_parity(bar, parity);
 #elif RL_PTX_SM90A
   std::uint32_t done;
   asm volatile(
@@ -359,6 +394,8 @@ RL_PTX_FN void tma_load_2d([[maybe_unused]] void* dst, [[maybe_unused]] const Te
                            [[maybe_unused]] std::uint64_t* bar) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("cp.async.bulk.tensor.2d");
+  const std::int32_t coords[2] = {col, row};
+  rl::emu::hopper::tma_load(dst, *map, coords, 2, bar);
 #elif RL_PTX_SM90A
   asm volatile(
       "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
@@ -378,6 +415,8 @@ RL_PTX_FN void tma_load_2d([[maybe_unused]] void* dst, [[maybe_unused]] const Te
 // the first wgmma and whenever the accumulators were touched in between.
 RL_PTX_FN void wgmma_fence() {
 #if defined(RL_EMULATE)
+  // Each wgmma is computed at issue (legal: its results are undefined until
+  // the covering wait), so the ordering instructions have nothing to do.
   RL_PTX_SM90_NOT_EMULATED("wgmma.fence");
 #elif RL_PTX_SM90A
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -390,6 +429,8 @@ RL_PTX_FN void wgmma_fence() {
 // uncommitted wgmma.mma_async operations.
 RL_PTX_FN void wgmma_commit_group() {
 #if defined(RL_EMULATE)
+  // Each wgmma is computed at issue (legal: its results are undefined until
+  // the covering wait), so the ordering instructions have nothing to do.
   RL_PTX_SM90_NOT_EMULATED("wgmma.commit_group");
 #elif RL_PTX_SM90A
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
@@ -405,6 +446,8 @@ template <int N>
 RL_PTX_FN void wgmma_wait_group() {
   static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes an immediate 0..7");
 #if defined(RL_EMULATE)
+  // Each wgmma is computed at issue (legal: its results are undefined until
+  // the covering wait), so the ordering instructions have nothing to do.
   RL_PTX_SM90_NOT_EMULATED("wgmma.wait_group");
 #elif RL_PTX_SM90A
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
@@ -488,6 +531,10 @@ RL_PTX_FN void wgmma_m64n128k16_f32([[maybe_unused]] float (&d)[64],
                                     [[maybe_unused]] int accumulate) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n128k16");
+  rl::emu::hopper::wgmma({std::is_same_v<T, __half> ? rl::emu::hopper::WgmmaInput::f16
+                                                    : rl::emu::hopper::WgmmaInput::bf16,
+                          128, desc_a, desc_b, accumulate != 0, 1, 1, false, TransposeB},
+                         d);
 #elif RL_PTX_SM90A
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     asm volatile(
@@ -519,6 +566,10 @@ RL_PTX_FN void wgmma_m64n256k16_f32([[maybe_unused]] float (&d)[128],
                                     [[maybe_unused]] int accumulate) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k16");
+  rl::emu::hopper::wgmma({std::is_same_v<T, __half> ? rl::emu::hopper::WgmmaInput::f16
+                                                    : rl::emu::hopper::WgmmaInput::bf16,
+                          256, desc_a, desc_b, accumulate != 0, 1, 1, false, TransposeB},
+                         d);
 #elif RL_PTX_SM90A
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     RL_PTX_WGMMA_SS_N256("wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16", RL_PTX_WGMMA_F32,
@@ -547,6 +598,9 @@ RL_PTX_FN void wgmma_m64n256k8_f32_tf32([[maybe_unused]] float (&d)[128],
                                         [[maybe_unused]] int accumulate) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k8.tf32");
+  rl::emu::hopper::wgmma({rl::emu::hopper::WgmmaInput::tf32, 256, desc_a, desc_b, accumulate != 0,
+                          1, NegateB ? -1 : 1, false, false},
+                         d);
 #elif RL_PTX_SM90A
   RL_PTX_WGMMA_SS_N256("wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32", RL_PTX_WGMMA_F32,
                        ", 1, %131", "n"(NegateB ? -1 : 1));
@@ -570,6 +624,9 @@ RL_PTX_FN void wgmma_m64n256k32_f32_e4m3([[maybe_unused]] float (&d)[128],
                                          [[maybe_unused]] int accumulate) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k32.e4m3");
+  rl::emu::hopper::wgmma({rl::emu::hopper::WgmmaInput::e4m3, 256, desc_a, desc_b, accumulate != 0,
+                          1, NegateB ? -1 : 1, false, false},
+                         d);
 #elif RL_PTX_SM90A
   RL_PTX_WGMMA_SS_N256("wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3", RL_PTX_WGMMA_F32,
                        ", 1, %131", "n"(NegateB ? -1 : 1));
@@ -590,6 +647,9 @@ RL_PTX_FN void wgmma_m64n256k32_s32_s8([[maybe_unused]] std::int32_t (&d)[128],
                                        [[maybe_unused]] int accumulate) {
 #if defined(RL_EMULATE)
   RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n256k32.s8");
+  rl::emu::hopper::wgmma(
+      {rl::emu::hopper::WgmmaInput::s8, 256, desc_a, desc_b, accumulate != 0, 1, 1, false, false},
+      d);
 #elif RL_PTX_SM90A
   RL_PTX_WGMMA_SS_N256("wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8", RL_PTX_WGMMA_S32, "");
 #else
