@@ -248,33 +248,36 @@ std::string fusion_section(const Results& r) {
 // ------------------------------------------------------------------ headline
 
 // How a measured ceiling stands against the claim: the datasheet's figure
-// when there is one, else the derived peak.
-std::string ceiling_verdict(const Ceiling& c, const Claim& claim) {
-  std::string measured = si(c.value) + c.unit;
-  std::vector<std::string> against;
+// when there is one, else the derived peak.  Plain text; the HTML adds marks.
+struct CeilingVerdict {
+  std::string name, measured;
+  std::string word;                  // "" when there is nothing to compare with
+  bool bad = false;                  // far short of the claim, or above it
+  std::vector<std::string> against;  // "78% of the datasheet's 2.04 TB/s", ...
+};
+
+CeilingVerdict ceiling_verdict(const Ceiling& c, const Claim& claim) {
+  CeilingVerdict v{c.name, si(c.value) + c.unit, "", false, {}};
   std::optional<double> pct;
   if (claim.datasheet && *claim.datasheet > 0) {
     pct = 100 * c.value / *claim.datasheet;
-    against.push_back(
-        fmt::format("{:.0f}% of the datasheet's {}", *pct, esc(si(*claim.datasheet) + c.unit)));
+    v.against.push_back(
+        fmt::format("{:.0f}% of the datasheet's {}", *pct, si(*claim.datasheet) + c.unit));
   }
   if (claim.derived && *claim.derived > 0) {
     double of_derived = 100 * c.value / *claim.derived;
     if (!pct) pct = of_derived;
-    against.push_back(fmt::format("{:.0f}% of the derived peak {}", of_derived,
-                                  esc(si(*claim.derived) + c.unit)));
+    v.against.push_back(
+        fmt::format("{:.0f}% of the derived peak {}", of_derived, si(*claim.derived) + c.unit));
   }
-  if (!pct)
-    return fmt::format("<b>{}</b> {} — no datasheet or derived figure for this device", esc(c.name),
-                       esc(measured));
+  if (!pct) return v;
   // Thresholds a reader can check: a well-run ceiling loop reaches about 90%.
-  std::string word = *pct > 105   ? "<span class=\"bad\">above the claim: check the method</span>"
-                     : *pct >= 90 ? "meets the claim"
-                     : *pct >= 70 ? "short of the claim"
-                                  : "<span class=\"bad\">far short of the claim</span>";
-  std::string joined;
-  for (const auto& a : against) joined += (joined.empty() ? "" : ", ") + a;
-  return fmt::format("<b>{}</b> {} — {} ({})", esc(c.name), esc(measured), word, joined);
+  v.word = *pct > 105   ? "above the claim: check the method"
+           : *pct >= 90 ? "meets the claim"
+           : *pct >= 70 ? "short of the claim"
+                        : "far short of the claim";
+  v.bad = *pct > 105 || *pct < 70;
+  return v;
 }
 
 // A kernel's relative noise: the harness's robust figure when the file has
@@ -289,94 +292,137 @@ std::optional<double> relative_noise(const KernelResult& k, bool& robust) {
   return k.time_s->stddev / k.time_s->median;
 }
 
-std::string headline(const Results& r, const ReportOptions& options) {
+// What the headline says, computed once for the page and the terminal.
+struct Headline {
+  std::string device, compute_capability, backend, sku;  // sku: "" none
+  std::string sku_reason;
+  int sm_count = 0;
+  bool emulator = false;
+  int ok = 0, failed = 0, skipped = 0, other = 0;
+  std::vector<CeilingVerdict> verdicts;
+  std::size_t noise_count = 0;
+  bool noise_robust = false;
+  double noise_median = 0, noise_worst = 0;
+  std::string noise_worst_kernel;
+  bool nvml = false;
+  std::string nvml_note;
+  int throttled = 0, discarded = 0;
+  std::string throttled_ceilings;
+};
+
+Headline headline_facts(const Results& r, const ReportOptions& options) {
   const auto& c = r.context;
-  const bool emulator = c.backend == "emulator";
+  Headline h;
+  h.device = c.device.name.empty() ? "unknown device" : c.device.name;
+  h.compute_capability = c.device.compute_capability.empty() ? "n/a" : c.device.compute_capability;
+  h.sm_count = c.device.sm_count;
+  h.backend = c.backend;
+  h.emulator = c.backend == "emulator";
+  h.sku = options.sku ? options.sku->name : "";
+  h.sku_reason = options.sku_reason;
+  for (const auto& k : r.kernels) {
+    if (k.status == "ok" && k.validated)
+      ++h.ok;
+    else if (k.status == "skipped")
+      ++h.skipped;
+    else if (k.status == "failed_validation" || k.status == "error" || !k.validated)
+      ++h.failed;
+    else
+      ++h.other;
+  }
+  for (const auto& ceiling : r.ceilings)
+    h.verdicts.push_back(
+        ceiling_verdict(ceiling, claim_for(ceiling, r, options.sku, options.sku_chosen)));
+  std::vector<std::pair<double, std::string>> noise;
+  for (const auto& k : r.kernels)
+    if (auto n = relative_noise(k, h.noise_robust)) noise.emplace_back(*n, k.name);
+  if (!noise.empty()) {
+    std::sort(noise.begin(), noise.end());
+    h.noise_count = noise.size();
+    h.noise_median = noise[noise.size() / 2].first;
+    h.noise_worst = noise.back().first;
+    h.noise_worst_kernel = noise.back().second;
+  }
+  h.nvml = c.nvml_available;
+  h.nvml_note = c.nvml_note;
+  for (const auto& k : r.kernels) {
+    h.throttled += k.throttled;
+    h.discarded += k.discarded_throttled;
+  }
+  for (const auto& ceiling : r.ceilings)
+    if (!ceiling.throttle_reasons.empty())
+      h.throttled_ceilings += (h.throttled_ceilings.empty() ? "" : ", ") + ceiling.name;
+  return h;
+}
+
+// "Noise (what it is): median ..., worst ...", or unknown.
+std::string noise_text(const Headline& h) {
+  if (h.noise_count == 0) return "Noise: unknown (no kernel timed with two or more repetitions)";
+  return fmt::format("Noise ({}): median {:.2f}% over {} kernels, worst {:.2f}% ({})",
+                     h.noise_robust ? "1.4826 × MAD / median of the samples"
+                                    : "spread: stddev / median of the repetitions",
+                     100 * h.noise_median, h.noise_count, 100 * h.noise_worst,
+                     h.noise_worst_kernel);
+}
+
+// Throttling: only what NVML watched; without it nothing can be said.
+std::string throttling_text(const Headline& h) {
+  if (!h.nvml)
+    return "unknown — NVML not available" + (h.nvml_note.empty() ? "" : " (" + h.nvml_note + ")");
+  if (h.throttled == 0 && h.discarded == 0 && h.throttled_ceilings.empty())
+    return "none seen by NVML during the samples";
+  return fmt::format("{} kernel(s) throttled, {} sample(s) discarded for a clock-lowering reason{}",
+                     h.throttled, h.discarded,
+                     h.throttled_ceilings.empty()
+                         ? ""
+                         : "; ceilings with throttle reasons: " + h.throttled_ceilings);
+}
+
+std::string headline(const Results& r, const ReportOptions& options) {
+  const Headline f = headline_facts(r, options);
   std::string h = "<section class=\"headline\">\n";
   h += fmt::format(
       "<p><b>{}</b> · compute capability {} · {} SMs · backend <b>{}</b> · datasheet row: {}</p>\n",
-      esc(c.device.name.empty() ? "unknown device" : c.device.name),
-      esc(c.device.compute_capability.empty() ? "n/a" : c.device.compute_capability),
-      c.device.sm_count, esc(c.backend),
-      options.sku ? esc(options.sku->name)
-                  : "<span class=\"muted\">none (" + esc(options.sku_reason) + ")</span>");
-
-  int ok = 0, failed = 0, skipped = 0, other = 0;
-  for (const auto& k : r.kernels) {
-    if (k.status == "ok" && k.validated)
-      ++ok;
-    else if (k.status == "failed_validation" || k.status == "error" || !k.validated)
-      (k.status == "skipped" ? skipped : failed) += 1;
-    else if (k.status == "skipped")
-      ++skipped;
-    else
-      ++other;
-  }
+      esc(f.device), esc(f.compute_capability), f.sm_count, esc(f.backend),
+      !f.sku.empty() ? esc(f.sku)
+                     : "<span class=\"muted\">none (" + esc(f.sku_reason) + ")</span>");
   h += fmt::format(
-      "<p>Kernels: <b>{}</b> validated and timed, {}{}{}, {} skipped (not run){}.</p>\n", ok,
-      failed > 0 ? "<span class=\"bad\">" : "", fmt::format("{} failed", failed),
-      failed > 0 ? "</span>" : "", skipped, other > 0 ? fmt::format(", {} other", other) : "");
-
-  if (!r.ceilings.empty() && emulator) {
+      "<p>Kernels: <b>{}</b> validated and timed, {}{} failed{}, {} skipped (not run){}.</p>\n",
+      f.ok, f.failed > 0 ? "<span class=\"bad\">" : "", f.failed, f.failed > 0 ? "</span>" : "",
+      f.skipped, f.other > 0 ? fmt::format(", {} other", f.other) : "");
+  if (!f.verdicts.empty() && f.emulator) {
     // No claim applies to an emulator: one line, the values for the record.
     std::string values;
-    for (const auto& ceiling : r.ceilings)
-      values += fmt::format("{}<b>{}</b> {}", values.empty() ? "" : ", ", esc(ceiling.name),
-                            esc(si(ceiling.value) + ceiling.unit));
+    for (const auto& v : f.verdicts)
+      values +=
+          fmt::format("{}<b>{}</b> {}", values.empty() ? "" : ", ", esc(v.name), esc(v.measured));
     h += "<p>Ceilings, measured on the CPU emulator (no datasheet or derived GPU figure "
          "applies): " +
          values + ".</p>\n";
-  } else if (!r.ceilings.empty()) {
+  } else if (!f.verdicts.empty()) {
     h += "<p>Ceilings against the claim:</p>\n<ul class=\"verdicts\">\n";
-    for (const auto& ceiling : r.ceilings)
-      h += "<li>" +
-           ceiling_verdict(ceiling, claim_for(ceiling, r, options.sku, options.sku_chosen)) +
-           "</li>\n";
+    for (const auto& v : f.verdicts) {
+      std::string against;
+      for (const auto& a : v.against) against += (against.empty() ? "" : ", ") + a;
+      if (v.word.empty())
+        h += fmt::format("<li><b>{}</b> {} — no datasheet or derived figure for this device</li>\n",
+                         esc(v.name), esc(v.measured));
+      else
+        h += fmt::format("<li><b>{}</b> {} — {}{}{} ({})</li>\n", esc(v.name), esc(v.measured),
+                         v.bad ? "<span class=\"bad\">" : "", esc(v.word), v.bad ? "</span>" : "",
+                         esc(against));
+    }
     h += "</ul>\n";
   } else {
     h += "<p class=\"muted\">No ceilings measured: no roof and no verdict against a claim.</p>\n";
   }
-
-  // Noise: the median over kernels and the worst kernel.
-  std::vector<std::pair<double, std::string>> noise;
-  bool robust = false;
-  for (const auto& k : r.kernels)
-    if (auto n = relative_noise(k, robust)) noise.emplace_back(*n, k.name);
-  if (noise.empty()) {
-    h += "<p>Noise: unknown (no kernel timed with two or more repetitions).</p>\n";
-  } else {
-    std::sort(noise.begin(), noise.end());
-    h += fmt::format("<p>Noise ({}): median {:.2f}% over {} kernels, worst {:.2f}% ({}).</p>\n",
-                     robust ? "1.4826 × MAD / median of the samples"
-                            : "spread: stddev / median of the repetitions",
-                     100 * noise[noise.size() / 2].first, noise.size(), 100 * noise.back().first,
-                     esc(noise.back().second));
-  }
-
-  // Throttling: only what NVML watched; without it nothing can be said.
-  if (!c.nvml_available) {
-    h += fmt::format("<p>Throttling: <b>unknown</b> — NVML not available{}.</p>\n",
-                     c.nvml_note.empty() ? "" : " (" + esc(c.nvml_note) + ")");
-  } else {
-    int throttled = 0, discarded = 0;
-    for (const auto& k : r.kernels) {
-      throttled += k.throttled;
-      discarded += k.discarded_throttled;
-    }
-    std::string ceilings;
-    for (const auto& ceiling : r.ceilings)
-      if (!ceiling.throttle_reasons.empty())
-        ceilings += (ceilings.empty() ? "" : ", ") + ceiling.name;
-    if (throttled == 0 && discarded == 0 && ceilings.empty())
-      h += "<p>Throttling: none seen by NVML during the samples.</p>\n";
-    else
-      h += fmt::format(
-          "<p>Throttling: <span class=\"bad\">{} kernel(s) throttled</span>, {} sample(s) "
-          "discarded for a clock-lowering reason{}.</p>\n",
-          throttled, discarded,
-          ceilings.empty() ? "" : "; ceilings with throttle reasons: " + esc(ceilings));
-  }
-  h += "</section>\n";
+  h += "<p>" + esc(noise_text(f)) + ".</p>\n";
+  std::string throttling = esc(throttling_text(f));
+  if (!f.nvml)
+    throttling = "<b>unknown</b>" + throttling.substr(std::string("unknown").size());
+  else if (f.throttled > 0 || f.discarded > 0 || !f.throttled_ceilings.empty())
+    throttling = "<span class=\"bad\">" + throttling + "</span>";
+  h += "<p>Throttling: " + throttling + ".</p>\n</section>\n";
   return h;
 }
 
@@ -843,6 +889,106 @@ std::string render_comparison_html(const Comparison& c) {
   }
   h += "</body>\n</html>\n";
   return h;
+}
+
+namespace {
+
+std::size_t code_points(std::string_view s) {
+  std::size_t n = 0;
+  for (char ch : s) n += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+  return n;
+}
+
+// `text` cut to `width` code points (the last one "…"), or padded to it.
+std::string cell(std::string text, std::size_t width) {
+  if (code_points(text) > width) {
+    std::string out;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < text.size() && n + 1 < width; ++i) {
+      out += text[i];
+      if (i + 1 == text.size() || (static_cast<unsigned char>(text[i + 1]) & 0xC0) != 0x80) ++n;
+    }
+    return out + "…";
+  }
+  return text + std::string(width - code_points(text), ' ');
+}
+
+// Words joined into lines no wider than `width`, continuation lines indented.
+std::string wrap(const std::string& text, std::size_t width) {
+  std::string out, line;
+  std::size_t start = 0;
+  while (start < text.size()) {
+    std::size_t end = text.find(' ', start);
+    if (end == std::string::npos) end = text.size();
+    std::string word = text.substr(start, end - start);
+    start = end + 1;
+    if (!line.empty() && code_points(line) + 1 + code_points(word) > width) {
+      out += line + "\n";
+      line = "  ";
+    }
+    line += (line.empty() || line == "  " ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
+}  // namespace
+
+std::string render_summary_text(const Results& r, const ReportOptions& options, int columns) {
+  const std::size_t width = static_cast<std::size_t>(std::max(columns, 60));
+  const Headline f = headline_facts(r, options);
+  std::string s;
+  s += wrap(fmt::format("{} · cc {} · {} SMs · backend {} · datasheet row: {}", f.device,
+                        f.compute_capability, f.sm_count, f.backend,
+                        f.sku.empty() ? "none (" + f.sku_reason + ")" : f.sku),
+            width);
+  if (f.emulator) s += wrap("CPU emulator — not GPU performance.", width);
+  s += wrap(fmt::format("Kernels: {} validated and timed, {} failed, {} skipped (not run){}.", f.ok,
+                        f.failed, f.skipped, f.other > 0 ? fmt::format(", {} other", f.other) : ""),
+            width);
+  if (!f.verdicts.empty() && f.emulator) {
+    std::string values;
+    for (const auto& v : f.verdicts)
+      values += (values.empty() ? "" : ", ") + v.name + " " + v.measured;
+    s += wrap("Ceilings (CPU emulator, no GPU claim applies): " + values + ".", width);
+  } else {
+    for (const auto& v : f.verdicts) {
+      std::string against;
+      for (const auto& a : v.against) against += (against.empty() ? "" : ", ") + a;
+      s += wrap(v.word.empty()
+                    ? fmt::format("{} {}: no datasheet or derived figure", v.name, v.measured)
+                    : fmt::format("{} {}: {} ({})", v.name, v.measured, v.word, against),
+                width);
+    }
+  }
+  s += wrap(noise_text(f) + ".", width);
+  s += wrap("Throttling: " + throttling_text(f) + ".", width);
+
+  // name | shape | median | FLOP/s | bound, % of roof | status; the shape only
+  // when the terminal is wide enough to keep 24 columns for the name.
+  constexpr std::size_t kTime = 9, kRate = 12, kBound = 17, kStatus = 9, kShape = 20;
+  const bool with_shape = width >= 24 + kShape + kTime + kRate + kBound + kStatus + 5;
+  const std::size_t name_width =
+      width - (kTime + kRate + kBound + kStatus + 4) - (with_shape ? kShape + 1 : 0);
+  auto line = [&](std::string name, std::string shape, std::string time, std::string rate_text,
+                  std::string bound, std::string status) {
+    std::string l = cell(std::move(name), name_width) + " ";
+    if (with_shape) l += cell(std::move(shape), kShape) + " ";
+    l += cell(std::move(time), kTime) + " " + cell(std::move(rate_text), kRate) + " " +
+         cell(std::move(bound), kBound) + " " + cell(std::move(status), kStatus);
+    while (!l.empty() && l.back() == ' ') l.pop_back();
+    return l + "\n";
+  };
+  s += "\n" + line("kernel", "shape", "median", "FLOP/s", "bound, % roof", "status");
+  for (const auto& k : r.kernels) {
+    std::string bound = k.bound.empty() ? "—" : k.bound;
+    if (k.pct_of_roof) bound += fmt::format(" {:.0f}%", *k.pct_of_roof);
+    std::string status = k.status == "ok" && k.validated ? "ok"
+                         : k.status.empty()              ? "failed"
+                                                         : k.status;
+    s += line(k.name, shape_text(k.shape), k.time_s ? si(k.time_s->median) + "s" : "—",
+              k.time_s && k.flops > 0 ? si(k.achieved_flops_per_s) + "FLOP/s" : "—", bound, status);
+  }
+  return s;
 }
 
 ReportOptions report_options_for(const Results& results, std::string_view sku_override) {

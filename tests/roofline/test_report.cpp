@@ -123,13 +123,13 @@ TEST(Report, a_ceiling_verdict_names_the_claim_and_the_share_of_it) {
   r.context.nvml_available = true;
   r.ceilings[0].value = 1.6e12;  // hbm.copy against A100 80GB's 2039 GB/s: 78%
   std::string html = render_report_html(r, report_options_for(r, "a100-sxm4-80gb"));
-  EXPECT_NE(html.find("<b>hbm.copy</b> 1.6 TB/s — short of the claim (78% of the datasheet's "
+  EXPECT_NE(html.find("<b>hbm.copy</b> 1.6 TB/s — short of the claim (78% of the datasheet&apos;s "
                       "2.04 TB/s)"),
             std::string::npos);
   EXPECT_NE(html.find("Throttling: none seen by NVML"), std::string::npos);
   r.ceilings[0].value = 0.5e12;
   EXPECT_NE(render_report_html(r, report_options_for(r, "a100-sxm4-80gb"))
-                .find("far short of the claim</span> (25% of the datasheet's"),
+                .find("far short of the claim</span> (25% of the datasheet&apos;s"),
             std::string::npos);
 }
 
@@ -207,6 +207,30 @@ TEST(Report, fuses_survives_the_results_file) {
   Results back = load_results(scratch.path() / "results.json");
   EXPECT_EQ(back.kernels[1].fuses, r.kernels[0].name);
   EXPECT_EQ(back.kernels[0].fuses, "");
+}
+
+TEST(Report, terminal_summary_has_the_headline_and_fits_the_terminal) {
+  Results r = testing::crowded_fixture(12);
+  r.kernels[3].name += "_with_a_name_far_too_long_for_any_terminal_column_at_all";
+  for (int columns : {60, 80, 120, 200}) {
+    const std::string text = render_summary_text(r, report_options_for(r), columns);
+    EXPECT_NE(text.find("Kernels: 12 validated and timed, 0 failed, 0 skipped"), std::string::npos);
+    EXPECT_NE(text.find("Throttling: unknown — NVML not available"), std::string::npos);
+    EXPECT_NE(text.find("Noise (spread: stddev / median of the repetitions)"), std::string::npos);
+    // The 77-character name is cut, not wrapped, where it does not fit.
+    EXPECT_EQ(text.find("…") != std::string::npos, columns <= 120) << columns;
+    std::size_t start = 0, lines = 0;
+    while (start < text.size()) {
+      std::size_t end = text.find('\n', start);
+      std::string line = text.substr(start, end - start);
+      std::size_t width = 0;
+      for (char ch : line) width += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
+      EXPECT_LE(width, static_cast<std::size_t>(columns)) << line;
+      start = end + 1;
+      ++lines;
+    }
+    EXPECT_GE(lines, 12u + 5u);
+  }
 }
 
 }  // namespace

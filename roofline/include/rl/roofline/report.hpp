@@ -26,6 +26,13 @@ struct ReportOptions {
 
 std::string render_report_html(const Results& results, const ReportOptions& options);
 
+// The end-of-run summary for a terminal `columns` wide (at least 60): the
+// report's headline block in plain text, then one line per kernel (name,
+// shape, median time, FLOP/s, % of roof and bound, status), long names cut
+// with "…" so no line is wider than `columns`.
+std::string render_summary_text(const Results& results, const ReportOptions& options,
+                                int columns = 100);
+
 // `roofline compare --format html`: the gate's result as one self-contained
 // page: the exit status and why first, the verdict counts, gate failures,
 // every kernel sorted worst first (SLOW, UNSURE, INCONCLUSIVE, then by
