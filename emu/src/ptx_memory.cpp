@@ -41,18 +41,24 @@ bool aligned(const void* address, unsigned alignment) {
 
 }  // namespace
 
-void ldmatrix_lane(unsigned lane, int matrices, bool trans, const void* const (&rows)[kWarpLanes],
-                   std::uint32_t* out) {
+namespace {
+
+// PTX: every row address of the matrices in use is 16-byte aligned.
+void check_rows(unsigned matrices, const void* const (&rows)[kWarpLanes]) {
+  for (unsigned r = 0; r < 8U * matrices; ++r) {
+    if (!aligned(rows[r], 16U)) {
+      misaligned_address("ldmatrix row", rows[r], 16U);
+    }
+  }
+}
+
+void lane_registers(unsigned lane, unsigned matrices, bool trans,
+                    const void* const (&rows)[kWarpLanes], std::uint32_t* out) {
   // Non-transposed: M_j[L/4][2(L%4) + h]; transposed: M_j[2(L%4) + h][L/4].
   const unsigned group = lane >> 2U;
   const unsigned pair = 2U * (lane & 3U);
-  for (unsigned j = 0; j < static_cast<unsigned>(matrices); ++j) {
+  for (unsigned j = 0; j < matrices; ++j) {
     const void* const* matrix = &rows[8U * j];
-    for (unsigned r = 0; r < 8U; ++r) {
-      if (!aligned(matrix[r], 16U)) {
-        misaligned_address("ldmatrix row", matrix[r], 16U);
-      }
-    }
     std::uint16_t low = 0;
     std::uint16_t high = 0;
     if (trans) {
@@ -66,10 +72,21 @@ void ldmatrix_lane(unsigned lane, int matrices, bool trans, const void* const (&
   }
 }
 
+}  // namespace
+
+void ldmatrix_lane(unsigned lane, int matrices, bool trans, const void* const (&rows)[kWarpLanes],
+                   std::uint32_t* out) {
+  check_rows(static_cast<unsigned>(matrices), rows);
+  lane_registers(lane, static_cast<unsigned>(matrices), trans, rows, out);
+}
+
+// All lanes at once: the row addresses are checked once per warp, not once
+// per lane.
 void ldmatrix_warp(int matrices, bool trans, const void* const (&rows)[kWarpLanes],
                    std::uint32_t (&out)[kWarpLanes][4]) {
+  check_rows(static_cast<unsigned>(matrices), rows);
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-    ldmatrix_lane(lane, matrices, trans, rows, out[lane]);
+    lane_registers(lane, static_cast<unsigned>(matrices), trans, rows, out[lane]);
   }
 }
 

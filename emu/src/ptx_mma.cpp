@@ -1,4 +1,6 @@
-// mma.sync emulation: one lane's outputs from the whole warp's fragments.
+// mma.sync emulation: one lane's outputs from the whole warp's fragments
+// (the reference form) and all lanes' at once (what the runtime executes,
+// once per warp).
 // Each accessor below inverts a PTX fragment table (reference sections 1-3):
 // it says which lane, register and sub-element holds A(m, k) or B(k, n).
 #include <array>
@@ -18,7 +20,7 @@ struct Slot {
   unsigned sub;  // 16-bit half (0 = bits 15:0) or byte index, by element width
 };
 
-int k_extent(MmaInput input) {
+constexpr int k_extent(MmaInput input) {
   switch (input) {
     case MmaInput::tf32:
       return 8;
@@ -31,7 +33,7 @@ int k_extent(MmaInput input) {
 }
 
 // A (16 x K), row-major fragments: m fixes g and the register's row half.
-Slot a_slot(MmaInput input, unsigned m, unsigned k) {
+constexpr Slot a_slot(MmaInput input, unsigned m, unsigned k) {
   const unsigned g = m & 7U;
   const unsigned row_half = m >> 3U;
   switch (input) {
@@ -46,7 +48,7 @@ Slot a_slot(MmaInput input, unsigned m, unsigned k) {
 }
 
 // B (K x 8), column fragments: n is g.
-Slot b_slot(MmaInput input, unsigned k, unsigned n) {
+constexpr Slot b_slot(MmaInput input, unsigned k, unsigned n) {
   switch (input) {
     case MmaInput::tf32:  // b0 (t,g) b1 (t+4,g)
       return {4U * n + (k & 3U), k >> 2U, 0U};
@@ -66,20 +68,36 @@ std::array<float, 256> fp8_table(const fp16_detail::Fp8Format& format) {
   return table;
 }
 
+const std::array<float, 256> kE4m3Values = fp8_table(fp16_detail::kE4M3);
+const std::array<float, 256> kE5m2Values = fp8_table(fp16_detail::kE5M2);
+
+template <MmaInput Input>
+double decode_as(std::uint32_t reg, unsigned sub) {
+  if constexpr (Input == MmaInput::f16) {
+    return fp16_detail::half_bits_to_float(static_cast<std::uint16_t>(reg >> (16U * sub)));
+  } else if constexpr (Input == MmaInput::bf16) {
+    return fp16_detail::bfloat16_bits_to_float(static_cast<std::uint16_t>(reg >> (16U * sub)));
+  } else if constexpr (Input == MmaInput::tf32) {
+    return std::bit_cast<float>(reg & 0xFFFFE000U);
+  } else if constexpr (Input == MmaInput::e4m3) {
+    return kE4m3Values[(reg >> (8U * sub)) & 0xFFU];
+  } else {
+    return kE5m2Values[(reg >> (8U * sub)) & 0xFFU];
+  }
+}
+
 double decode(MmaInput input, std::uint32_t reg, unsigned sub) {
-  static const std::array<float, 256> e4m3 = fp8_table(fp16_detail::kE4M3);
-  static const std::array<float, 256> e5m2 = fp8_table(fp16_detail::kE5M2);
   switch (input) {
     case MmaInput::f16:
-      return fp16_detail::half_bits_to_float(static_cast<std::uint16_t>(reg >> (16U * sub)));
+      return decode_as<MmaInput::f16>(reg, sub);
     case MmaInput::bf16:
-      return fp16_detail::bfloat16_bits_to_float(static_cast<std::uint16_t>(reg >> (16U * sub)));
+      return decode_as<MmaInput::bf16>(reg, sub);
     case MmaInput::tf32:
-      return std::bit_cast<float>(reg & 0xFFFFE000U);
+      return decode_as<MmaInput::tf32>(reg, sub);
     case MmaInput::e4m3:
-      return e4m3[(reg >> (8U * sub)) & 0xFFU];
+      return decode_as<MmaInput::e4m3>(reg, sub);
     case MmaInput::e5m2:
-      return e5m2[(reg >> (8U * sub)) & 0xFFU];
+      return decode_as<MmaInput::e5m2>(reg, sub);
   }
   return 0.0;
 }
@@ -89,10 +107,10 @@ std::int32_t s8_of(std::uint32_t reg, unsigned sub) {
 }
 
 // C/D: c_i at (g + 8*(i>>1), 2t + (i&1)).
-unsigned c_row(unsigned lane, int i) {
+constexpr unsigned c_row(unsigned lane, int i) {
   return (lane >> 2U) + 8U * (static_cast<unsigned>(i) >> 1U);
 }
-unsigned c_col(unsigned lane, int i) {
+constexpr unsigned c_col(unsigned lane, int i) {
   return 2U * (lane & 3U) + (static_cast<unsigned>(i) & 1U);
 }
 
@@ -119,15 +137,67 @@ void mma_f32_lane(MmaInput input, unsigned lane, const MmaA& a, const MmaB& b, c
   }
 }
 
-void mma_f32_warp(MmaInput input, const MmaA& a, const MmaB& b, const MmaCF32& c, MmaCF32& d) {
-  MmaCF32 result;
+// The whole warp at once: each A and B element is decoded once (the per-lane
+// form above decodes 2 * 4 * K of them for every lane).  Same products, same
+// order, same rounding as mma_f32_lane, so the results are bit-identical.
+namespace {
+
+template <MmaInput Input>
+void mma_f32_warp_as(const MmaA& a, const MmaB& b, const MmaCF32& c, MmaCF32& d) {
+  constexpr auto k_count = static_cast<unsigned>(k_extent(Input));
+  double a_values[16][k_count];
+  double b_values[k_count][8];
+  for (unsigned m = 0; m < 16U; ++m) {
+    for (unsigned k = 0; k < k_count; ++k) {
+      const Slot as = a_slot(Input, m, k);
+      a_values[m][k] = decode_as<Input>(a[as.lane][as.reg], as.sub);
+    }
+  }
+  for (unsigned k = 0; k < k_count; ++k) {
+    for (unsigned n = 0; n < 8U; ++n) {
+      const Slot bs = b_slot(Input, k, n);
+      b_values[k][n] = decode_as<Input>(b[bs.lane][bs.reg], bs.sub);
+    }
+  }
+  // D as a dense 16 x 8 tile, k outermost: the eight sums of a row are
+  // independent chains (and vectorise), where one sum after another would
+  // wait on each add.  Each sum still starts from C and adds k = 0, 1, ...
+  double sums[16][8];
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-    mma_f32_lane(input, lane, a, b, c[lane], result[lane]);
+    for (int i = 0; i < 4; ++i) {
+      sums[c_row(lane, i)][c_col(lane, i)] = c[lane][i];
+    }
+  }
+  for (unsigned m = 0; m < 16U; ++m) {
+    for (unsigned k = 0; k < k_count; ++k) {
+      for (unsigned n = 0; n < 8U; ++n) {
+        sums[m][n] += a_values[m][k] * b_values[k][n];
+      }
+    }
   }
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     for (int i = 0; i < 4; ++i) {
-      d[lane][i] = result[lane][i];
+      const double sum = sums[c_row(lane, i)][c_col(lane, i)];
+      // after all reads: d may alias c
+      d[lane][i] = std::isnan(sum) ? std::bit_cast<float>(0x7FFFFFFFU) : static_cast<float>(sum);
     }
+  }
+}
+
+}  // namespace
+
+void mma_f32_warp(MmaInput input, const MmaA& a, const MmaB& b, const MmaCF32& c, MmaCF32& d) {
+  switch (input) {
+    case MmaInput::f16:
+      return mma_f32_warp_as<MmaInput::f16>(a, b, c, d);
+    case MmaInput::bf16:
+      return mma_f32_warp_as<MmaInput::bf16>(a, b, c, d);
+    case MmaInput::tf32:
+      return mma_f32_warp_as<MmaInput::tf32>(a, b, c, d);
+    case MmaInput::e4m3:
+      return mma_f32_warp_as<MmaInput::e4m3>(a, b, c, d);
+    case MmaInput::e5m2:
+      return mma_f32_warp_as<MmaInput::e5m2>(a, b, c, d);
   }
 }
 
@@ -151,10 +221,33 @@ void mma_m16n8k32_s8_s32_lane(unsigned lane, const MmaA& a, const MmaB& b,
   }
 }
 
+// Decodes each byte once; wrapping sums do not depend on the order.
 void mma_m16n8k32_s8_s32_warp(const MmaA& a, const MmaB& b, const MmaCS32& c, MmaCS32& d) {
+  std::int32_t a_values[16][32];
+  std::int32_t b_values[32][8];
+  for (unsigned m = 0; m < 16U; ++m) {
+    for (unsigned k = 0; k < 32U; ++k) {
+      const Slot as = a_slot(MmaInput::e4m3, m, k);
+      a_values[m][k] = s8_of(a[as.lane][as.reg], as.sub);
+    }
+  }
+  for (unsigned k = 0; k < 32U; ++k) {
+    for (unsigned n = 0; n < 8U; ++n) {
+      const Slot bs = b_slot(MmaInput::e4m3, k, n);
+      b_values[k][n] = s8_of(b[bs.lane][bs.reg], bs.sub);
+    }
+  }
   MmaCS32 result;
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-    mma_m16n8k32_s8_s32_lane(lane, a, b, c[lane], result[lane]);
+    for (int i = 0; i < 4; ++i) {
+      const unsigned m = c_row(lane, i);
+      const unsigned n = c_col(lane, i);
+      auto sum = static_cast<std::uint32_t>(c[lane][i]);
+      for (unsigned k = 0; k < 32U; ++k) {
+        sum += static_cast<std::uint32_t>(a_values[m][k] * b_values[k][n]);
+      }
+      result[lane][i] = static_cast<std::int32_t>(sum);
+    }
   }
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     for (int i = 0; i < 4; ++i) {

@@ -220,6 +220,12 @@ struct Block {
   int barrier_true = 0;
   BarrierResult barrier_result{0, 0};
   std::vector<unsigned> activemask_waiting;  // per warp
+  // Per warp: lanes waiting in any warp collective, and the lanes that have
+  // exited or do not exist (a partial last warp).  A collective cannot
+  // complete before as many lanes wait as its mask names live ones, so most
+  // arrivals skip the scan over the warp.
+  std::vector<unsigned> collective_waiting;
+  std::vector<unsigned> gone_lanes;
   void* dynamic_shared = nullptr;
   bool aborting = false;
   std::string failure;
@@ -452,6 +458,14 @@ void release_barrier(Block& b) {
     if (b.states[i] == State::barrier) b.states[i] = State::runnable;
 }
 
+// Set bits of a lane mask.  Without -mpopcnt __builtin_popcount is a libgcc
+// call, measurable on every warp collective; this is a handful of ALU ops.
+inline unsigned lane_count(unsigned mask) {
+  mask = mask - ((mask >> 1) & 0x55555555u);
+  mask = (mask & 0x33333333u) + ((mask >> 2) & 0x33333333u);
+  return (((mask + (mask >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
+}
+
 // Completes the collective `t` waits in if every non-exited lane of its mask
 // waits in the same one.
 bool try_complete_collective(Block& b, const Thread& t) {
@@ -468,6 +482,7 @@ bool try_complete_collective(Block& b, const Thread& t) {
     posts[lane] = u.post;
   }
   t.fn(posts, participants);
+  b.collective_waiting[t.rank / 32] -= lane_count(participants);
   for (unsigned m = participants; m != 0; m &= m - 1) {
     Thread& u = b.threads[base + static_cast<unsigned>(__builtin_ctz(m))];
     u.participants = participants;
@@ -504,6 +519,7 @@ void thread_exited(Thread& t) {
   if (t.slot.cleanup != nullptr) t.slot.cleanup(t.slot.ptr);
   t.slot = ThreadSlot{};
   (*t.state) = State::exited;
+  b.gone_lanes[t.rank / 32] |= 1u << (t.rank & 31u);
   --b.live;
   if (b.aborting) return;
   if (b.barrier_arrived > 0 && b.barrier_arrived == b.live) release_barrier(b);
@@ -593,6 +609,9 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
                   static_cast<unsigned>((linear / grid.x) % grid.y),
                   static_cast<unsigned>(linear / (static_cast<std::uint64_t>(grid.x) * grid.y))};
   b.activemask_waiting.assign((count + 31) / 32, 0);
+  b.collective_waiting.assign((count + 31) / 32, 0);
+  b.gone_lanes.assign((count + 31) / 32, 0);
+  if (count % 32 != 0) b.gone_lanes.back() = ~0u << (count % 32);
   // Exactly shared_bytes, on the heap, so ASan sees an overrun of it.
   b.dynamic_shared = ::operator new (job.spec.shared_bytes, std::align_val_t{128});
 
@@ -843,7 +862,11 @@ unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
   t.mask = mask;
   t.fn = fn;
   t.post = post;
-  if (!try_complete_collective(b, t)) try_complete_activemask(b, t.rank / 32);
+  const unsigned warp = t.rank / 32;
+  ++b.collective_waiting[warp];
+  const unsigned needed = lane_count(mask & ~b.gone_lanes[warp]);
+  if (b.collective_waiting[warp] < needed || !try_complete_collective(b, t))
+    try_complete_activemask(b, warp);
   ++tl_worker->waits;
   suspend(t);
   return t.participants;

@@ -6,6 +6,8 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -388,6 +390,114 @@ TEST(PtxKernels, gemm_64_with_cp_async_ldmatrix_and_mma_matches_float64_under_tw
 // ---------------------------------------------------------------------------
 // .sync.aligned instructions in a partial warp stop with a clear message.
 // ---------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------
+// The runtime computes mma.sync and ldmatrix once per warp; each lane must
+// still get exactly what the per-lane reference gives it.  Random registers
+// (any bit pattern), two warps, every mma type and every ldmatrix form.
+// ---------------------------------------------------------------------------
+
+// regs[thread][0..3] = A, [4..5] = B, [6..9] = C bits; out[thread][0..3] = D bits
+// for each of the six mma forms, then 4 + 2 + 1 registers of ldmatrix
+// x4/x2/x1 and 4 + 2 + 1 of the .trans forms.
+constexpr int kOutPerThread = 6 * 4 + 14;
+
+__global__ void tensor_ops_on_random_registers(const std::uint32_t* regs, const std::uint16_t* tile,
+                                               std::uint32_t* out) {
+  const std::uint32_t* mine = regs + 10 * threadIdx.x;
+  std::uint32_t* res = out + kOutPerThread * threadIdx.x;
+  const std::uint32_t a[4] = {mine[0], mine[1], mine[2], mine[3]};
+  const std::uint32_t b[2] = {mine[4], mine[5]};
+  float c[4];
+  std::memcpy(c, mine + 6, sizeof c);
+  float d[4];
+  const auto keep = [&](int slot) { std::memcpy(res + 4 * slot, d, sizeof d); };
+  rl::ptx::mma_m16n8k16_f16_f32(d, a, b, c);
+  keep(0);
+  rl::ptx::mma_m16n8k16_bf16_f32(d, a, b, c);
+  keep(1);
+  rl::ptx::mma_m16n8k8_tf32_f32(d, a, b, c);
+  keep(2);
+  rl::ptx::mma_m16n8k32_e4m3_f32(d, a, b, c);
+  keep(3);
+  rl::ptx::mma_m16n8k32_e5m2_f32(d, a, b, c);
+  keep(4);
+  std::int32_t ci[4], di[4];
+  std::memcpy(ci, mine + 6, sizeof ci);
+  rl::ptx::mma_m16n8k32_s8_s32(di, a, b, ci);
+  std::memcpy(res + 20, di, sizeof di);
+  // Row addresses: a lane-dependent scramble of the 64 rows of `tile`.
+  const std::uint16_t* row = tile + 8 * ((threadIdx.x * 37 + 11) % 64);
+  std::uint32_t r4[4], r2[2], r1;
+  rl::ptx::ldmatrix_x4(r4, row);
+  rl::ptx::ldmatrix_x2(r2, row);
+  rl::ptx::ldmatrix_x1(r1, row);
+  std::uint32_t* l = res + 24;
+  l[0] = r4[0], l[1] = r4[1], l[2] = r4[2], l[3] = r4[3], l[4] = r2[0], l[5] = r2[1], l[6] = r1;
+  rl::ptx::ldmatrix_x4_trans(r4, row);
+  rl::ptx::ldmatrix_x2_trans(r2, row);
+  rl::ptx::ldmatrix_x1_trans(r1, row);
+  l[7] = r4[0], l[8] = r4[1], l[9] = r4[2], l[10] = r4[3], l[11] = r2[0], l[12] = r2[1], l[13] = r1;
+}
+
+TEST(PtxKernels, warp_tensor_ops_give_every_lane_the_per_lane_reference_result) {
+  std::mt19937 rng(77);
+  constexpr int kThreads = 64;
+  std::vector<std::uint32_t> regs(10 * kThreads);
+  struct alignas(16) Tile {
+    std::uint16_t v[64 * 8];
+  };
+  auto tile = std::make_unique<Tile>();
+  for (int trial = 0; trial < 20; ++trial) {
+    for (auto& r : regs) r = static_cast<std::uint32_t>(rng());
+    for (auto& e : tile->v) e = static_cast<std::uint16_t>(rng());
+    std::vector<std::uint32_t> out(kOutPerThread * kThreads);
+    rl::launch(tensor_ops_on_random_registers, dim3(1), dim3(kThreads), 0, nullptr, regs.data(),
+               tile->v, out.data());
+    ASSERT_EQ(cudaGetLastError(), cudaSuccess);
+    for (int warp = 0; warp < kThreads / 32; ++warp) {
+      rl::emu::ptx::MmaA a;
+      rl::emu::ptx::MmaB b;
+      float c[32][4];
+      const void* rows[32];
+      for (int lane = 0; lane < 32; ++lane) {
+        const std::uint32_t* mine = &regs[10 * (32 * warp + lane)];
+        std::memcpy(a[lane], mine, sizeof a[lane]);
+        std::memcpy(b[lane], mine + 4, sizeof b[lane]);
+        std::memcpy(c[lane], mine + 6, sizeof c[lane]);
+        rows[lane] = tile->v + 8 * (((32 * warp + lane) * 37 + 11) % 64);
+      }
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        const std::uint32_t* got = &out[kOutPerThread * (32 * warp + lane)];
+        int slot = 0;
+        for (auto input : {rl::emu::ptx::MmaInput::f16, rl::emu::ptx::MmaInput::bf16,
+                           rl::emu::ptx::MmaInput::tf32, rl::emu::ptx::MmaInput::e4m3,
+                           rl::emu::ptx::MmaInput::e5m2}) {
+          float ref[4];
+          rl::emu::ptx::mma_f32_lane(input, lane, a, b, c[lane], ref);
+          ASSERT_EQ(std::memcmp(ref, got + 4 * slot, sizeof ref), 0)
+              << "mma form " << slot << " warp " << warp << " lane " << lane;
+          ++slot;
+        }
+        std::int32_t ci[4], ref_i[4];
+        std::memcpy(ci, c[lane], sizeof ci);
+        rl::emu::ptx::mma_m16n8k32_s8_s32_lane(lane, a, b, ci, ref_i);
+        ASSERT_EQ(std::memcmp(ref_i, got + 20, sizeof ref_i), 0) << "s8 lane " << lane;
+        int at = 24;
+        for (bool trans : {false, true}) {
+          for (int matrices : {4, 2, 1}) {
+            std::uint32_t ref_l[4] = {};
+            rl::emu::ptx::ldmatrix_lane(lane, matrices, trans, rows, ref_l);
+            for (int j = 0; j < matrices; ++j)
+              ASSERT_EQ(got[at + j], ref_l[j]) << "ldmatrix x" << matrices << " trans " << trans
+                                               << " lane " << lane << " register " << j;
+            at += matrices;
+          }
+        }
+      }
+    }
+  }
+}
 
 __global__ void mma_in_half_a_warp(float* d) {
   const std::uint32_t a[4] = {};

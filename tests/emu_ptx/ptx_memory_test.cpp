@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <random>
 
 #include "rl/emu/ptx_warp.hpp"
 
@@ -91,6 +92,34 @@ TEST(Ldmatrix, x1_and_x2_use_only_the_first_8_and_16_lanes_addresses) {
         }
         for (int j = matrices; j < 4; ++j)
           EXPECT_EQ(out[lane][j], 0U) << "register beyond .num written";
+      }
+    }
+  }
+}
+
+// The runtime executes ldmatrix once per warp (ldmatrix_warp); the per-lane
+// form is the reference it replaced: same registers for random data, random
+// (aligned) row addresses, every .num and .trans.
+TEST(Ldmatrix, once_per_warp_registers_equal_the_per_lane_reference) {
+  std::mt19937 rng(16);
+  struct alignas(16) Pool {
+    std::uint16_t v[64][8];
+  } pool;
+  for (auto& row : pool.v)
+    for (auto& e : row) e = static_cast<std::uint16_t>(rng());
+  for (int trial = 0; trial < 100; ++trial) {
+    for (int matrices : {1, 2, 4}) {
+      for (bool trans : {false, true}) {
+        const void* rows[kWarpLanes] = {};
+        for (auto& row : rows) row = pool.v[rng() % 64];
+        std::uint32_t warp[kWarpLanes][4] = {};
+        rl::emu::ptx::ldmatrix_warp(matrices, trans, rows, warp);
+        for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+          std::uint32_t reference[4] = {};
+          rl::emu::ptx::ldmatrix_lane(lane, matrices, trans, rows, reference);
+          for (int j = 0; j < 4; ++j)
+            ASSERT_EQ(warp[lane][j], reference[j]) << "x" << matrices << " lane " << lane;
+        }
       }
     }
   }
@@ -197,11 +226,15 @@ TEST(PtxMemoryDeathTest, misaligned_addresses_are_reported) {
   for (int lane = 0; lane < kWarpLanes; ++lane) rows[lane] = buffer + 16 * (lane % 4);
   rows[5] = buffer + 8;
   std::uint32_t out[4];
+  std::uint32_t all[kWarpLanes][4];
   EXPECT_DEATH(rl::emu::ptx::ldmatrix_lane(0, 1, false, rows, out),
+               "ldmatrix row .* is not 16-byte aligned");
+  EXPECT_DEATH(rl::emu::ptx::ldmatrix_warp(1, false, rows, all),
                "ldmatrix row .* is not 16-byte aligned");
   rows[5] = buffer;
   rows[9] = buffer + 2;  // lane 9 is ignored by .x1
   rl::emu::ptx::ldmatrix_lane(0, 1, false, rows, out);
+  rl::emu::ptx::ldmatrix_warp(1, false, rows, all);
 }
 
 }  // namespace

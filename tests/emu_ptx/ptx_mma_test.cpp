@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -333,6 +334,79 @@ TEST(MmaS8, int8_products_accumulate_exactly_and_wrap) {
         ref += std::int64_t{(rc.row * 7 + k * 3) % 256 - 128} * ((k * 5 + rc.col * 11) % 256 - 128);
       ASSERT_EQ(d[lane][i], static_cast<std::int32_t>(static_cast<std::uint32_t>(ref)))
           << lane << " " << i;
+    }
+  }
+}
+
+// The runtime executes mma.sync once per warp (mma_*_warp, fragments decoded
+// once); the per-lane form (mma_*_lane) is the reference it replaced.  Both
+// must give the same bits on any registers: random bit patterns (NaN, Inf,
+// subnormals, overflowing sums) and values with tame exponents, every input
+// type, 200 register files each.
+std::uint32_t tame_bits(std::mt19937& rng, MmaInput input) {
+  auto bits = static_cast<std::uint32_t>(rng());
+  switch (input) {
+    case MmaInput::f16:  // exponent field 01xxx: |x| in [2^-14, 2)
+      return (bits & 0x83FF83FFU) | 0x38003800U;
+    case MmaInput::bf16:
+      return (bits & 0x807F807FU) | 0x3F003F00U;
+    case MmaInput::tf32:
+      return (bits & 0x807FFFFFU) | 0x3F000000U;
+    default:
+      return bits & 0xBFBFBFBFU;  // fp8 / s8: clear the top exponent bit
+  }
+}
+
+TEST(MmaWarp, once_per_warp_result_is_bit_identical_to_the_per_lane_reference) {
+  std::mt19937 rng(14);
+  for (MmaInput input :
+       {MmaInput::f16, MmaInput::bf16, MmaInput::tf32, MmaInput::e4m3, MmaInput::e5m2}) {
+    for (int trial = 0; trial < 200; ++trial) {
+      const bool tame = trial % 2 == 0;
+      MmaA a{};
+      MmaB b{};
+      MmaCF32 c{};
+      for (auto& lane : a)
+        for (auto& r : lane) r = tame ? tame_bits(rng, input) : static_cast<std::uint32_t>(rng());
+      for (auto& lane : b)
+        for (auto& r : lane) r = tame ? tame_bits(rng, input) : static_cast<std::uint32_t>(rng());
+      for (auto& lane : c)
+        for (float& v : lane)
+          v = tame ? std::ldexp(static_cast<float>(rng() % 2001) - 1000.0f, -8)
+                   : std::bit_cast<float>(static_cast<std::uint32_t>(rng()));
+      MmaCF32 warp{};
+      rl::emu::ptx::mma_f32_warp(input, a, b, c, warp);
+      for (unsigned lane = 0; lane < 32; ++lane) {
+        float reference[4];
+        rl::emu::ptx::mma_f32_lane(input, lane, a, b, c[lane], reference);
+        for (int i = 0; i < 4; ++i)
+          ASSERT_EQ(std::bit_cast<std::uint32_t>(warp[lane][i]),
+                    std::bit_cast<std::uint32_t>(reference[i]))
+              << "input " << static_cast<int>(input) << " trial " << trial << " lane " << lane
+              << " register " << i;
+      }
+    }
+  }
+}
+
+TEST(MmaWarp, once_per_warp_s8_result_is_identical_to_the_per_lane_reference) {
+  std::mt19937 rng(15);
+  for (int trial = 0; trial < 200; ++trial) {
+    MmaA a{};
+    MmaB b{};
+    MmaCS32 c{};
+    for (auto& lane : a)
+      for (auto& r : lane) r = static_cast<std::uint32_t>(rng());
+    for (auto& lane : b)
+      for (auto& r : lane) r = static_cast<std::uint32_t>(rng());
+    for (auto& lane : c)
+      for (auto& v : lane) v = static_cast<std::int32_t>(rng());
+    MmaCS32 warp{};
+    rl::emu::ptx::mma_m16n8k32_s8_s32_warp(a, b, c, warp);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      std::int32_t reference[4];
+      rl::emu::ptx::mma_m16n8k32_s8_s32_lane(lane, a, b, c[lane], reference);
+      for (int i = 0; i < 4; ++i) ASSERT_EQ(warp[lane][i], reference[i]) << lane << " " << i;
     }
   }
 }

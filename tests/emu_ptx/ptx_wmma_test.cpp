@@ -8,6 +8,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <random>
 #include <vector>
@@ -219,6 +220,59 @@ TEST(Wmma, satf_clamps_infinity_and_zeroes_nan) {
   wmma::fill_fragment(c, __ushort_as_half(0x7E00));  // NaN accumulator
   wmma::detail::mma_lane<16, 16, 16>(5, fa, fb, c, d, true);
   EXPECT_EQ(__half_as_ushort(d.x[3]), 0x0000);
+}
+
+// The runtime executes mma_sync once per warp (mma_warp, fragments decoded
+// once); mma_lane is the per-lane reference it replaced.  Same bits on random
+// fragments (random bit patterns: NaN, Inf, subnormals), with and without
+// satf, for every element type and each accumulator type.
+template <int M, int N, int K, typename TIn, typename TAcc>
+void expect_warp_equals_lanes(unsigned seed) {
+  using FragA = wmma::fragment<wmma::matrix_a, M, N, K, TIn, wmma::row_major>;
+  using FragB = wmma::fragment<wmma::matrix_b, M, N, K, TIn, wmma::col_major>;
+  using FragC = wmma::fragment<wmma::accumulator, M, N, K, TAcc>;
+  std::mt19937 rng(seed);
+  const auto randomise = [&](auto& fragment) {
+    for (auto& x : fragment.x) {
+      const auto bits = static_cast<std::uint32_t>(rng());
+      std::memcpy(&x, &bits, sizeof x);
+    }
+  };
+  for (int trial = 0; trial < 50; ++trial) {
+    FragA fa[32];
+    FragB fb[32];
+    FragC fc[32], warp[32];
+    const FragA* pa[32];
+    const FragB* pb[32];
+    const FragC* pc[32];
+    FragC* pd[32];
+    for (int lane = 0; lane < 32; ++lane) {
+      randomise(fa[lane]);
+      randomise(fb[lane]);
+      randomise(fc[lane]);
+      pa[lane] = &fa[lane];
+      pb[lane] = &fb[lane];
+      pc[lane] = &fc[lane];
+      pd[lane] = &warp[lane];
+    }
+    const bool satf = trial % 2 == 1;
+    wmma::detail::mma_warp<M, N, K>(pa, pb, pc, pd, satf);
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      FragC reference;
+      wmma::detail::mma_lane<M, N, K>(lane, fa, fb, fc[lane], reference, satf);
+      ASSERT_EQ(std::memcmp(&reference.x, &warp[lane].x, sizeof reference.x), 0)
+          << M << "x" << N << "x" << K << " trial " << trial << " lane " << lane;
+    }
+  }
+}
+
+TEST(Wmma, once_per_warp_mma_is_bit_identical_to_the_per_lane_reference) {
+  expect_warp_equals_lanes<16, 16, 16, __half, float>(1);
+  expect_warp_equals_lanes<16, 16, 16, __half, __half>(2);
+  expect_warp_equals_lanes<32, 8, 16, __half, float>(3);
+  expect_warp_equals_lanes<8, 32, 16, __nv_bfloat16, float>(4);
+  expect_warp_equals_lanes<16, 16, 16, __nv_bfloat16, float>(5);
+  expect_warp_equals_lanes<16, 16, 8, wmma::precision::tf32, float>(6);
 }
 
 }  // namespace

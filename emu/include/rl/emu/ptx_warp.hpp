@@ -100,6 +100,18 @@ void ldmatrix_lane(unsigned lane, int matrices, bool trans, const void* const (&
 void ldmatrix_warp(int matrices, bool trans, const void* const (&rows)[kWarpLanes],
                    std::uint32_t (&out)[kWarpLanes][4]);
 
+// --- what the runtime executes (rl::emu only: needs the scheduler) ------------
+
+// One full-warp rendezvous per instruction: each lane posts pointers to its
+// registers, and the last lane to arrive runs the _warp form above once for
+// the whole warp and writes every lane's destinations.  A warp with a lane
+// missing stops the process (require_full_warp).
+void mma_f32_sync(MmaInput input, const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
+                  const float (&c)[4], float (&d)[4]);
+void mma_m16n8k32_s8_s32_sync(const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
+                              const std::int32_t (&c)[4], std::int32_t (&d)[4]);
+void ldmatrix_sync(int matrices, bool trans, const void* row, std::uint32_t* out);
+
 // --- ld.global.cs.nc.v4.b32 / st.global.cs.v4.b32 -----------------------------
 
 // Streaming (evict-first) 128-bit global accesses.  PTX treats cache operators

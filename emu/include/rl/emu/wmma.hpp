@@ -9,16 +9,16 @@
 // fragments always have 16) repeat elements, so uniform element-wise code
 // stays correct, and float and __half accumulators share one map.
 //
-// mma_sync gathers the warp's A and B fragments (a full-warp rendezvous),
-// multiplies exactly, sums the K products and C in double and rounds once to
-// the accumulator type.  tf32 operands lose their low 13 bits, as on the
-// hardware (load_matrix_sync does not round: use __float_to_tf32).
+// mma_sync is one full-warp rendezvous; the last lane to arrive decodes the
+// warp's A and B fragments once and computes every lane's D (mma_warp):
+// exact products, the K products and C summed in double, one rounding to the
+// accumulator type (mma_lane, the per-lane form, is the reference).  tf32 operands lose their low
+// 13 bits, as on the hardware (load_matrix_sync does not round: use __float_to_tf32).
 #pragma once
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <limits>
 #include <type_traits>
 
@@ -190,6 +190,47 @@ void mma_lane(unsigned lane, const FragA* all_a, const FragB* all_b, const FragC
   }
 }
 
+// Every lane's D at once: a[L], b[L], c[L], d[L] are lane L's fragments.
+// Each A and B element is decoded once, and D is summed as a dense M x N
+// tile with k outermost (N independent sums per row instead of one chain of
+// dependent adds).  Each sum still starts from C and adds k = 0, 1, ... as
+// mma_lane does, so the results are bit-identical to it.
+template <int M, int N, int K, typename FragA, typename FragB, typename FragC>
+void mma_warp(const FragA* const* a, const FragB* const* b, const FragC* const* c, FragC* const* d,
+              bool satf) {
+  using Acc = typename FragC::storage_element_type;
+  double a_values[M * K];
+  double b_values[K * N];
+  double sums[M * N];
+  for (int e = 0; e < M * K; ++e) a_values[e] = operand_value(a[e % 32]->x[e / 32]);
+  for (int e = 0; e < K * N; ++e) b_values[e] = operand_value(b[e % 32]->x[e / 32]);
+  // Slot i of lane L holds tile element L + 32 * i (i < distinct); spare
+  // slots repeat them, so distinct slots carry all of C.
+  for (int e = 0; e < M * N; ++e) sums[e] = static_cast<float>(c[e % 32]->x[e / 32]);
+  for (int m = 0; m < M; ++m) {
+    double row[N];  // one row of sums, kept in registers across k
+    for (int n = 0; n < N; ++n) row[n] = sums[m * N + n];
+    for (int k = 0; k < K; ++k) {
+      const double a_mk = a_values[m * K + k];
+      for (int n = 0; n < N; ++n) row[n] += a_mk * b_values[k * N + n];
+    }
+    for (int n = 0; n < N; ++n) sums[m * N + n] = row[n];
+  }
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    for (int i = 0; i < FragC::num_elements; ++i) {
+      const double sum = sums[slot_element<FragC>(lane, i)];
+      Acc result = Acc(sum);  // one rounding (double -> __half rounds once too)
+      if constexpr (std::is_same_v<Acc, float>) {
+        if (std::isnan(sum)) {
+          result = std::bit_cast<float>(0x7FFFFFFFU);  // canonical NaN, as on the GPU
+        }
+      }
+      // d may alias c, but only its own lane's, and C was read above.
+      d[lane]->x[i] = satf ? saturate_finite(result) : result;
+    }
+  }
+}
+
 template <typename Layout>
 constexpr bool is_row_major() {
   return std::is_same_v<Layout, row_major>;
@@ -245,23 +286,36 @@ void mma_sync(fragment<accumulator, M, N, K, TC>& d,
                 "only __half inputs may accumulate in __half");
   using FragA = fragment<matrix_a, M, N, K, TA, LayoutA>;
   using FragB = fragment<matrix_b, M, N, K, TB, LayoutB>;
-  struct Operands {
-    FragA a;
-    FragB b;
+  using FragC = fragment<accumulator, M, N, K, TC>;
+  struct Post {
+    const FragA* a;
+    const FragB* b;
+    const FragC* c;
+    FragC* d;
+    bool satf;
   };
-  Operands mine;
-  std::memcpy(&mine.a, &a, sizeof a);
-  std::memcpy(&mine.b, &b, sizeof b);
-  Operands all[32];
-  rl::emu::ptx::require_full_warp("wmma::mma_sync",
-                                  rl::emu::warp_allgather(&mine, all, sizeof(Operands)));
-  FragA all_a[32];
-  FragB all_b[32];
-  for (int lane = 0; lane < 32; ++lane) {
-    all_a[lane] = all[lane].a;
-    all_b[lane] = all[lane].b;
-  }
-  detail::mma_lane<M, N, K>(rl::emu::lane_id(), all_a, all_b, c, d, satf);
+  Post post{&a, &b, &c, &d, satf};
+  // One exchange function per instantiation, so lanes that disagree on the
+  // shape or types never complete one rendezvous (reported as a deadlock).
+  rl::emu::detail::warp_collective(
+      0xffffffffu,
+      [](void* const* posts, unsigned participants) {
+        rl::emu::ptx::require_full_warp("wmma::mma_sync", participants);
+        const FragA* all_a[32];
+        const FragB* all_b[32];
+        const FragC* all_c[32];
+        FragC* all_d[32];
+        for (int lane = 0; lane < 32; ++lane) {
+          const auto* p = static_cast<const Post*>(posts[lane]);
+          all_a[lane] = p->a;
+          all_b[lane] = p->b;
+          all_c[lane] = p->c;
+          all_d[lane] = p->d;
+        }
+        detail::mma_warp<M, N, K>(all_a, all_b, all_c, all_d,
+                                  static_cast<const Post*>(posts[0])->satf);
+      },
+      &post);
 }
 
 #endif  // RL_EMULATE

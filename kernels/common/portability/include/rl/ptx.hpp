@@ -4,8 +4,8 @@
 //
 // On the GPU each wrapper is one inline-PTX instruction (sm_80+; fp8 mma
 // sm_89+).  Under the emulator (RL_EMULATE) each warp-wide instruction is a
-// full-warp rendezvous (rl::emu::warp_allgather) followed by the exact
-// per-lane semantics in rl/emu/ptx_warp.hpp, which follow the PTX ISA
+// full-warp rendezvous whose last lane computes the whole warp's result once
+// with the exact semantics in rl/emu/ptx_warp.hpp, which follow the PTX ISA
 // fragment layouts (docs: ptx-emulation-reference.md).  Register layouts, in
 // short (g = lane / 4, t = lane % 4; 16-bit elements low half first):
 //   mma m16n8k16 f16/bf16  A a0..a7: (g|g+8, 2t..2t+1 | +8), B b0..b3: (2t..2t+1 | +8, g)
@@ -49,39 +49,16 @@ namespace rl::ptx {
 #if defined(RL_EMULATE)
 namespace emu_detail {
 
-struct MmaOperands {
-  std::uint32_t a[4];
-  std::uint32_t b[2];
-};
-
-// Gathers all lanes' A and B registers (the warp rendezvous of .sync.aligned).
-inline void gather(const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
-                   rl::emu::ptx::MmaA& all_a, rl::emu::ptx::MmaB& all_b) {
-  MmaOperands mine{};
-  std::memcpy(mine.a, a, sizeof mine.a);
-  std::memcpy(mine.b, b, sizeof mine.b);
-  MmaOperands all[rl::emu::ptx::kWarpLanes];
-  rl::emu::ptx::require_full_warp("mma.sync",
-                                  rl::emu::warp_allgather(&mine, all, sizeof(MmaOperands)));
-  for (int lane = 0; lane < rl::emu::ptx::kWarpLanes; ++lane) {
-    std::memcpy(all_a[lane], all[lane].a, sizeof all[lane].a);
-    std::memcpy(all_b[lane], all[lane].b, sizeof all[lane].b);
-  }
-}
-
+// mma.sync: one warp rendezvous; the last lane to arrive computes every
+// lane's D with the fragments decoded once (rl/emu/ptx_warp.hpp).
 inline void mma_f32(rl::emu::ptx::MmaInput input, float (&d)[4], const std::uint32_t (&a)[4],
                     const std::uint32_t (&b)[2], const float (&c)[4]) {
-  rl::emu::ptx::MmaA all_a;
-  rl::emu::ptx::MmaB all_b;
-  gather(a, b, all_a, all_b);
-  rl::emu::ptx::mma_f32_lane(input, rl::emu::lane_id(), all_a, all_b, c, d);
+  rl::emu::ptx::mma_f32_sync(input, a, b, c, d);
 }
 
 template <int Matrices>
 void ldmatrix(std::uint32_t* out, const void* row, bool trans) {
-  const void* rows[rl::emu::ptx::kWarpLanes];
-  rl::emu::ptx::require_full_warp("ldmatrix", rl::emu::warp_allgather(&row, rows, sizeof row));
-  rl::emu::ptx::ldmatrix_lane(rl::emu::lane_id(), Matrices, trans, rows, out);
+  rl::emu::ptx::ldmatrix_sync(Matrices, trans, row, out);
 }
 
 // The calling CUDA thread's cp.async queue, in the runtime's per-thread slot
@@ -230,10 +207,7 @@ RL_PTX_FN void mma_m16n8k32_e5m2_f32(float (&d)[4], const std::uint32_t (&a)[4],
 RL_PTX_FN void mma_m16n8k32_s8_s32(std::int32_t (&d)[4], const std::uint32_t (&a)[4],
                                    const std::uint32_t (&b)[2], const std::int32_t (&c)[4]) {
 #if defined(RL_EMULATE)
-  rl::emu::ptx::MmaA all_a;
-  rl::emu::ptx::MmaB all_b;
-  emu_detail::gather(a, b, all_a, all_b);
-  rl::emu::ptx::mma_m16n8k32_s8_s32_lane(rl::emu::lane_id(), all_a, all_b, c, d);
+  rl::emu::ptx::mma_m16n8k32_s8_s32_sync(a, b, c, d);
 #elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
   asm volatile(
       "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
