@@ -26,6 +26,12 @@ function(rl_add_gtest)
     endif()
     list(APPEND props ENVIRONMENT "${T_ENVIRONMENT}")
   endif()
+  # The emulator's initcheck is on for every emulated test: device memory and
+  # dynamic shared memory start as NaN bytes (RL_EMU_POISON, emu/README.md).
+  # A property of its own, so it adds to a test's one ENVIRONMENT variable.
+  if("emu" IN_LIST T_LABELS)
+    list(APPEND props ENVIRONMENT_MODIFICATION "RL_EMU_POISON=set:1")
+  endif()
   set(filter)
   if(T_FILTER)
     set(filter TEST_FILTER "${T_FILTER}")

@@ -44,6 +44,15 @@ cudaError_t allocate(void** ptr, std::size_t size) {
   return cudaSuccess;
 }
 
+// Device memory (cudaMalloc, cudaMallocManaged) starts undefined on a GPU;
+// under initcheck it starts as NaN bytes.  Pinned host memory is left alone.
+cudaError_t allocate_device(void** ptr, std::size_t size) {
+  const cudaError_t error = allocate(ptr, size);
+  if (error == cudaSuccess && *ptr != nullptr && poison_enabled())
+    std::memset(*ptr, kPoisonByte, size);
+  return error;
+}
+
 cudaError_t release(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
   {
@@ -369,13 +378,13 @@ cudaError_t cudaDeviceReset() {
 }
 
 cudaError_t cudaMalloc(void** ptr, std::size_t size) {
-  return status(rl::emu::detail::allocate(ptr, size));
+  return status(rl::emu::detail::allocate_device(ptr, size));
 }
 cudaError_t cudaMallocHost(void** ptr, std::size_t size) {
   return status(rl::emu::detail::allocate(ptr, size));
 }
 cudaError_t cudaMallocManaged(void** ptr, std::size_t size, unsigned int) {
-  return status(rl::emu::detail::allocate(ptr, size));
+  return status(rl::emu::detail::allocate_device(ptr, size));
 }
 cudaError_t cudaHostAlloc(void** ptr, std::size_t size, unsigned int) {
   return status(rl::emu::detail::allocate(ptr, size));

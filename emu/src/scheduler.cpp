@@ -86,6 +86,16 @@ std::size_t stack_bytes() {
 }
 
 std::mutex g_config_mutex;
+
+bool environment_poison() {
+  static const bool poison = [] {
+    const char* text = std::getenv("RL_EMU_POISON");
+    if (text == nullptr || *text == '\0' || std::strcmp(text, "0") == 0) return false;
+    if (std::strcmp(text, "1") != 0) bad_environment("RL_EMU_POISON", text, "0 or 1");
+    return true;
+  }();
+  return poison;
+}
 std::optional<Schedule> g_schedule_override;
 int g_worker_override = 0;
 
@@ -614,6 +624,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   if (count % 32 != 0) b.gone_lanes.back() = ~0u << (count % 32);
   // Exactly shared_bytes, on the heap, so ASan sees an overrun of it.
   b.dynamic_shared = ::operator new (job.spec.shared_bytes, std::align_val_t{128});
+  if (environment_poison()) std::memset(b.dynamic_shared, kPoisonByte, job.spec.shared_bytes);
 
   blockIdx = b.index;
   blockDim = block_dim;
@@ -780,6 +791,10 @@ bool valid_configuration(const dim3& grid, const dim3& block) {
 }  // namespace
 
 // ---- entry points -------------------------------------------------------------
+
+bool poison_enabled() {
+  return environment_poison();
+}
 
 std::size_t max_dynamic_shared(const void* kernel) {
   std::lock_guard lock(g_limits_mutex);
