@@ -20,6 +20,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/ioctl.h>
+#include <unistd.h>
+
 namespace rl::bench {
 
 namespace {
@@ -48,6 +51,17 @@ std::string elapsed_text(std::chrono::steady_clock::duration elapsed) {
   else
     std::snprintf(text, sizeof text, "%llds", static_cast<long long>(seconds));
   return text;
+}
+
+// The terminal's width for the end-of-run summary: $COLUMNS, else the
+// window of `out` when it is a terminal, else 100.
+int terminal_columns(FILE* out) {
+  if (const char* columns = std::getenv("COLUMNS"); columns != nullptr && std::atoi(columns) > 0)
+    return std::atoi(columns);
+  winsize window{};
+  if (isatty(fileno(out)) && ioctl(fileno(out), TIOCGWINSZ, &window) == 0 && window.ws_col > 0)
+    return window.ws_col;
+  return 100;
 }
 
 // "0.41 ms", "12.3 us", "1.20 s".
@@ -370,6 +384,7 @@ void Harness::describe(BenchEntry& entry) {
   result.idea = record.idea;
   result.library = record.library;
   result.ceiling = record.ceiling;
+  result.fuses = record.fuses;
   result.shape = entry.shape.dims;
   if (record.device_bytes)
     result.device_bytes = static_cast<double>(record.device_bytes(entry.shape));
@@ -600,47 +615,22 @@ std::size_t Harness::finish() {
   // Google Benchmark's --benchmark_format=json|csv owns stdout: our summary
   // goes to stderr then, so stdout stays one valid document.
   FILE* out = config_.summary_to_stderr ? stderr : stdout;
-  int name_width = 6;
-  int shape_width = 5;
-  for (const auto& k : results_.kernels) {
-    name_width = std::max(name_width, static_cast<int>(k.name.size()));
-    shape_width = std::max(shape_width, static_cast<int>(Shape{k.shape}.to_string().size()));
-  }
-  std::fprintf(out, "\n%-*s  %-*s  %-17s %11s %6s %10s %10s %7s  %s\n", name_width, "kernel",
-               shape_width, "shape", "status", "median us", "noise", "GB/s", "GFLOP/s", "% roof",
-               "bound");
-  for (const auto& k : results_.kernels) {
-    const std::string shape = Shape{k.shape}.to_string();
-    if (!k.time_s) {
-      std::fprintf(out, "%-*s  %-*s  %-17s %s\n", name_width, k.name.c_str(), shape_width,
-                   shape.c_str(), k.status.c_str(), k.error.c_str());
-      continue;
-    }
-    char pct[16] = "-";
-    if (k.pct_of_roof) std::snprintf(pct, sizeof pct, "%.1f", *k.pct_of_roof);
-    // The relative noise of the samples the roof used (README, "Measurement policy").
-    char noise[16] = "-";
-    if (k.time_s->noise) std::snprintf(noise, sizeof noise, "%.1f%%", 100 * *k.time_s->noise);
-    std::fprintf(out, "%-*s  %-*s  %-17s %11.3f %6s %10.2f %10.2f %7s  %s\n", name_width,
-                 k.name.c_str(), shape_width, shape.c_str(), k.status.c_str(),
-                 k.time_s->median * 1e6, noise, k.achieved_bytes_per_s * 1e-9,
-                 k.achieved_flops_per_s * 1e-9, pct, k.bound.empty() ? "-" : k.bound.c_str());
-  }
+  // The report's headline and a line per kernel, sized to the terminal.
+  std::fprintf(out, "\n%s\n",
+               roofline::render_summary_text(results_, {.sku = sku.sku, .sku_reason = sku.reason},
+                                             terminal_columns(out))
+                   .c_str());
   for (const auto& c : results_.ceilings)
     std::fprintf(out, "ceiling %-12s %s%s (median; best %s) from %s\n", c.name.c_str(),
                  roofline::si(c.value).c_str(), c.unit.c_str(),
                  c.best ? roofline::si(*c.best).c_str() : "-", c.method.c_str());
   if (results_.ceilings.empty())
     std::fprintf(out, "no ceiling was measured: %% of roof and bound are left empty\n");
-  else if (sku.sku == nullptr)
-    std::fprintf(out, "no vendor-claim verdict: %s\n", sku.reason.c_str());
-  else {
+  else if (sku.sku != nullptr) {
     std::fprintf(out, "\nvendor-claim verdict (%s):\n", sku.reason.c_str());
     for (const std::string& line : roofline::verdict_lines(results_))
       std::fprintf(out, "  %s\n", line.c_str());
   }
-  if (results_.context.backend == "emulator")
-    std::fprintf(out, "emulator backend: times are CPU emulation, not GPU performance\n");
   std::fprintf(out, "wrote results.json, benchmarks.json, roofline.svg, report.html to %s\n",
                config_.out_dir.string().c_str());
   return static_cast<std::size_t>(std::count_if(

@@ -669,6 +669,7 @@ struct RecordSpec {
   std::function<std::size_t(const Shape&)> workspace_bytes = {};
   std::string idea = {};     // one line for the report: what it changes from its baseline
   std::string library = {};  // "cuBLAS", "cuDNN" for a library baseline
+  std::string fuses = {};    // the unfused record a fused one replaces (the fusion pair)
 };
 
 template <typename T>
@@ -713,6 +714,8 @@ KernelRecord make_record(RecordSpec<T> spec) {
           },
       .idea = std::move(spec.idea),
       .library = std::move(spec.library),
+      .refuse_on = {},
+      .fuses = std::move(spec.fuses),
   };
 }
 

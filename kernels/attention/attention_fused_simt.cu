@@ -244,6 +244,7 @@ RL_REGISTER_KERNEL(make_record<float>({.name = "attention_f32_fused",
                                        .error = kErrorSimtFp32,
                                        .head_dims = {64, 128},
                                        .idea = "one kernel: K/V tiles in shared memory and the "
-                                               "online softmax, S and P never leave the chip"}));
+                                               "online softmax, S and P never leave the chip",
+                                       .fuses = "attention_f32_naive"}));
 
 }  // namespace rl::attention

@@ -461,6 +461,7 @@ struct RecordSpec {
   bool gpu_only = false;     // a library baseline the emulator cannot run
   std::string idea = {};     // the report's one line: what it changes from its baseline
   std::string library = {};  // the library a baseline calls ("cuDNN"), "" if hand-written
+  std::string fuses = {};    // the unfused record a fused one replaces (the fusion pair)
 };
 
 template <typename T>
@@ -490,6 +491,8 @@ KernelRecord make_record(RecordSpec<T> spec) {
           },
       .idea = std::move(spec.idea),
       .library = std::move(spec.library),
+      .refuse_on = {},
+      .fuses = std::move(spec.fuses),
   };
 }
 

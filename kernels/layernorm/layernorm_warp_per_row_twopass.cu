@@ -67,13 +67,15 @@ RL_REGISTER_KERNEL(
                         .baseline = "layernorm_thread_per_row_naive_f32",
                         .launcher = &launch_layernorm_warp_per_row_twopass<float>,
                         .bytes_model = &bytes_model_warp_per_row,
-                        .idea = "one fused kernel, a warp per row with shuffle reductions"}));
-RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
-    {.name = "layernorm_warp_per_row_twopass_bf16",
-     .variant = "warp_per_row_twopass",
-     .baseline = "layernorm_thread_per_row_naive_bf16",
-     .launcher = &launch_layernorm_warp_per_row_twopass<__nv_bfloat16>,
-     .bytes_model = &bytes_model_warp_per_row,
-     .idea = "one fused kernel, a warp per row with shuffle reductions"}));
+                        .idea = "one fused kernel, a warp per row with shuffle reductions",
+                        .fuses = "layernorm_unfused_f32"}));
+RL_REGISTER_KERNEL(
+    make_record<__nv_bfloat16>({.name = "layernorm_warp_per_row_twopass_bf16",
+                                .variant = "warp_per_row_twopass",
+                                .baseline = "layernorm_thread_per_row_naive_bf16",
+                                .launcher = &launch_layernorm_warp_per_row_twopass<__nv_bfloat16>,
+                                .bytes_model = &bytes_model_warp_per_row,
+                                .idea = "one fused kernel, a warp per row with shuffle reductions",
+                                .fuses = "layernorm_unfused_bf16"}));
 
 }  // namespace rl::layernorm

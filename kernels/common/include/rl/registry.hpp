@@ -96,6 +96,10 @@ struct KernelRecord {
   // allow-list rl::ptx::fp8_mma_sync_is_native).  The harness records the
   // instance as skipped with that reason.  Empty: none.
   std::function<std::optional<std::string>(int cc_x10)> refuse_on = {};
+  // For a fused kernel: the unfused record it replaces at the same shape (the
+  // report's fusion pair), declared, never inferred from `baseline`, which
+  // names the ladder rung below.  "" for the others.
+  std::string fuses = {};
 };
 
 std::vector<KernelRecord>& kernel_registry();
