@@ -7,7 +7,8 @@
 // (behind __CUDA_ARCH_FEAT_SM90_ALL: the "a" features are not forward
 // compatible, so sm_100a and sm_120 builds do not have them); other GPU targets
 // trap, like ptx.hpp's sm_80 wrappers below their architecture.  The records
-// that use these are gpu_only with min_cc = max_cc = 90.
+// that use these have min_cc = max_cc = 90, and are gpu_only only where the
+// emulator is not a Hopper (below).
 //
 // Under the emulator (RL_EMULATE) each wrapper calls the exact emulation of
 // rl/emu/hopper.hpp, which exists only while the emulated device is a Hopper
