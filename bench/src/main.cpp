@@ -65,6 +65,9 @@ int run_main(int argc, char** argv) {
   const std::string program(backend::program_name());
   std::vector<std::string> args(argv + 1, argv + argc);
   const Options options = parse_options(args);
+  // Read now (bad input before anything is created); it sizes each
+  // repetition's share of --timeout.
+  const int repetition_count = repetitions(options);
   if (options.version) {
     std::fputs(version_text(program).c_str(), stdout);
     return 0;
@@ -136,7 +139,7 @@ int run_main(int argc, char** argv) {
   }
   roofline::RunSettings& settings = config.settings;
   settings.seed = options.seed;
-  settings.repetitions = repetitions(options);
+  settings.repetitions = repetition_count;
   settings.max_noise = options.sampling.max_noise;
   settings.timeout_s = options.sampling.timeout_s;
   settings.min_samples = options.sampling.min_samples;

@@ -356,6 +356,7 @@ def check_selection_bad_input(binary):
         (["--max-noise", "half"], "--max-noise expects a number"),
         (["--timeout", "-1"], "--timeout expects a number"),
         (["--min-samples", "0"], "--min-samples expects a number from 1"),
+        (["--benchmark_repetitions=0"], "--benchmark_repetitions expects a number from 1"),
         (["--benchmark_min_time=0.5"], "each kernel samples until --max-noise or --timeout"),
         (["--benchmark_min_warmup_time=1"], "--benchmark_min_warmup_time does not apply"),
         (["--ceilings-from", "/nonexistent/results.json"], "--ceilings-from: "),
