@@ -1,6 +1,7 @@
 // The CUDA runtime API subset on the host (see rl/emu/cuda_api.hpp).
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -16,6 +17,9 @@ namespace {
 
 thread_local cudaError_t tl_last_error = cudaSuccess;
 thread_local cudaError_t tl_pending_failure = cudaSuccess;
+// Device assert and __trap corrupt a GPU context for good: the error is
+// process-wide (one context) and outlives cudaGetLastError.
+std::atomic<cudaError_t> g_sticky_error{cudaSuccess};
 
 // Device allocations (for cudaFree's validation and cudaMemGetInfo).
 std::mutex g_alloc_mutex;
@@ -70,7 +74,9 @@ cudaError_t status(cudaError_t error) {
 }
 
 cudaError_t synchronize() {
-  return status(take_pending_failure());
+  const cudaError_t pending = take_pending_failure();
+  if (const cudaError_t sticky = sticky_error(); sticky != cudaSuccess) return status(sticky);
+  return status(pending);
 }
 
 }  // namespace
@@ -79,9 +85,18 @@ void record_error(cudaError_t error) {
   tl_last_error = error;
 }
 
-void record_launch_failure() {
-  tl_last_error = cudaErrorLaunchFailure;
-  tl_pending_failure = cudaErrorLaunchFailure;
+void record_launch_failure(cudaError_t error) {
+  tl_last_error = error;
+  tl_pending_failure = error;
+}
+
+void set_sticky_error(cudaError_t error) {
+  cudaError_t none = cudaSuccess;
+  g_sticky_error.compare_exchange_strong(none, error);  // the first one stays
+}
+
+cudaError_t sticky_error() {
+  return g_sticky_error.load(std::memory_order_relaxed);
 }
 
 cudaError_t take_pending_failure() {
@@ -107,11 +122,13 @@ using rl::emu::detail::status;
 cudaError_t cudaGetLastError() {
   const cudaError_t e = rl::emu::detail::tl_last_error;
   rl::emu::detail::tl_last_error = cudaSuccess;
-  return e;
+  const cudaError_t sticky = rl::emu::detail::sticky_error();
+  return sticky != cudaSuccess ? sticky : e;
 }
 
 cudaError_t cudaPeekAtLastError() {
-  return rl::emu::detail::tl_last_error;
+  const cudaError_t sticky = rl::emu::detail::sticky_error();
+  return sticky != cudaSuccess ? sticky : rl::emu::detail::tl_last_error;
 }
 
 const char* cudaGetErrorName(cudaError_t error) {
@@ -372,6 +389,7 @@ cudaError_t cudaDeviceSynchronize() {
 }
 
 cudaError_t cudaDeviceReset() {
+  rl::emu::detail::g_sticky_error.store(cudaSuccess);
   rl::emu::detail::take_pending_failure();
   rl::emu::detail::tl_last_error = cudaSuccess;
   return cudaSuccess;
@@ -397,6 +415,8 @@ cudaError_t cudaFreeHost(void* ptr) {
 }
 
 cudaError_t cudaMemcpy(void* dst, const void* src, std::size_t count, cudaMemcpyKind kind) {
+  if (const cudaError_t sticky = rl::emu::detail::sticky_error(); sticky != cudaSuccess)
+    return status(sticky);  // cudaMemcpy synchronises
   if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
     return status(cudaErrorInvalidMemcpyDirection);
   if (count == 0) return cudaSuccess;
@@ -411,6 +431,8 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, std::size_t count, cudaM
 }
 
 cudaError_t cudaMemset(void* ptr, int value, std::size_t count) {
+  if (const cudaError_t sticky = rl::emu::detail::sticky_error(); sticky != cudaSuccess)
+    return status(sticky);
   if (count == 0) return cudaSuccess;
   if (ptr == nullptr) return status(cudaErrorInvalidValue);
   std::memset(ptr, value, count);

@@ -1,6 +1,13 @@
 // Shared between the emulator's sources; not part of the public headers.
 #pragma once
 
+#include <pthread.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
 #include "rl/emu/runtime.hpp"
 
 namespace rl::emu::detail {
@@ -8,7 +15,7 @@ namespace rl::emu::detail {
 // The calling host thread's error state (cudaGetLastError semantics).
 void record_error(cudaError_t error);
 // A failed launch: reported by cudaGetLastError and by the next synchronising call.
-void record_launch_failure();
+void record_launch_failure(cudaError_t error = cudaErrorLaunchFailure);
 // Returns and clears the failure the next synchronising call reports.
 cudaError_t take_pending_failure();
 
@@ -29,5 +36,79 @@ inline constexpr std::size_t kSharedPerMultiprocessor = 228 * 1024;
 // cudaFuncAttributeMaxDynamicSharedMemorySize).
 std::size_t max_dynamic_shared(const void* kernel);
 cudaError_t set_max_dynamic_shared(const void* kernel, int bytes);
+
+// ---- diagnostics (diagnostics.cpp): errors instead of hangs and bare crashes
+
+// What the watchdog knows of one worker thread while it runs blocks.
+struct WorkerWatch {
+  // Bumped at every barrier or collective arrival, thread exit and block
+  // start; the watchdog trips when it stands still for RL_EMU_WATCHDOG_S.
+  std::atomic<std::uint64_t> progress{0};
+  std::atomic<bool> timed_out{false};  // set by the watchdog, cleared at block start
+  pthread_t thread{};
+};
+
+// The scheduler's per-pass count of threads that blocked or exited; each
+// increment is also progress for the watchdog (a relaxed store by the one
+// thread that writes it, so as cheap as the plain increment it replaces).
+class ProgressCount {
+ public:
+  explicit ProgressCount(WorkerWatch& watch) : progress_(watch.progress) {}
+  ProgressCount& operator++() {
+    ++value_;
+    progress_.store(progress_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    return *this;
+  }
+  ProgressCount& operator=(std::uint64_t value) {
+    value_ = value;
+    return *this;
+  }
+  operator std::uint64_t() const { return value_; }  // NOLINT: reads as the count it was
+
+ private:
+  std::uint64_t value_ = 0;
+  std::atomic<std::uint64_t>& progress_;
+};
+
+// RL_EMU_WATCHDOG_S: seconds without progress before a block is stopped (0: never).
+double watchdog_seconds();
+// The watchdog follows `watch` (the calling worker thread) until unwatch().
+void watch(WorkerWatch& watch);
+void unwatch(WorkerWatch& watch);
+// Once per host thread that runs blocks: an alternate signal stack, so the
+// crash report runs after a fiber overflowed its stack.
+void prepare_worker_thread();
+// Once per process, at the first launch: SIGSEGV/SIGBUS reports and the
+// watchdog's signal.
+void install_signal_handlers();
+
+// Static __shared__ objects of a kernel (its function-local `static
+// thread_local` objects, found by name in the ELF symbol table): their total
+// size, and poisoning this host thread's copies at a block's start.
+std::size_t static_shared_bytes(const void* kernel);
+void poison_static_shared(const void* kernel);
+
+// Inside a kernel (scheduler.cpp): the running CUDA thread, for reports.
+bool in_kernel();
+// "kernel K, block (x,y,z), thread (x,y,z)" of the running CUDA thread.
+std::string current_thread_label();
+// Fails the launch with `error` and unwinds the calling CUDA thread (an
+// exception: callable where the call chain may throw).
+[[noreturn]] void fail_current_thread(cudaError_t error, std::string message);
+// Fails the launch with `error` and leaves the calling CUDA thread without
+// unwinding it (device assert, __trap: their callers are noexcept).
+[[noreturn]] void stop_current_thread(cudaError_t error, std::string message);
+// From the watchdog's signal handler: leaves the running fiber for the
+// worker's scheduler if one runs and no switch is under way; otherwise returns
+// (the scheduler then sees timed_out after the current pass).
+void interrupt_current_thread();
+// The running fiber's usable stack [bottom, bottom + size) and guard page size,
+// false outside a kernel (for the crash report).
+bool current_fiber_stack(const void** bottom, std::size_t* size, std::size_t* guard);
+std::size_t fiber_stack_kib();
+// Sticky errors (device assert, __trap): every later launch and synchronising
+// call returns it until cudaDeviceReset, as a GPU context does.
+void set_sticky_error(cudaError_t error);
+cudaError_t sticky_error();
 
 }  // namespace rl::emu::detail

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <utility>
 
+#include "internal.hpp"
 #include "rl/emu/ptx_warp.hpp"
 
 namespace rl::emu::ptx {
@@ -27,9 +28,16 @@ void incomplete_warp(const char* instruction, unsigned participants) {
   std::abort();
 }
 
+// In a kernel the launch fails with cudaErrorMisalignedAddress, naming the
+// kernel, block and thread (for a warp-wide instruction: the lane that
+// completed it); outside one (unit tests of the per-warp semantics) the
+// process stops.
 void misaligned_address(const char* instruction, const void* address, unsigned alignment) {
-  std::fprintf(stderr, "rl::emu: %s address %p is not %u-byte aligned\n", instruction, address,
-               alignment);
+  char message[160];
+  std::snprintf(message, sizeof message, "misaligned address: %s address %p is not %u-byte aligned",
+                instruction, address, alignment);
+  if (detail::in_kernel()) detail::fail_current_thread(cudaErrorMisalignedAddress, message);
+  std::fprintf(stderr, "rl::emu: %s\n", message);
   std::abort();
 }
 

@@ -24,6 +24,7 @@
 #include <boost/context/stack_context.hpp>
 #include <charconv>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -215,6 +216,9 @@ struct Thread {
   StackBounds stack;
   const char* hot = nullptr;  // where this thread's stack was last in use
   ThreadSlot slot;
+  // Left mid-kernel (device assert, __trap, watchdog): its stack is never
+  // unwound and its continuation is never resumed (see abandon()).
+  bool abandoned = false;
 };
 
 struct Job;
@@ -239,6 +243,7 @@ struct Block {
   void* dynamic_shared = nullptr;
   bool aborting = false;
   std::string failure;
+  cudaError_t error = cudaErrorLaunchFailure;  // what the launch reports if `failure` is set
 };
 
 // Thrown at a wait point to unwind a fiber of an aborted block.
@@ -254,14 +259,19 @@ struct Worker {
   Thread* switch_from = nullptr;  // who jumped last (nullptr: the scheduler)
   StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
   std::uint64_t switches = 0;     // fibers resumed this pass
-  std::uint64_t waits = 0;        // threads that blocked or exited this pass
+  WorkerWatch watch;              // what the watchdog reads (diagnostics.cpp)
+  ProgressCount waits{watch};     // threads that blocked or exited this pass
 };
 
 thread_local Worker* tl_worker = nullptr;
 thread_local Thread* tl_thread = nullptr;
+// Set while a fiber switch is under way (prepare_jump to arrived): the
+// watchdog's signal handler must not leave a fiber then.
+thread_local volatile std::sig_atomic_t tl_switching = 0;
 
 Worker& this_worker() {
   thread_local Worker worker;
+  if (tl_worker == nullptr) prepare_worker_thread();
   tl_worker = &worker;
   return worker;
 }
@@ -284,10 +294,14 @@ struct Job {
   std::atomic<bool> failed{false};
   std::mutex failure_mutex;
   std::string failure;  // the first failure's one-line description
+  cudaError_t error = cudaErrorLaunchFailure;
 
-  void fail(std::string message) {
+  void fail(std::string message, cudaError_t code) {
     std::lock_guard lock(failure_mutex);
-    if (!failed.load()) failure = std::move(message);
+    if (!failed.load()) {
+      failure = std::move(message);
+      error = code;
+    }
     failed.store(true);
   }
 };
@@ -403,6 +417,7 @@ Thread* next_runnable(Worker& w) {
 }
 
 void prepare_jump(Worker& w, Thread* self, Thread* target) {
+  tl_switching = 1;
   w.switch_from = self;
   tl_thread = target;
   if (target != nullptr) {
@@ -428,6 +443,7 @@ void arrived(Worker& w, ctx::fiber&& from, const StackBounds& from_stack) {
     w.scheduler = std::move(from);
     w.scheduler_stack = from_stack;
   }
+  tl_switching = 0;
 }
 
 // Leaves `self` (a thread, or nullptr for the scheduler) for `target` and
@@ -451,11 +467,39 @@ void suspend(Thread& t) {
   if (t.block->aborting) throw AbortBlock{};
 }
 
-[[noreturn]] void fail_block(Thread& t, std::string message) {
+[[noreturn]] void fail_block(Thread& t, std::string message,
+                             cudaError_t error = cudaErrorLaunchFailure) {
   Block& b = *t.block;
-  if (b.failure.empty()) b.failure = std::move(message);
+  if (b.failure.empty()) {
+    b.failure = std::move(message);
+    b.error = error;
+  }
   b.aborting = true;
   throw AbortBlock{};
+}
+
+// Leaves the running fiber for good without unwinding it: for device assert
+// and __trap (glibc declares __assert_fail noexcept, so no exception may leave
+// it) and for the watchdog's signal handler.  Only plain stores and the jump
+// itself, so it is async-signal-safe.  The fiber's destructors never run (a
+// kernel's own heap allocations leak) and its stack is reused by the next
+// block; run_block() parks its continuation where nothing resumes it.
+[[noreturn]] void abandon(Worker& w, Thread& t) {
+  Block& b = *t.block;
+  t.abandoned = true;
+  (*t.state) = State::exited;
+  --b.live;
+  b.aborting = true;
+  prepare_jump(w, &t, nullptr);
+  start_switch(nullptr, w.scheduler_stack);  // nullptr: this fiber's fake stack is freed
+  std::move(w.scheduler).resume();
+  std::abort();  // nothing resumes an abandoned fiber
+}
+
+// Never destroyed: destroying a ctx::fiber would resume it to unwind it.
+std::vector<ctx::fiber*>& abandoned_fibers() {
+  static auto* fibers = new std::vector<ctx::fiber*>;
+  return *fibers;
 }
 
 // ---- barrier and warp rendezvous --------------------------------------------
@@ -606,7 +650,43 @@ std::string deadlock_description(const Block& b) {
          ")";
 }
 
-void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure) {
+// What each warp of a stopped block waits on, e.g. "warp 0: 31 at
+// __syncthreads, 1 running (interrupted)"; one clause per state present.
+std::string warp_states(const Block& b, const Thread* interrupted) {
+  std::string out;
+  for (unsigned base = 0; base < b.count; base += 32) {
+    unsigned counts[5] = {};
+    unsigned stopped = 0;
+    for (unsigned r = base; r < std::min(b.count, base + 32); ++r) {
+      const Thread& t = b.threads[r];
+      if (t.abandoned)
+        ++stopped;
+      else
+        ++counts[static_cast<unsigned>(*t.state)];
+    }
+    out += (base == 0 ? "warp " : "; warp ") + std::to_string(base / 32) + ":";
+    const char* sep = " ";
+    const auto clause = [&](unsigned n, const char* what) {
+      if (n == 0) return;
+      out += sep + std::to_string(n) + " " + what;
+      sep = ", ";
+    };
+    clause(counts[static_cast<unsigned>(State::runnable)],
+           "runnable (yielded in __nanosleep or not yet run)");
+    clause(counts[static_cast<unsigned>(State::barrier)], "at __syncthreads");
+    clause(counts[static_cast<unsigned>(State::collective)], "in a warp collective");
+    clause(counts[static_cast<unsigned>(State::activemask)], "in __activemask");
+    clause(counts[static_cast<unsigned>(State::exited)], "exited");
+    if (stopped > 0)
+      clause(stopped, interrupted != nullptr
+                          ? "running without ever yielding (stopped by the watchdog)"
+                          : "stopped mid-kernel");
+  }
+  return out;
+}
+
+void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
+               cudaError_t& error) {
   const dim3 grid = job.spec.grid;
   const dim3 block_dim = job.spec.block;
   const unsigned count = block_dim.x * block_dim.y * block_dim.z;
@@ -624,7 +704,12 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   if (count % 32 != 0) b.gone_lanes.back() = ~0u << (count % 32);
   // Exactly shared_bytes, on the heap, so ASan sees an overrun of it.
   b.dynamic_shared = ::operator new (job.spec.shared_bytes, std::align_val_t{128});
-  if (environment_poison()) std::memset(b.dynamic_shared, kPoisonByte, job.spec.shared_bytes);
+  if (environment_poison()) {
+    std::memset(b.dynamic_shared, kPoisonByte, job.spec.shared_bytes);
+    poison_static_shared(job.spec.kernel);
+  }
+  ++worker.waits;  // a block start is progress
+  worker.watch.timed_out.store(false, std::memory_order_relaxed);
 
   blockIdx = b.index;
   blockDim = block_dim;
@@ -651,10 +736,6 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     worker.order[r] = job.schedule.order == ScheduleOrder::reverse ? count - 1 - r : r;
   std::uint64_t rng = job.schedule.seed * 0x2545f4914f6cdd1dull + linear;
 
-  // No fiber ever waits for an outside event, so bounding the passes made only
-  // of __nanosleep yields turns a spin-wait that cannot end into an error.
-  constexpr std::uint64_t kMaxIdlePasses = std::uint64_t{1} << 24;
-  std::uint64_t idle_passes = 0;
   while (b.live > 0 && !b.aborting) {
     if (job.schedule.order == ScheduleOrder::random) {
       for (unsigned i = count; i > 1; --i)
@@ -665,42 +746,68 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     worker.waits = 0;
     if (Thread* first = next_runnable(worker)) switch_to(worker, nullptr, first);
     const bool ran = worker.switches > 0;
-    const bool progressed = worker.waits > 0;
+    // No fiber ever waits for an outside event, so a block in which nothing
+    // blocks or exits for RL_EMU_WATCHDOG_S (threads spinning in __nanosleep,
+    // or one spinning without yielding, which the watchdog's signal has just
+    // left) can never finish.
+    if (worker.watch.timed_out.load(std::memory_order_relaxed)) {
+      const Thread* interrupted = nullptr;
+      for (unsigned r = 0; r < count && interrupted == nullptr; ++r)
+        if (worker.threads[r].abandoned) interrupted = &worker.threads[r];
+      if (b.failure.empty() || interrupted != nullptr) {
+        char seconds[32];
+        std::snprintf(seconds, sizeof seconds, "%g", watchdog_seconds());
+        b.failure =
+            std::string("watchdog: no thread of the block made progress for ") + seconds +
+            " s (RL_EMU_WATCHDOG_S; a spin-wait that cannot end?): " + warp_states(b, interrupted);
+        b.error = cudaErrorLaunchTimeout;
+      }
+      b.aborting = true;
+    }
     if (b.aborting) break;
     if (!ran && b.live > 0) {
       b.failure = "deadlock: " + deadlock_description(b);
       b.aborting = true;
-    } else if (!progressed && ++idle_passes > kMaxIdlePasses) {
-      b.failure = "livelock: threads spin in __nanosleep while no other thread can run";
-      b.aborting = true;
-    } else if (progressed) {
-      idle_passes = 0;
     }
   }
   // Unwind every fiber that has not finished (never started ones just return),
   // one at a time: with the pass exhausted each jumps straight back here.
   for (unsigned r = 0; r < count; ++r) {
-    if (!worker.threads[r].fiber) continue;
+    Thread& t = worker.threads[r];
+    if (t.abandoned) {
+      if (t.slot.cleanup != nullptr) t.slot.cleanup(t.slot.ptr);
+      t.slot = ThreadSlot{};
+      abandoned_fibers().push_back(new ctx::fiber(std::move(t.fiber)));
+      t.abandoned = false;
+      continue;
+    }
+    if (!t.fiber) continue;
     worker.position = count;
-    switch_to(worker, nullptr, &worker.threads[r]);
+    switch_to(worker, nullptr, &t);
   }
 
   ::operator delete (b.dynamic_shared, std::align_val_t{128});
-  if (!b.failure.empty()) failure = "block " + block_label(b.index) + ": " + b.failure;
+  if (!b.failure.empty()) {
+    failure = "block " + block_label(b.index) + ": " + b.failure;
+    error = b.error;
+  }
 }
 
 void run_blocks(Job& job) {
   Worker& worker = this_worker();
   std::string failure;
+  cudaError_t error = cudaErrorLaunchFailure;
+  watch(worker.watch);
   while (!job.failed.load(std::memory_order_relaxed)) {
     const std::uint64_t linear = job.next_block.fetch_add(1);
     if (linear >= job.blocks) break;
-    run_block(worker, job, linear, failure);
+    run_block(worker, job, linear, failure, error);
     if (!failure.empty()) {
-      job.fail(std::move(failure));
+      job.fail(std::move(failure), error);
       break;
     }
   }
+  unwatch(worker.watch);
 }
 
 // ---- worker pool --------------------------------------------------------------
@@ -821,7 +928,24 @@ void launch(const LaunchSpec& spec) {
     record_error(cudaErrorInvalidConfiguration);
     return;
   }
+  if (const cudaError_t sticky = sticky_error(); sticky != cudaSuccess) {
+    record_error(sticky);  // a GPU context runs nothing after a sticky error
+    return;
+  }
+  install_signal_handlers();
   if (spec.shared_bytes > max_dynamic_shared(spec.kernel)) {
+    record_error(cudaErrorInvalidValue);
+    return;
+  }
+  // Static shared memory: nvcc refuses a kernel with more than 48 KiB, and a
+  // launch fails whose static plus dynamic bytes exceed the opt-in maximum.
+  if (const std::size_t fixed = static_shared_bytes(spec.kernel);
+      fixed > kDefaultSharedPerBlock || fixed + spec.shared_bytes > kOptInSharedPerBlock) {
+    std::fprintf(stderr,
+                 "rl::emu: kernel %s declares %zu bytes of static __shared__ memory (limit %zu "
+                 "static, %zu static + dynamic on the emulated device); %zu dynamic requested\n",
+                 kernel_name(spec).c_str(), fixed, kDefaultSharedPerBlock, kOptInSharedPerBlock,
+                 spec.shared_bytes);
     record_error(cudaErrorInvalidValue);
     return;
   }
@@ -838,8 +962,64 @@ void launch(const LaunchSpec& spec) {
   if (job.failed.load()) {
     std::fprintf(stderr, "rl::emu: kernel %s failed in %s\n", kernel_name(spec).c_str(),
                  job.failure.c_str());
-    record_launch_failure();
+    record_launch_failure(job.error);
   }
+}
+
+bool in_kernel() {
+  return tl_thread != nullptr;
+}
+
+std::string current_thread_label() {
+  const Thread& t = current_thread();
+  return "kernel " + kernel_name(t.block->job->spec) + ", block " + block_label(t.block->index) +
+         ", thread " + block_label(t.index);
+}
+
+[[noreturn]] void fail_current_thread(cudaError_t error, std::string message) {
+  Thread& t = current_thread();
+  fail_block(t, "thread " + block_label(t.index) + ": " + std::move(message), error);
+}
+
+[[noreturn]] void stop_current_thread(cudaError_t error, std::string message) {
+  Thread& t = current_thread();
+  Block& b = *t.block;
+  if (b.failure.empty()) {
+    b.failure = "thread " + block_label(t.index) + ": " + std::move(message);
+    b.error = error;
+  }
+  set_sticky_error(error);
+  abandon(*tl_worker, t);
+}
+
+void interrupt_current_thread() {
+  // The watchdog signals every poll (250 ms at most) while nothing
+  // progresses.  Threads that yield in __nanosleep are stopped by run_block()
+  // at the end of the pass, so only a fiber found running by two signals in
+  // a row, with no switch in between, has never yielded and is left.
+  static thread_local std::uint64_t switches_at_last_signal = ~std::uint64_t{0};
+  Worker* w = tl_worker;
+  if (tl_thread == nullptr || tl_switching != 0 || w == nullptr ||
+      !w->watch.timed_out.load(std::memory_order_relaxed))
+    return;
+  if (w->switches != switches_at_last_signal) {
+    switches_at_last_signal = w->switches;
+    return;
+  }
+  switches_at_last_signal = ~std::uint64_t{0};
+  abandon(*w, *tl_thread);
+}
+
+bool current_fiber_stack(const void** bottom, std::size_t* size, std::size_t* guard) {
+  if (tl_thread == nullptr) return false;
+  *bottom = tl_thread->stack.bottom;
+  *size = tl_thread->stack.size;
+  *guard = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return true;
+}
+
+std::size_t fiber_stack_kib() {
+  return stack_bytes() / 1024;
 }
 
 void* dynamic_shared_memory() {

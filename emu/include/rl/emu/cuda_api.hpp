@@ -10,7 +10,12 @@
 // the calling thread's last error until cudaGetLastError() reads it.  A failed
 // launch (deadlock, exception in a kernel) reports cudaErrorLaunchFailure
 // through cudaGetLastError() and the next synchronising call, once; unlike a
-// GPU context, the emulator stays usable afterwards.
+// GPU context, the emulator stays usable afterwards.  So do the watchdog
+// (cudaErrorLaunchTimeout) and a misaligned rl::ptx access
+// (cudaErrorMisalignedAddress).  A device assert (cudaErrorAssert) and
+// __trap() (cudaErrorLaunchFailure) are sticky, as on a GPU: every later
+// launch, cudaGetLastError, cudaPeekAtLastError, synchronising call,
+// cudaMemcpy and cudaMemset returns the error until cudaDeviceReset().
 #pragma once
 
 #include <cstddef>
@@ -194,6 +199,9 @@ template <typename R, typename... Params>
 cudaError_t cudaFuncSetAttribute(R (*func)(Params...), cudaFuncAttribute attr, int value) {
   return cudaFuncSetAttribute(reinterpret_cast<const void*>(func), attr, value);
 }
+
+// Device code: stops the kernel with the sticky error cudaErrorLaunchFailure.
+[[noreturn]] void __trap();
 
 // __constant__ variables are ordinary globals under the emulator.
 template <typename T>
