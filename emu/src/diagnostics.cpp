@@ -400,11 +400,13 @@ void poison_static_shared(const void* kernel) {
 extern "C" [[noreturn]] void __assert_fail(const char* assertion, const char* file,
                                            unsigned int line, const char* function) noexcept {
   if (rl::emu::detail::in_kernel()) {
-    std::string message = std::string("device assertion `") + assertion + "' failed at " + file +
-                          ":" + std::to_string(line) + " in " + function;
+    // A character buffer, not a std::string: this frame is never unwound.
+    char message[1024];
+    std::snprintf(message, sizeof message, "device assertion `%s' failed at %s:%u in %s", assertion,
+                  file, line, function);
     std::fprintf(stderr, "rl::emu: %s: %s\n", rl::emu::detail::current_thread_label().c_str(),
-                 message.c_str());
-    rl::emu::detail::stop_current_thread(cudaErrorAssert, std::move(message));
+                 message);
+    rl::emu::detail::stop_current_thread(cudaErrorAssert, message);
   }
   using AssertFail = void (*)(const char*, const char*, unsigned int, const char*);
   if (auto glibc = reinterpret_cast<AssertFail>(dlsym(RTLD_NEXT, "__assert_fail")))

@@ -97,7 +97,9 @@ std::string current_thread_label();
 [[noreturn]] void fail_current_thread(cudaError_t error, std::string message);
 // Fails the launch with `error` and leaves the calling CUDA thread without
 // unwinding it (device assert, __trap: their callers are noexcept).
-[[noreturn]] void stop_current_thread(cudaError_t error, std::string message);
+// `message` is plain characters: the caller's frames are never unwound, so
+// nothing on them may own heap memory.
+[[noreturn]] void stop_current_thread(cudaError_t error, const char* message);
 // From the watchdog's signal handler: leaves the running fiber for the
 // worker's scheduler if one runs and no switch is under way; otherwise returns
 // (the scheduler then sees timed_out after the current pass).

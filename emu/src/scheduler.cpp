@@ -981,11 +981,13 @@ std::string current_thread_label() {
   fail_block(t, "thread " + block_label(t.index) + ": " + std::move(message), error);
 }
 
-[[noreturn]] void stop_current_thread(cudaError_t error, std::string message) {
+[[noreturn]] void stop_current_thread(cudaError_t error, const char* message) {
   Thread& t = current_thread();
   Block& b = *t.block;
   if (b.failure.empty()) {
-    b.failure = "thread " + block_label(t.index) + ": " + std::move(message);
+    // No temporary may outlive this statement: the fiber's frames are never
+    // unwound, so a live std::string here would leak.
+    b.failure = "thread " + block_label(t.index) + ": " + message;
     b.error = error;
   }
   set_sticky_error(error);

@@ -14,7 +14,13 @@
 // spinning on another block's flag); a spin-wait on another thread of the
 // same block must call __nanosleep, which yields.  A deadlock (live threads
 // that all wait for something that cannot happen) fails the launch with
-// cudaErrorLaunchFailure and one line on stderr naming kernel and block.
+// cudaErrorLaunchFailure and one line on stderr naming kernel and block.  A
+// spin-wait that cannot end (with or without __nanosleep) is stopped by the
+// watchdog after RL_EMU_WATCHDOG_S seconds without progress (default 10; 0
+// disables): cudaErrorLaunchTimeout and one line naming kernel, block and
+// what each warp waits on.  Crashes, device assert, __trap, static shared
+// limits and misaligned accesses: emu/README.md, "Errors the emulator
+// reports".
 //
 // Schedules (RL_EMU_SCHEDULE=forward|reverse|random[:seed], default forward)
 // choose the order in which runnable threads run between synchronisation
