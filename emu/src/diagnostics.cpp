@@ -184,15 +184,17 @@ void watchdog_handler(int) {
 
 // ---- static __shared__ objects -------------------------------------------------------
 
-// A mapped ELF file's symbol table, read once per file.
+// A mapped ELF file's symbol table, read once per file (the mapping is kept
+// for the process's life).
 struct SymbolTable {
-  const unsigned char* image = nullptr;
-  std::size_t bytes = 0;
   const Elf64_Sym* symbols = nullptr;
   std::size_t count = 0;
   const char* names = nullptr;
   std::size_t names_bytes = 0;
   bool executable = false;  // ET_EXEC: symbol values are absolute
+  // Function-local thread_local objects ("_ZZ..." STT_TLS symbols): the
+  // candidates for static __shared__ objects, collected once.
+  std::vector<const Elf64_Sym*> local_tls;
 
   std::string_view name(const Elf64_Sym& s) const {
     if (s.st_name >= names_bytes) return {};
@@ -226,8 +228,6 @@ SymbolTable map_symbols(const char* path) {
     const Elf64_Shdr& strtab = sections[symtab.sh_link];
     if (symtab.sh_offset + symtab.sh_size > size || strtab.sh_offset + strtab.sh_size > size)
       continue;
-    table.image = bytes;
-    table.bytes = size;
     table.symbols = reinterpret_cast<const Elf64_Sym*>(bytes + symtab.sh_offset);
     table.count = symtab.sh_size / sizeof(Elf64_Sym);
     table.names = reinterpret_cast<const char*>(bytes + strtab.sh_offset);
@@ -235,7 +235,38 @@ SymbolTable map_symbols(const char* path) {
     table.executable = header.e_type == ET_EXEC;
     break;
   }
+  for (std::size_t i = 0; i < table.count; ++i) {
+    const Elf64_Sym& s = table.symbols[i];
+    if (ELF64_ST_TYPE(s.st_info) == STT_TLS && table.name(s).starts_with("_ZZ"))
+      table.local_tls.push_back(&s);
+  }
   return table;
+}
+
+std::mutex g_symbols_mutex;
+
+// The symbol table of the object holding `address`, and that object's base.
+const SymbolTable* symbols_of(const void* address, const void** base) {
+  static std::unordered_map<std::string, SymbolTable> files;
+  Dl_info info{};
+  if (dladdr(address, &info) == 0) return nullptr;
+  *base = info.dli_fbase;
+  const std::string path =
+      info.dli_fname != nullptr && *info.dli_fname != '\0' ? info.dli_fname : "/proc/self/exe";
+  auto file = files.find(path);
+  if (file == files.end()) file = files.emplace(path, map_symbols(path.c_str())).first;
+  return &file->second;
+}
+
+std::string_view function_name(const SymbolTable& table, const void* base, const void* function) {
+  const auto address = reinterpret_cast<std::uintptr_t>(function);
+  const std::uintptr_t wanted =
+      table.executable ? address : address - reinterpret_cast<std::uintptr_t>(base);
+  for (std::size_t i = 0; i < table.count; ++i) {
+    const Elf64_Sym& s = table.symbols[i];
+    if (ELF64_ST_TYPE(s.st_info) == STT_FUNC && s.st_value == wanted) return table.name(s);
+  }
+  return {};
 }
 
 struct SharedObject {
@@ -249,45 +280,28 @@ struct KernelShared {
   std::size_t total = 0;
 };
 
-std::mutex g_shared_mutex;
-
 // A kernel's static __shared__ objects are its function-local `static
 // thread_local` objects (what the __shared__ macro makes them), named
 // "_ZZ" <the kernel's encoding> "E" <entity> by the Itanium C++ ABI.  Objects
 // declared in device functions the kernel calls carry those functions' names
 // and are not found.
 const KernelShared& kernel_shared(const void* kernel) {
-  static std::unordered_map<std::string, SymbolTable> files;
   static std::unordered_map<const void*, KernelShared> kernels;
-  std::lock_guard lock(g_shared_mutex);
+  std::lock_guard lock(g_symbols_mutex);
   if (auto it = kernels.find(kernel); it != kernels.end()) return it->second;
   KernelShared& found = kernels[kernel];
-  Dl_info info{};
-  if (dladdr(kernel, &info) == 0) return found;
-  const std::string path =
-      info.dli_fname != nullptr && *info.dli_fname != '\0' ? info.dli_fname : "/proc/self/exe";
-  auto file = files.find(path);
-  if (file == files.end()) file = files.emplace(path, map_symbols(path.c_str())).first;
-  const SymbolTable& table = file->second;
-  found.module_base = info.dli_fbase;
-  const auto address = reinterpret_cast<std::uintptr_t>(kernel);
-  const std::uintptr_t wanted =
-      table.executable ? address : address - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
-  std::string_view mangled;
-  for (std::size_t i = 0; i < table.count && mangled.empty(); ++i) {
-    const Elf64_Sym& s = table.symbols[i];
-    if (ELF64_ST_TYPE(s.st_info) == STT_FUNC && s.st_value == wanted) mangled = table.name(s);
-  }
+  const SymbolTable* table = symbols_of(kernel, &found.module_base);
+  if (table == nullptr || table->local_tls.empty()) return found;
+  const std::string_view mangled = function_name(*table, found.module_base, kernel);
   if (mangled.empty()) return found;  // stripped: nothing is checked
   const std::string prefix =
       mangled.starts_with("_Z")
           ? "_ZZ" + std::string(mangled.substr(2)) + "E"
           : "_ZZ" + std::to_string(mangled.size()) + std::string(mangled) + "E";  // extern "C"
-  for (std::size_t i = 0; i < table.count; ++i) {
-    const Elf64_Sym& s = table.symbols[i];
-    if (ELF64_ST_TYPE(s.st_info) != STT_TLS || !table.name(s).starts_with(prefix)) continue;
-    found.objects.push_back({static_cast<std::size_t>(s.st_value), s.st_size});
-    found.total += s.st_size;
+  for (const Elf64_Sym* s : table->local_tls) {
+    if (!table->name(*s).starts_with(prefix)) continue;
+    found.objects.push_back({static_cast<std::size_t>(s->st_value), s->st_size});
+    found.total += s->st_size;
   }
   return found;
 }
@@ -374,6 +388,13 @@ void install_signal_handlers() {
     sigemptyset(&stop.sa_mask);
     sigaction(kWatchdogSignal, &stop, nullptr);
   });
+}
+
+std::string symbol_table_name(const void* function) {
+  std::lock_guard lock(g_symbols_mutex);
+  const void* base = nullptr;
+  const SymbolTable* table = symbols_of(function, &base);
+  return table == nullptr ? std::string() : std::string(function_name(*table, base, function));
 }
 
 std::size_t static_shared_bytes(const void* kernel) {

@@ -86,6 +86,9 @@ void install_signal_handlers();
 // thread_local` objects, found by name in the ELF symbol table): their total
 // size, and poisoning this host thread's copies at a block's start.
 std::size_t static_shared_bytes(const void* kernel);
+// The mangled name of the function at `function` from the ELF .symtab of the
+// object holding it (empty when stripped or not found).
+std::string symbol_table_name(const void* function);
 void poison_static_shared(const void* kernel);
 
 // Inside a kernel (scheduler.cpp): the running CUDA thread, for reports.

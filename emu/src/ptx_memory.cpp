@@ -9,6 +9,14 @@
 #include "internal.hpp"
 #include "rl/emu/ptx_warp.hpp"
 
+// The runtime's (scheduler.cpp), declared weak: the per-warp semantics here
+// are also linked without the runtime (tests/emu_ptx's math library), and
+// then there is no kernel to fail.
+namespace rl::emu::detail {
+[[gnu::weak]] bool in_kernel();
+[[gnu::weak]] void fail_current_thread(cudaError_t error, std::string message);
+}  // namespace rl::emu::detail
+
 namespace rl::emu::ptx {
 namespace {
 
@@ -36,7 +44,8 @@ void misaligned_address(const char* instruction, const void* address, unsigned a
   char message[160];
   std::snprintf(message, sizeof message, "misaligned address: %s address %p is not %u-byte aligned",
                 instruction, address, alignment);
-  if (detail::in_kernel()) detail::fail_current_thread(cudaErrorMisalignedAddress, message);
+  if (detail::in_kernel != nullptr && detail::in_kernel())
+    detail::fail_current_thread(cudaErrorMisalignedAddress, message);
   std::fprintf(stderr, "rl::emu: %s\n", message);
   std::abort();
 }

@@ -13,7 +13,6 @@
 // Fiber stacks are allocated once per worker (mmap with a guard page) and
 // reused by every block the worker runs.
 #include <dlfcn.h>
-#include <elf.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -29,7 +28,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
-#include <fstream>
 #include <iterator>
 #include <memory>
 #include <mutex>
@@ -313,56 +311,14 @@ std::string demangle(const char* symbol) {
   return status == 0 ? demangled.get() : symbol;
 }
 
-// Finds a function in the ELF .symtab of the object containing it: kernels
-// with internal linkage (static, anonymous namespace) are there, but not in
-// the dynamic symbol table that dladdr() reads.  Only used to word an error.
-std::string static_symbol_name(const void* function) {
-  Dl_info info{};
-  if (dladdr(function, &info) == 0) return {};
-  std::ifstream file(
-      info.dli_fname != nullptr && *info.dli_fname != '\0' ? info.dli_fname : "/proc/self/exe",
-      std::ios::binary);
-  const std::vector<char> image((std::istreambuf_iterator<char>(file)),
-                                std::istreambuf_iterator<char>());
-  Elf64_Ehdr header;
-  if (image.size() < sizeof header) return {};
-  std::memcpy(&header, image.data(), sizeof header);
-  if (std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 || header.e_ident[EI_CLASS] != ELFCLASS64)
-    return {};
-  const auto address = reinterpret_cast<std::uintptr_t>(function);
-  const std::uintptr_t wanted = header.e_type == ET_EXEC
-                                    ? address
-                                    : address - reinterpret_cast<std::uintptr_t>(info.dli_fbase);
-  const auto section = [&](std::size_t i) {
-    Elf64_Shdr sh{};
-    const std::size_t at = header.e_shoff + i * sizeof(Elf64_Shdr);
-    if (at + sizeof sh <= image.size()) std::memcpy(&sh, image.data() + at, sizeof sh);
-    return sh;
-  };
-  for (std::size_t i = 0; i < header.e_shnum; ++i) {
-    const Elf64_Shdr symtab = section(i);
-    if (symtab.sh_type != SHT_SYMTAB || symtab.sh_link >= header.e_shnum) continue;
-    const Elf64_Shdr strtab = section(symtab.sh_link);
-    for (std::size_t off = 0; off + sizeof(Elf64_Sym) <= symtab.sh_size; off += sizeof(Elf64_Sym)) {
-      Elf64_Sym sym;
-      if (symtab.sh_offset + off + sizeof sym > image.size()) break;
-      std::memcpy(&sym, image.data() + symtab.sh_offset + off, sizeof sym);
-      if (ELF64_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_value != wanted) continue;
-      if (strtab.sh_offset + sym.st_name >= image.size()) continue;
-      const char* name = image.data() + strtab.sh_offset + sym.st_name;
-      if (std::memchr(name, '\0', image.size() - strtab.sh_offset - sym.st_name) == nullptr)
-        continue;
-      return demangle(name);
-    }
-  }
-  return {};
-}
-
 std::string kernel_name(const LaunchSpec& spec) {
   Dl_info info{};
   if (dladdr(spec.kernel, &info) != 0 && info.dli_sname != nullptr && info.dli_saddr == spec.kernel)
     return demangle(info.dli_sname);
-  if (std::string name = static_symbol_name(spec.kernel); !name.empty()) return name;
+  // Kernels with internal linkage (static, anonymous namespace) are only in
+  // the ELF .symtab, not in the dynamic symbol table that dladdr() reads.
+  if (const std::string mangled = symbol_table_name(spec.kernel); !mangled.empty())
+    return demangle(mangled.c_str());
   // A stripped binary: the kernel's address and parameter types, from
   // rl::launch's signature.
   const std::string_view signature = spec.signature;

@@ -170,6 +170,22 @@ TEST_F(Watchdog, stops_a_thread_spinning_without_yielding_and_the_emulator_stays
       "1 s.*warp 0: .*1 running without ever yielding");
 }
 
+TEST_F(Watchdog, stops_a_spinning_block_on_each_of_several_workers) {
+  EXPECT_EXIT(
+      {
+        setenv("RL_EMU_WATCHDOG_S", "1", 1);
+        rl::emu::set_worker_threads(3);
+        int out[3 * 32] = {};
+        const auto start = std::chrono::steady_clock::now();
+        rl::launch(spin_without_yield, dim3(3), dim3(32), 0, nullptr, out);
+        const double took = seconds_since(start);
+        if (cudaGetLastError() != cudaErrorLaunchTimeout || took > 5.0) std::exit(1);
+        rl::launch(write_index, dim3(3), dim3(32), 0, nullptr, out);
+        std::exit(cudaGetLastError() == cudaSuccess && out[95] == 31 ? 0 : 2);
+      },
+      testing::ExitedWithCode(0), "spin_without_yield.*watchdog");
+}
+
 TEST_F(Watchdog, stops_threads_that_yield_forever_in_nanosleep) {
   EXPECT_EXIT(
       {
