@@ -44,22 +44,40 @@ constexpr int kWatchdogSignal = SIGUSR2;
 
 // ---- watchdog -------------------------------------------------------------------
 
+class Watchdog;
+Watchdog& watchdog();
+
+// One thread per process, started by the first launch.  A fork()ed child
+// (gtest's "fast" death tests) has no watchdog thread: it starts its own and
+// never joins the parent's.
 class Watchdog {
  public:
+  Watchdog() {
+    // A fork while the watchdog thread holds the mutex would leave it locked
+    // in the child for good.
+    pthread_atfork([] { watchdog().mutex_.lock(); }, [] { watchdog().mutex_.unlock(); },
+                   [] { watchdog().mutex_.unlock(); });
+  }
   ~Watchdog() {
     {
       std::lock_guard lock(mutex_);
       stop_ = true;
     }
     wake_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    if (thread_ != nullptr && owner_ == getpid()) {
+      thread_->join();
+      delete thread_;
+    }
   }
 
   void watch(WorkerWatch& w) {
     std::lock_guard lock(mutex_);
     w.thread = pthread_self();
     entries_.push_back({&w, w.progress.load(std::memory_order_relaxed), Clock::now()});
-    if (!thread_.joinable()) thread_ = std::thread([this] { loop(); });
+    if (thread_ == nullptr || owner_ != getpid()) {
+      thread_ = new std::thread([this] { loop(); });  // a parent's is left alone (see above)
+      owner_ = getpid();
+    }
     wake_.notify_all();
   }
 
@@ -106,7 +124,8 @@ class Watchdog {
   std::mutex mutex_;
   std::condition_variable wake_;
   std::vector<Entry> entries_;
-  std::thread thread_;
+  std::thread* thread_ = nullptr;
+  pid_t owner_ = 0;  // the process that started thread_
   bool stop_ = false;
 };
 
