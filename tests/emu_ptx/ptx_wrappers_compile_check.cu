@@ -38,6 +38,9 @@ __global__ void rl_ptx_wrappers_compile_check(float* out, const float* in, int w
   }
   std::int32_t iacc[4] = {which, 0, 0, 0};
   rl::ptx::mma_m16n8k32_s8_s32(iacc, a, b, iacc);
+  std::uint32_t hacc[2] = {a[0], b[1]};
+  rl::ptx::mma_m16n8k16_f16_f16(hacc, a, b, hacc);
+  iacc[3] += static_cast<std::int32_t>(hacc[0] ^ hacc[1]);
   out[threadIdx.x] = acc[0] + acc[1] + acc[2] + acc[3] + static_cast<float>(iacc[0] + iacc[3]) +
                      __uint_as_float(rl::ptx::f32_to_tf32(in[0])) + rl::ptx::tanh_approx(in[1]) +
                      rl::ptx::ex2_approx(in[2]);
