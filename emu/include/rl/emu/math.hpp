@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "rl/emu/hopper.hpp"
 #include "rl/emu/types.hpp"
 
 // Names glibc's <math.h> already declares with C linkage (as internal
@@ -260,16 +261,17 @@ inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned i
   return static_cast<unsigned int>(v >> (shift & 31u));
 }
 
-// Address-space conversions.  The emulator's shared memory is ordinary host
-// memory and rl::ptx passes generic pointers to its shared-memory
-// instructions (RL_PTX_SMEM converts only on the GPU), so a "shared address"
-// here is the generic address itself: full 64 bits, never a 32-bit window
-// offset, and __cvta_shared_to_generic inverts it exactly.
+// Address-space conversions.  A shared address is the emulator's 32-bit
+// shared-window address (rl/emu/hopper.hpp: dynamic shared memory at 0, each
+// static __shared__ object in a slot after it), the same value
+// rl::ptx::shared_address gives, so code that keeps it in a 32-bit register
+// (as CUDA code does) loses nothing, and __cvta_shared_to_generic maps it
+// back.  Global addresses are the generic (host) ones.
 inline std::size_t __cvta_generic_to_shared(const void* address) {
-  return reinterpret_cast<std::uintptr_t>(address);
+  return rl::emu::hopper::shared_address(address);
 }
 inline void* __cvta_shared_to_generic(std::size_t address) {
-  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
+  return rl::emu::hopper::shared_pointer(static_cast<std::uint32_t>(address));
 }
 inline std::size_t __cvta_generic_to_global(const void* address) {
   return reinterpret_cast<std::uintptr_t>(address);
