@@ -6,6 +6,7 @@
 
 #include <cooperative_groups.h>
 #include <cooperative_groups/reduce.h>
+#include <cuda_runtime.h>
 #include <cmath>
 #include <vector>
 

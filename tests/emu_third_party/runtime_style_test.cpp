@@ -4,6 +4,9 @@
 // half / bf16 atomicAdd histogram, and cudaMemcpy2D's pitch rules.
 #include <gtest/gtest.h>
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
 #include <algorithm>
 #include <vector>
 

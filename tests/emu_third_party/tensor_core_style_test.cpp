@@ -5,6 +5,8 @@
 // the project writes inline PTX).  Both against float64 references.
 #include <gtest/gtest.h>
 
+#include <cuda_fp16.h>
+#include <mma.h>
 #include <cmath>
 #include <cstdint>
 #include <vector>
