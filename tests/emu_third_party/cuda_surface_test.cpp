@@ -17,23 +17,25 @@ namespace cg = cooperative_groups;
 
 namespace {
 
-// What one thread of a tile of Size reports, in the order of `Record`.
+// What one thread of a tile of Size reports.  No padding (the 8-byte
+// members first, sixteen 4-byte ones after), so runs compare bytewise.
 struct Record {
+  unsigned long long dynamic_rank, dynamic_size;
   unsigned rank, size, meta_rank, meta_size;
   int from_rank0, down1, up1, xor1;
   unsigned ballot_odd;
   int any_rank3, all_below_size;
   int sum, minimum, maximum;
-  unsigned long long dynamic_rank, dynamic_size;
-  unsigned dynamic_meta_rank;
+  unsigned dynamic_meta_rank, unused;
 };
+static_assert(sizeof(Record) == 2 * 8 + 16 * 4);
 
 template <unsigned Size>
 __global__ void tile_kernel(Record* out) {
   cg::thread_block block = cg::this_thread_block();
   auto tile = cg::tiled_partition<Size>(block);
   const int v = static_cast<int>(block.thread_rank()) * 10;
-  Record r;
+  Record r{};
   r.rank = tile.thread_rank();
   r.size = tile.size();
   r.meta_rank = tile.meta_group_rank();
