@@ -121,6 +121,18 @@ __global__ void block_and_grid_kernel(unsigned* out) {
   cg::sync(block);
 }
 
+// A tile of a tile: ranks and meta groups are relative to the parent warp.
+__global__ void nested_tile_kernel(unsigned* out) {
+  cg::thread_block block = cg::this_thread_block();
+  cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+  auto quarter = cg::tiled_partition<8>(warp);
+  unsigned* o = out + 4 * block.thread_rank();
+  o[0] = quarter.thread_rank();
+  o[1] = quarter.meta_group_rank();
+  o[2] = quarter.meta_group_size();
+  o[3] = cg::reduce(quarter, block.thread_rank(), cg::plus<unsigned>());
+}
+
 // Arguments to the runtime tiled_partition outside CUDA's native sizes fail
 // the launch (the emulator reports the exception and returns an error).
 __global__ void bad_dynamic_tile_kernel() {
@@ -160,6 +172,24 @@ TEST(CudaSurface, TiledPartitionOfEverySizeShufflesVotesAndReducesWithinItsTile)
   check_tiles<8>();
   check_tiles<16>();
   check_tiles<32>();
+}
+
+TEST(CudaSurface, TileOfATileRanksWithinItsWarp) {
+  const unsigned threads = 64;
+  unsigned* d;
+  cudaCheck(cudaMalloc(&d, 4 * threads * sizeof(unsigned)));
+  rl::launch(nested_tile_kernel, dim3(1), dim3(threads), 0, nullptr, d);
+  cudaCheck(cudaGetLastError());
+  std::vector<unsigned> h(4 * threads);
+  cudaCheck(cudaMemcpy(h.data(), d, h.size() * sizeof(unsigned), cudaMemcpyDeviceToHost));
+  cudaCheck(cudaFree(d));
+  for (unsigned t = 0; t < threads; ++t) {
+    const unsigned base = t / 8 * 8;
+    EXPECT_EQ(h[4 * t], t % 8);
+    EXPECT_EQ(h[4 * t + 1], (t % 32) / 8);  // within the warp, not the block
+    EXPECT_EQ(h[4 * t + 2], 4U);
+    EXPECT_EQ(h[4 * t + 3], 8 * base + 28);  // base + (base+1) + ... + (base+7)
+  }
 }
 
 TEST(CudaSurface, ThreadBlockAndGridQueriesMatchTheBuiltins) {

@@ -669,11 +669,13 @@ T max_of_nan(T a, T b, bool want_max) {
   return max_of(a, b, want_max);
 }
 
-// A math function of a 16-bit value: evaluated in double and rounded once to
-// the 16-bit type (round to nearest even, via round-to-odd float), which is
-// the correctly rounded result; the GPU's approximations are within the
-// error cuda_fp16.h / cuda_bf16.h document for each function, so results
-// may differ from a GPU's by that much (compare with tolerances).
+// A math function of a 16-bit value: evaluated in double (glibc, within 1
+// ulp of double) and rounded once to the 16-bit type (round to nearest even,
+// via round-to-odd float): the correctly rounded result unless the exact
+// value lies within 2^-52 relative of a 16-bit halfway point.  cuda_fp16.hpp's
+// device code uses ex2/lg2/sin/cos approximations, rounds to nearest and
+// patches the inputs it knows to misround, so most inputs agree; that was not
+// compared on a GPU (none was available), so compare with tolerances.
 template <typename T, typename F>
 T apply_rounded(T a, F f) {
   return T(f(static_cast<double>(static_cast<float>(a))));
