@@ -194,7 +194,6 @@ struct Thread {
   void* post = nullptr;
   unsigned participants = 0;
   StackBounds stack;
-  const char* hot = nullptr;  // where this thread's stack was last in use
   ThreadSlot slot;
 };
 
@@ -229,6 +228,7 @@ struct Worker {
   StackPool stacks;
   std::vector<Thread> threads;
   std::vector<State> states;      // threads[i]'s state is states[i], dense for the scans
+  std::vector<const char*> hot;   // where threads[i]'s stack was last in use, dense likewise
   std::vector<unsigned> order;    // this pass's schedule
   unsigned position = 0;          // next index into `order`
   Context scheduler = nullptr;    // the worker's own context while a fiber runs
@@ -369,12 +369,18 @@ Thread* next_runnable(Worker& w) {
     const unsigned rank = w.order[w.position++];
     if (w.states[rank] != State::runnable) continue;
     Thread& t = w.threads[rank];
-    // The stack lines a fiber touches when it resumes are cold (a block's
-    // fibers together exceed the L2 cache); fetch the following thread's
-    // while this one runs.
+    // The lines a fiber touches when it resumes are cold (a block's fibers
+    // together exceed the L1 cache); fetch the following thread's record and
+    // the three stack lines around where it stopped while this one runs.  A
+    // wider window costs more than it saves: 12 lines per fiber made a
+    // 1024-thread barrier round 30 % slower (the prefetched lines of all
+    // fibers no longer fit in L2), and fetching two or three threads ahead
+    // gained nothing (emu_speed; emu/README.md has the numbers).
     if (w.position < w.order.size()) {
-      if (const char* hot = w.threads[w.order[w.position]].hot) {
-        for (int line = -4; line < 8; ++line) __builtin_prefetch(hot + 64 * line, 1);
+      const unsigned following = w.order[w.position];
+      __builtin_prefetch(&w.threads[following], 0);
+      if (const char* hot = w.hot[following]) {
+        for (int line = -1; line < 2; ++line) __builtin_prefetch(hot + 64 * line, 1);
       }
     }
     return &t;
@@ -409,7 +415,7 @@ void arrived(Worker& w, const StackBounds& from_stack) {
 // Leaves `self` (a thread, or nullptr for the scheduler) for `target` and
 // returns when something switches back to `self`.
 void switch_to(Worker& w, Thread* self, Thread* target) {
-  if (self != nullptr) self->hot = static_cast<const char*>(__builtin_frame_address(0));
+  if (self != nullptr) w.hot[self->rank] = static_cast<const char*>(__builtin_frame_address(0));
   prepare_jump(w, self, target);
   void* fake_stack = nullptr;
   start_switch(&fake_stack, stack_of(w, target));
@@ -619,6 +625,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   gridDim = grid;
 
   if (worker.threads.size() < count) worker.threads.resize(count);
+  worker.hot.resize(worker.threads.size());
   worker.states.assign(count, State::runnable);
   b.threads = worker.threads.data();
   b.states = worker.states.data();
