@@ -20,8 +20,6 @@
 #include <cxxabi.h>
 #include <algorithm>
 #include <atomic>
-#include <boost/context/fiber.hpp>
-#include <boost/context/stack_context.hpp>
 #include <charconv>
 #include <condition_variable>
 #include <cstdio>
@@ -38,6 +36,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fiber_switch.hpp"
 #include "internal.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -56,8 +55,6 @@
 namespace rl::emu {
 namespace detail {
 namespace {
-
-namespace ctx = boost::context;
 
 // ---- configuration ------------------------------------------------------------
 
@@ -179,22 +176,6 @@ class StackPool {
   std::vector<void*> bases_;
 };
 
-// Hands one pooled stack to one fiber; the pool keeps ownership.
-struct PooledStack {
-  StackBounds bounds;
-  ctx::stack_context allocate() {
-#if defined(RL_EMU_ASAN)
-    // A fiber unwound by an exception can leave redzones poisoned behind it.
-    ASAN_UNPOISON_MEMORY_REGION(bounds.bottom, bounds.size);
-#endif
-    ctx::stack_context sctx;
-    sctx.size = bounds.size;
-    sctx.sp = const_cast<char*>(static_cast<const char*>(bounds.bottom)) + bounds.size;
-    return sctx;
-  }
-  void deallocate(ctx::stack_context&) noexcept {}
-};
-
 // ---- threads, blocks, workers ------------------------------------------------
 
 enum class State : std::uint8_t { runnable, barrier, collective, activemask, exited };
@@ -202,7 +183,7 @@ enum class State : std::uint8_t { runnable, barrier, collective, activemask, exi
 struct Block;
 
 struct Thread {
-  ctx::fiber fiber;  // this thread's continuation while it is not running
+  Context context = nullptr;  // where it resumes; nullptr once it has finished
   Block* block = nullptr;
   uint3 index{};
   unsigned rank = 0;
@@ -213,7 +194,6 @@ struct Thread {
   void* post = nullptr;
   unsigned participants = 0;
   StackBounds stack;
-  const char* hot = nullptr;  // where this thread's stack was last in use
   ThreadSlot slot;
 };
 
@@ -248,9 +228,10 @@ struct Worker {
   StackPool stacks;
   std::vector<Thread> threads;
   std::vector<State> states;      // threads[i]'s state is states[i], dense for the scans
+  std::vector<const char*> hot;   // where threads[i]'s stack was last in use, dense likewise
   std::vector<unsigned> order;    // this pass's schedule
   unsigned position = 0;          // next index into `order`
-  ctx::fiber scheduler;           // the worker's own continuation while a fiber runs
+  Context scheduler = nullptr;    // the worker's own context while a fiber runs
   Thread* switch_from = nullptr;  // who jumped last (nullptr: the scheduler)
   StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
   std::uint64_t switches = 0;     // fibers resumed this pass
@@ -379,9 +360,8 @@ std::string hex(unsigned v) {
 
 // Fibers switch directly to the next runnable fiber of the pass (one jump per
 // thread and pass instead of two through the scheduler); the last one of a
-// pass switches back to the scheduler.  Every jump hands the target the
-// continuation of the context it left, which the target files under
-// `switch_from`.
+// pass switches back to the scheduler.  Each jump saves the context it leaves
+// in the leaver's own slot (Thread::context, or Worker::scheduler).
 
 // The next runnable thread of this pass, or nullptr when the pass is over.
 Thread* next_runnable(Worker& w) {
@@ -389,12 +369,18 @@ Thread* next_runnable(Worker& w) {
     const unsigned rank = w.order[w.position++];
     if (w.states[rank] != State::runnable) continue;
     Thread& t = w.threads[rank];
-    // The stack lines a fiber touches when it resumes are cold (a block's
-    // fibers together exceed the L2 cache); fetch the following thread's
-    // while this one runs.
+    // The lines a fiber touches when it resumes are cold (a block's fibers
+    // together exceed the L1 cache); fetch the following thread's record and
+    // the three stack lines around where it stopped while this one runs.  A
+    // wider window costs more than it saves: 12 lines per fiber made a
+    // 1024-thread barrier round 30 % slower (the prefetched lines of all
+    // fibers no longer fit in L2), and fetching two or three threads ahead
+    // gained nothing (emu_speed; emu/README.md has the numbers).
     if (w.position < w.order.size()) {
-      if (const char* hot = w.threads[w.order[w.position]].hot) {
-        for (int line = -4; line < 8; ++line) __builtin_prefetch(hot + 64 * line, 1);
+      const unsigned following = w.order[w.position];
+      __builtin_prefetch(&w.threads[following], 0);
+      if (const char* hot = w.hot[following]) {
+        for (int line = -1; line < 2; ++line) __builtin_prefetch(hot + 64 * line, 1);
       }
     }
     return &t;
@@ -411,36 +397,32 @@ void prepare_jump(Worker& w, Thread* self, Thread* target) {
   }
 }
 
-ctx::fiber& continuation_of(Worker& w, Thread* target) {
-  return target != nullptr ? target->fiber : w.scheduler;
+Context& context_of(Worker& w, Thread* thread) {
+  return thread != nullptr ? thread->context : w.scheduler;
 }
 
 const StackBounds& stack_of(Worker& w, Thread* target) {
   return target != nullptr ? target->stack : w.scheduler_stack;
 }
 
-// Runs in the context that was just resumed: files the continuation of the
-// context that jumped here.
-void arrived(Worker& w, ctx::fiber&& from, const StackBounds& from_stack) {
-  if (w.switch_from != nullptr) {
-    w.switch_from->fiber = std::move(from);
-  } else {
-    w.scheduler = std::move(from);
-    w.scheduler_stack = from_stack;
-  }
+// Runs in the context that was just resumed.  The worker's own stack is
+// learned from the first jump that leaves it (ASan reports the bounds of the
+// stack a switch came from).
+void arrived(Worker& w, const StackBounds& from_stack) {
+  if (w.switch_from == nullptr) w.scheduler_stack = from_stack;
 }
 
 // Leaves `self` (a thread, or nullptr for the scheduler) for `target` and
 // returns when something switches back to `self`.
 void switch_to(Worker& w, Thread* self, Thread* target) {
-  if (self != nullptr) self->hot = static_cast<const char*>(__builtin_frame_address(0));
+  if (self != nullptr) w.hot[self->rank] = static_cast<const char*>(__builtin_frame_address(0));
   prepare_jump(w, self, target);
   void* fake_stack = nullptr;
   start_switch(&fake_stack, stack_of(w, target));
-  ctx::fiber from = std::move(continuation_of(w, target)).resume();
+  switch_context(&context_of(w, self), context_of(w, target));
   StackBounds from_stack;
   finish_switch(fake_stack, &from_stack);
-  arrived(w, std::move(from), from_stack);
+  arrived(w, from_stack);
 }
 
 // Called in a fiber that has just blocked (or yields): runs the rest of the
@@ -548,33 +530,45 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-void start_fiber(Worker& worker, Thread& t) {
-  t.fiber = ctx::fiber(std::allocator_arg, PooledStack{t.stack}, [&t, &worker](ctx::fiber&& from) {
-    StackBounds from_stack;
-    finish_switch(nullptr, &from_stack);
-    arrived(worker, std::move(from), from_stack);
-    Block& blk = *t.block;
-    if (!blk.aborting) {
-      try {
-        blk.job->spec.entry(blk.job->spec.bound);
-      } catch (const AbortBlock&) {
-      } catch (const std::exception& e) {
-        if (blk.failure.empty())
-          blk.failure = std::string("thread threw an exception: ") + e.what();
-        blk.aborting = true;
-      } catch (...) {
-        if (blk.failure.empty()) blk.failure = "thread threw an exception";
-        blk.aborting = true;
-      }
+// A fiber's first frame: runs the kernel as the thread the scheduler has just
+// switched to, then leaves this context for good.
+[[noreturn]] void fiber_main() {
+  Worker& worker = *tl_worker;
+  Thread& t = *tl_thread;
+  StackBounds from_stack;
+  finish_switch(nullptr, &from_stack);
+  arrived(worker, from_stack);
+  Block& blk = *t.block;
+  if (!blk.aborting) {
+    try {
+      blk.job->spec.entry(blk.job->spec.bound);
+    } catch (const AbortBlock&) {
+    } catch (const std::exception& e) {
+      if (blk.failure.empty()) blk.failure = std::string("thread threw an exception: ") + e.what();
+      blk.aborting = true;
+    } catch (...) {
+      if (blk.failure.empty()) blk.failure = "thread threw an exception";
+      blk.aborting = true;
     }
-    thread_exited(t);
-    ++worker.waits;
-    // The final jump: this stack is released and `t.fiber` becomes empty.
-    Thread* next = next_runnable(worker);
-    prepare_jump(worker, &t, next);
-    start_switch(nullptr, stack_of(worker, next));
-    return std::move(continuation_of(worker, next));
-  });
+  }
+  thread_exited(t);
+  ++worker.waits;
+  // The final jump: nothing resumes this context, so its stack is free again.
+  t.context = nullptr;
+  Thread* next = next_runnable(worker);
+  prepare_jump(worker, &t, next);
+  start_switch(nullptr, stack_of(worker, next));
+  Context finished;
+  switch_context(&finished, context_of(worker, next));
+  __builtin_unreachable();
+}
+
+void start_fiber(Worker&, Thread& t) {
+#if defined(RL_EMU_ASAN)
+  // A fiber unwound by an exception can leave redzones poisoned behind it.
+  ASAN_UNPOISON_MEMORY_REGION(t.stack.bottom, t.stack.size);
+#endif
+  t.context = make_context<fiber_main>(const_cast<void*>(t.stack.bottom), t.stack.size);
 }
 
 std::string deadlock_description(const Block& b) {
@@ -631,6 +625,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   gridDim = grid;
 
   if (worker.threads.size() < count) worker.threads.resize(count);
+  worker.hot.resize(worker.threads.size());
   worker.states.assign(count, State::runnable);
   b.threads = worker.threads.data();
   b.states = worker.states.data();
@@ -680,7 +675,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   // Unwind every fiber that has not finished (never started ones just return),
   // one at a time: with the pass exhausted each jumps straight back here.
   for (unsigned r = 0; r < count; ++r) {
-    if (!worker.threads[r].fiber) continue;
+    if (worker.threads[r].context == nullptr) continue;
     worker.position = count;
     switch_to(worker, nullptr, &worker.threads[r]);
   }
