@@ -119,8 +119,11 @@ std::uint32_t shared_address(const void* p) {
   return address_in(window(), p);
 }
 
-unsigned char* shared_pointer(std::uint32_t window_address) {
-  Window& w = window();
+namespace {
+
+// shared_pointer in a window already refreshed (wgmma translates thousands
+// of operand addresses per instruction; the refresh asks the allocator).
+unsigned char* pointer_in(const Window& w, std::uint32_t window_address) {
   // Descriptors keep 18 bits: compare modulo 2^18.
   constexpr std::uint32_t kMask = 0x3FFFF;
   const std::uint32_t a18 = window_address & kMask;
@@ -132,6 +135,12 @@ unsigned char* shared_pointer(std::uint32_t window_address) {
   }
   throw std::runtime_error("shared-window address " + hex(window_address) +
                            " names no shared memory this block has taken the address of");
+}
+
+}  // namespace
+
+unsigned char* shared_pointer(std::uint32_t window_address) {
+  return pointer_in(window(), window_address);
 }
 
 // ---- mbarrier -----------------------------------------------------------------
@@ -426,6 +435,7 @@ void wgmma_exchange(void* const* posts, unsigned participants) {
   const unsigned warp = (thread_rank() / 32U) % 4U;
   const unsigned eb = element_bytes(op.input), kk = k_of(op.input), n = op.n;
   const Descriptor da = decode_descriptor(op.desc_a), db = decode_descriptor(op.desc_b);
+  const Window& w = window();
   // This warp's 16 rows of A and all of B, decoded once.
   std::vector<double> a(16 * kk), b(static_cast<std::size_t>(kk) * n);
   if (op.a_registers != nullptr) {
@@ -443,12 +453,12 @@ void wgmma_exchange(void* const* posts, unsigned participants) {
       for (unsigned k = 0; k < kk; ++k)
         a[r * kk + k] =
             op.scale_a *
-            decode(op.input, shared_pointer(operand_address(da, op.trans_a, eb, 16 * warp + r, k)));
+            decode(op.input, pointer_in(w, operand_address(da, op.trans_a, eb, 16 * warp + r, k)));
   }
   for (unsigned c = 0; c < n; ++c)
     for (unsigned k = 0; k < kk; ++k)
       b[c * kk + k] =
-          op.scale_b * decode(op.input, shared_pointer(operand_address(db, op.trans_b, eb, c, k)));
+          op.scale_b * decode(op.input, pointer_in(w, operand_address(db, op.trans_b, eb, c, k)));
   const bool integer = op.input == WgmmaInput::s8;
   for (unsigned lane = 0; lane < 32; ++lane) {
     const WgmmaPost& post = *static_cast<WgmmaPost*>(posts[lane]);
