@@ -602,8 +602,9 @@ std::string deadlock_description(const Block& b) {
       if ((*u.state) == State::collective && u.mask == t.mask && u.fn == t.fn) continue;
       example = "; thread " + std::to_string(t.rank) + " waits in a warp collective (mask " +
                 hex(t.mask) + ") for lane " + std::to_string(lane) + ", which " +
-                ((*u.state) == State::barrier ? "waits at __syncthreads"
-                                              : "waits in a different warp collective");
+                ((*u.state) == State::barrier  ? "waits at __syncthreads"
+                 : (*u.state) == State::object ? "sleeps on an mbarrier"
+                                               : "waits in a different warp collective");
       break;
     }
   }

@@ -208,6 +208,27 @@ TEST(HopperMbarrier, a_deadlock_report_names_the_missing_transaction_bytes) {
       << err;
 }
 
+// Lanes 1..31 wait in __syncwarp for lane 0, which sleeps on a barrier no
+// one completes: the report says what lane 0 does.
+__global__ void warp_waits_for_a_sleeper() {
+  __shared__ std::uint64_t bar;
+  if (threadIdx.x == 0) {
+    h::mbarrier_init(&bar, 1);
+    while (!h::mbarrier_try_wait_parity(&bar, 0)) {
+    }
+  }
+  __syncwarp();
+}
+
+TEST(HopperMbarrier, a_warp_collective_waiting_for_a_sleeping_lane_says_it_sleeps) {
+  (void)cudaGetLastError();
+  testing::internal::CaptureStderr();
+  rl::launch(warp_waits_for_a_sleeper, dim3(1), dim3(32), 0, nullptr);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess);
+  EXPECT_NE(err.find("for lane 0, which sleeps on an mbarrier"), std::string::npos) << err;
+}
+
 // Producer thread 0 arrives after the consumers have started waiting: every
 // thread sees the phase complete (try_wait lets thread 0 run).
 __global__ void producer_consumer(int* seen) {
