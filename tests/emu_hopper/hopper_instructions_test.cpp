@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -156,6 +157,16 @@ TEST(HopperMbarrier, init_refuses_a_zero_count) {
   EXPECT_THROW(h::mbarrier_init(&bar, 1u << 20), std::runtime_error);
 }
 
+// Runs `launch`, which must fail; returns what the emulator printed.
+std::string stderr_of_failed_launch(const std::function<void()>& launch) {
+  (void)cudaGetLastError();
+  testing::internal::CaptureStderr();
+  launch();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess) << "the launch should have failed";
+  return err;
+}
+
 // A consumer waits for a phase nobody will complete: the launch fails and
 // the message names the barrier.
 __global__ void wait_forever() {
@@ -194,11 +205,8 @@ __global__ void wait_for_bytes() {
 }
 
 TEST(HopperMbarrier, a_deadlock_report_names_the_missing_transaction_bytes) {
-  (void)cudaGetLastError();
-  testing::internal::CaptureStderr();
-  rl::launch(wait_for_bytes, dim3(1), dim3(2), 0, nullptr);
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess);
+  const std::string err =
+      stderr_of_failed_launch([&] { rl::launch(wait_for_bytes, dim3(1), dim3(2), 0, nullptr); });
   EXPECT_NE(err.find("deadlock"), std::string::npos) << err;
   EXPECT_NE(err.find("1 at __syncthreads"), std::string::npos) << err;
   EXPECT_NE(err.find("1 on mbarriers; thread 0 waits on the mbarrier at shared address"),
@@ -221,11 +229,8 @@ __global__ void warp_waits_for_a_sleeper() {
 }
 
 TEST(HopperMbarrier, a_warp_collective_waiting_for_a_sleeping_lane_says_it_sleeps) {
-  (void)cudaGetLastError();
-  testing::internal::CaptureStderr();
-  rl::launch(warp_waits_for_a_sleeper, dim3(1), dim3(32), 0, nullptr);
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess);
+  const std::string err = stderr_of_failed_launch(
+      [&] { rl::launch(warp_waits_for_a_sleeper, dim3(1), dim3(32), 0, nullptr); });
   EXPECT_NE(err.find("for lane 0, which sleeps on an mbarrier"), std::string::npos) << err;
 }
 
@@ -394,11 +399,8 @@ __global__ void wgmma_write_in_flight(int write) {
 TEST(HopperWgmma, writing_an_in_flight_accumulator_is_reported_at_the_wait) {
   rl::launch(wgmma_write_in_flight, dim3(1), dim3(128), 0, nullptr, 0);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "no write: a clean wait";
-  (void)cudaGetLastError();
-  testing::internal::CaptureStderr();
-  rl::launch(wgmma_write_in_flight, dim3(1), dim3(128), 0, nullptr, 1);
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess);
+  const std::string err = stderr_of_failed_launch(
+      [&] { rl::launch(wgmma_write_in_flight, dim3(1), dim3(128), 0, nullptr, 1); });
   EXPECT_NE(err.find("thread 5 wrote accumulator register 2 of an in-flight wgmma.mma_async"),
             std::string::npos)
       << err;
@@ -852,11 +854,8 @@ __global__ void bulk_misaligned(const unsigned char* in) {
 TEST(HopperBulk, a_size_not_a_multiple_of_16_fails_the_launch) {
   unsigned char* in = nullptr;
   ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), 64), cudaSuccess);
-  (void)cudaGetLastError();
-  testing::internal::CaptureStderr();
-  rl::launch(bulk_misaligned, dim3(1), dim3(1), 0, nullptr, in);
-  const std::string err = testing::internal::GetCapturedStderr();
-  EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess);
+  const std::string err = stderr_of_failed_launch(
+      [&] { rl::launch(bulk_misaligned, dim3(1), dim3(1), 0, nullptr, in); });
   EXPECT_NE(err.find("size 24 is not a positive multiple of 16"), std::string::npos) << err;
   cudaFree(in);
 }
