@@ -178,7 +178,8 @@ class StackPool {
 
 // ---- threads, blocks, workers ------------------------------------------------
 
-enum class State : std::uint8_t { runnable, barrier, collective, activemask, exited };
+// object: sleeping in wait_on until wake_waiters names its object (mbarrier).
+enum class State : std::uint8_t { runnable, barrier, collective, activemask, object, exited };
 
 struct Block;
 
@@ -193,8 +194,11 @@ struct Thread {
   CollectiveFn fn = nullptr;
   void* post = nullptr;
   unsigned participants = 0;
+  // wait_on in progress
+  const void* wait_object = nullptr;
+  WaitDescriber describe = nullptr;
   StackBounds stack;
-  ThreadSlot slot;
+  ThreadSlot slot[kThreadSlots];
 };
 
 struct Job;
@@ -216,6 +220,7 @@ struct Block {
   // arrivals skip the scan over the warp.
   std::vector<unsigned> collective_waiting;
   std::vector<unsigned> gone_lanes;
+  unsigned object_waiters = 0;  // threads in State::object
   void* dynamic_shared = nullptr;
   bool aborting = false;
   std::string failure;
@@ -508,8 +513,10 @@ inline void try_complete_activemask(Block& b, unsigned warp) {
 
 void thread_exited(Thread& t) {
   Block& b = *t.block;
-  if (t.slot.cleanup != nullptr) t.slot.cleanup(t.slot.ptr);
-  t.slot = ThreadSlot{};
+  for (ThreadSlot& slot : t.slot) {
+    if (slot.cleanup != nullptr) slot.cleanup(slot.ptr);
+    slot = ThreadSlot{};
+  }
   (*t.state) = State::exited;
   b.gone_lanes[t.rank / 32] |= 1u << (t.rank & 31u);
   --b.live;
@@ -589,15 +596,24 @@ std::string deadlock_description(const Block& b) {
       if ((*u.state) == State::collective && u.mask == t.mask && u.fn == t.fn) continue;
       example = "; thread " + std::to_string(t.rank) + " waits in a warp collective (mask " +
                 hex(t.mask) + ") for lane " + std::to_string(lane) + ", which " +
-                ((*u.state) == State::barrier ? "waits at __syncthreads"
-                                              : "waits in a different warp collective");
+                ((*u.state) == State::barrier  ? "waits at __syncthreads"
+                 : (*u.state) == State::object ? "sleeps on an mbarrier"
+                                               : "waits in a different warp collective");
       break;
     }
   }
+  unsigned on_object = 0;
+  for (unsigned i = 0; i < b.count; ++i) {
+    const Thread& t = b.threads[i];
+    if ((*t.state) != State::object) continue;
+    if (on_object++ == 0 && example.empty())
+      example = "; thread " + std::to_string(t.rank) + " waits on " + t.describe(t.wait_object);
+  }
   return std::to_string(b.live) + " of " + std::to_string(b.count) +
          " threads alive and none can proceed (" + std::to_string(at_barrier) +
-         " at __syncthreads, " + std::to_string(in_collective) + " in warp collectives" + example +
-         ")";
+         " at __syncthreads, " + std::to_string(in_collective) + " in warp collectives" +
+         (on_object > 0 ? ", " + std::to_string(on_object) + " on mbarriers" : std::string()) +
+         example + ")";
 }
 
 void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure) {
@@ -637,7 +653,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
         uint3{r % block_dim.x, (r / block_dim.x) % block_dim.y, r / (block_dim.x * block_dim.y)};
     t.state = &worker.states[r];
     t.stack = worker.stacks.stack(r);
-    t.slot = ThreadSlot{};
+    for (ThreadSlot& slot : t.slot) slot = ThreadSlot{};
     start_fiber(worker, t);
   }
 
@@ -861,6 +877,29 @@ void yield_thread() {
   suspend(t);
 }
 
+void wait_on(const void* object, WaitDescriber describe) {
+  Thread& t = current_thread();
+  Block& b = *t.block;
+  (*t.state) = State::object;
+  t.wait_object = object;
+  t.describe = describe;
+  ++b.object_waiters;
+  try_complete_activemask(b, t.rank / 32);
+  ++tl_worker->waits;
+  suspend(t);
+}
+
+void wake_waiters(const void* object) {
+  if (tl_thread == nullptr) return;  // host code (unit tests) has nobody to wake
+  Block& b = *tl_thread->block;
+  for (unsigned i = 0; i < b.count && b.object_waiters > 0; ++i) {
+    Thread& u = b.threads[i];
+    if ((*u.state) != State::object || u.wait_object != object) continue;
+    (*u.state) = State::runnable;
+    --b.object_waiters;
+  }
+}
+
 unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
   Thread& t = current_thread();
   Block& b = *t.block;
@@ -980,8 +1019,8 @@ unsigned warp_allgather(const void* mine, void* all, std::size_t bytes) {
       &post);
 }
 
-ThreadSlot& thread_slot() {
-  return detail::current_thread().slot;
+ThreadSlot& thread_slot(unsigned which) {
+  return detail::current_thread().slot[which];
 }
 
 }  // namespace rl::emu

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace rl::emu::detail {
@@ -23,6 +24,15 @@ BarrierResult syncthreads_reduce(int predicate);
 // Lets the other threads of the block run (used by __nanosleep, so spin-waits
 // on another thread of the block make progress).
 void yield_thread();
+
+// Blocks the calling thread until wake_waiters(object) is called for the same
+// object (used by mbarrier.try_wait: it sleeps until its barrier changes).
+// If no thread of the block can run any more, the deadlock report includes
+// describe(object) for one sleeper, naming what it waits on.
+using WaitDescriber = std::string (*)(const void* object);
+void wait_on(const void* object, WaitDescriber describe);
+// Makes the block's threads sleeping in wait_on(object) runnable.
+void wake_waiters(const void* object);
 
 template <typename T>
 std::atomic_ref<T> atomic(T* address) {
