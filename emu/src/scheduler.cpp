@@ -14,6 +14,7 @@
 // reused by every block the worker runs.
 #include <dlfcn.h>
 #include <elf.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -144,6 +145,56 @@ inline void start_switch(void**, const StackBounds&) {}
 inline void finish_switch(void*, StackBounds*) {}
 #endif
 
+// ---- TSan fiber annotations (racecheck) ---------------------------------------
+// Each CUDA thread runs as its own TSan fiber, created by the worker for its
+// block and destroyed when the block is done; race_switch() goes with every
+// start_switch(): the jump implies no synchronisation (see internal.hpp).
+
+#if defined(RL_EMU_TSAN)
+inline void* race_current_fiber() {
+  return __tsan_get_current_fiber();
+}
+inline void* race_create_fiber() {
+  return __tsan_create_fiber(0);
+}
+inline void race_destroy_fiber(void* fiber) {
+  __tsan_destroy_fiber(fiber);
+}
+inline void race_switch(void* fiber) {
+  __tsan_switch_to_fiber(fiber, __tsan_switch_to_fiber_no_sync);
+}
+
+// This host thread's copies of the static TLS blocks: static __shared__
+// objects are thread_locals, reused by every block the worker runs.
+const std::vector<std::pair<const void*, std::size_t>>& thread_tls_blocks() {
+  thread_local const auto blocks = [] {
+    std::vector<std::pair<const void*, std::size_t>> found;
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* out) {
+          for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
+            const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+            if (ph.p_type == PT_TLS && info->dlpi_tls_data != nullptr && ph.p_memsz > 0)
+              static_cast<std::vector<std::pair<const void*, std::size_t>>*>(out)->emplace_back(
+                  info->dlpi_tls_data, ph.p_memsz);
+          }
+          return 0;
+        },
+        &found);
+    return found;
+  }();
+  return blocks;
+}
+#else
+inline void* race_current_fiber() {
+  return nullptr;
+}
+inline void* race_create_fiber() {
+  return nullptr;
+}
+inline void race_destroy_fiber(void*) {}
+inline void race_switch(void*) {}
+#endif
+
 // ---- stacks ---------------------------------------------------------------------
 
 class StackPool {
@@ -215,6 +266,8 @@ struct Thread {
   StackBounds stack;
   const char* hot = nullptr;  // where this thread's stack was last in use
   ThreadSlot slot;
+  void* race_fiber = nullptr;  // racecheck: this thread's TSan fiber
+  bool fenced = false;         // racecheck: has executed a __threadfence*()
 };
 
 struct Job;
@@ -229,6 +282,24 @@ struct Block {
   unsigned barrier_arrived = 0;
   int barrier_true = 0;
   BarrierResult barrier_result{0, 0};
+  // synccheck: threads that exited since the last barrier completed, and
+  // where the pending barrier was first reached (a return address).
+  unsigned exited_since_barrier = 0;
+  const void* barrier_site = nullptr;
+  // racecheck sync objects, fresh for every block (their addresses are all
+  // TSan knows them by): per thread one for arriving at and one for leaving
+  // a warp collective, then two for __syncthreads, alternating by generation
+  // (a thread cannot arrive at barrier g+2 before every thread left g).
+  std::vector<std::uint64_t> race_sync;
+  unsigned barrier_generation = 0;
+  const void* race_object(std::size_t i) const {
+    return race_sync.empty() ? nullptr : &race_sync[i];
+  }
+  const void* race_arrive(unsigned rank) const { return race_object(2 * std::size_t{rank}); }
+  const void* race_depart(unsigned rank) const { return race_object(2 * std::size_t{rank} + 1); }
+  const void* race_barrier(unsigned generation) const {
+    return race_object(2 * std::size_t{count} + (generation & 1u));
+  }
   std::vector<unsigned> activemask_waiting;  // per warp
   // Per warp: lanes waiting in any warp collective, and the lanes that have
   // exited or do not exist (a partial last warp).  A collective cannot
@@ -247,14 +318,15 @@ struct AbortBlock {};
 struct Worker {
   StackPool stacks;
   std::vector<Thread> threads;
-  std::vector<State> states;      // threads[i]'s state is states[i], dense for the scans
-  std::vector<unsigned> order;    // this pass's schedule
-  unsigned position = 0;          // next index into `order`
-  ctx::fiber scheduler;           // the worker's own continuation while a fiber runs
-  Thread* switch_from = nullptr;  // who jumped last (nullptr: the scheduler)
-  StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
-  std::uint64_t switches = 0;     // fibers resumed this pass
-  std::uint64_t waits = 0;        // threads that blocked or exited this pass
+  std::vector<State> states;       // threads[i]'s state is states[i], dense for the scans
+  std::vector<unsigned> order;     // this pass's schedule
+  unsigned position = 0;           // next index into `order`
+  ctx::fiber scheduler;            // the worker's own continuation while a fiber runs
+  Thread* switch_from = nullptr;   // who jumped last (nullptr: the scheduler)
+  StackBounds scheduler_stack;     // the worker's own stack, learned on the first switch
+  void* race_scheduler = nullptr;  // racecheck: the worker's own TSan fiber
+  std::uint64_t switches = 0;      // fibers resumed this pass
+  std::uint64_t waits = 0;         // threads that blocked or exited this pass
 };
 
 thread_local Worker* tl_worker = nullptr;
@@ -419,6 +491,10 @@ const StackBounds& stack_of(Worker& w, Thread* target) {
   return target != nullptr ? target->stack : w.scheduler_stack;
 }
 
+void* race_fiber_of(Worker& w, Thread* target) {
+  return target != nullptr ? target->race_fiber : w.race_scheduler;
+}
+
 // Runs in the context that was just resumed: files the continuation of the
 // context that jumped here.
 void arrived(Worker& w, ctx::fiber&& from, const StackBounds& from_stack) {
@@ -437,6 +513,7 @@ void switch_to(Worker& w, Thread* self, Thread* target) {
   prepare_jump(w, self, target);
   void* fake_stack = nullptr;
   start_switch(&fake_stack, stack_of(w, target));
+  race_switch(race_fiber_of(w, target));
   ctx::fiber from = std::move(continuation_of(w, target)).resume();
   StackBounds from_stack;
   finish_switch(fake_stack, &from_stack);
@@ -460,10 +537,41 @@ void suspend(Thread& t) {
 
 // ---- barrier and warp rendezvous --------------------------------------------
 
+// Where code at `return_address` was called from, for `addr2line -e`.
+std::string call_site(const void* return_address) {
+  Dl_info info{};
+  const auto pc = reinterpret_cast<std::uintptr_t>(return_address) - 1;  // inside the call
+  char buf[64];
+  if (dladdr(return_address, &info) == 0 || info.dli_fname == nullptr) {
+    std::snprintf(buf, sizeof buf, "%#zx", static_cast<std::size_t>(pc));
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%#zx",
+                static_cast<std::size_t>(pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase)));
+  const std::string file = *info.dli_fname != '\0' ? info.dli_fname : "/proc/self/exe";
+  return file + "+" + buf + " (addr2line -e " + file + " " + buf + ")";
+}
+
+// synccheck: a barrier that completes after threads exited without reaching
+// it is divergent (the CUDA programming guide: __syncthreads in conditional
+// code only if the condition is uniform across the block).
+void check_divergent_barrier(Block& b) {
+  if (b.exited_since_barrier == 0 || b.aborting) return;
+  b.failure = "divergent __syncthreads: " + std::to_string(b.exited_since_barrier) + " of " +
+              std::to_string(b.count) +
+              " threads exited without reaching the barrier that the other " +
+              std::to_string(b.barrier_arrived) + " live threads wait at, called from " +
+              call_site(b.barrier_site);
+  b.aborting = true;
+}
+
 void release_barrier(Block& b) {
+  check_divergent_barrier(b);
   b.barrier_result = {b.barrier_true, static_cast<int>(b.barrier_arrived)};
   b.barrier_arrived = 0;
   b.barrier_true = 0;
+  b.exited_since_barrier = 0;
+  ++b.barrier_generation;
   for (unsigned i = 0; i < b.count; ++i)
     if (b.states[i] == State::barrier) b.states[i] = State::runnable;
 }
@@ -491,7 +599,23 @@ bool try_complete_collective(Block& b, const Thread& t) {
     participants |= 1u << lane;
     posts[lane] = u.post;
   }
-  t.fn(posts, participants);
+  // racecheck: every participant's arrival happens before the exchange and
+  // the exchange before every participant's departure, nothing else.  An
+  // exiting lane outside the mask completes it on behalf of a participant.
+  const bool outsider = tl_thread == nullptr || (tl_thread->rank & ~31u) != base ||
+                        ((participants >> (tl_thread->rank & 31u)) & 1u) == 0;
+  void* const own_fiber = outsider ? race_current_fiber() : nullptr;
+  if (outsider)
+    race_switch(b.threads[base + static_cast<unsigned>(__builtin_ctz(participants))].race_fiber);
+  for (unsigned m = participants; m != 0; m &= m - 1)
+    race_acquire(b.race_arrive(base + static_cast<unsigned>(__builtin_ctz(m))));
+  {
+    const RaceVisible warp_instruction;  // e.g. ldmatrix's shared-memory reads
+    t.fn(posts, participants);
+  }
+  for (unsigned m = participants; m != 0; m &= m - 1)
+    race_release(b.race_depart(base + static_cast<unsigned>(__builtin_ctz(m))));
+  if (outsider) race_switch(own_fiber);
   b.collective_waiting[t.rank / 32] -= lane_count(participants);
   for (unsigned m = participants; m != 0; m &= m - 1) {
     Thread& u = b.threads[base + static_cast<unsigned>(__builtin_ctz(m))];
@@ -532,6 +656,7 @@ void thread_exited(Thread& t) {
   b.gone_lanes[t.rank / 32] |= 1u << (t.rank & 31u);
   --b.live;
   if (b.aborting) return;
+  ++b.exited_since_barrier;
   if (b.barrier_arrived > 0 && b.barrier_arrived == b.live) release_barrier(b);
   const unsigned base = t.rank & ~31u;
   for (unsigned r = base; r < std::min(b.count, base + 32); ++r)
@@ -550,12 +675,14 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 
 void start_fiber(Worker& worker, Thread& t) {
   t.fiber = ctx::fiber(std::allocator_arg, PooledStack{t.stack}, [&t, &worker](ctx::fiber&& from) {
+    race_ignore_begin();  // the emulator's, until the kernel's body runs
     StackBounds from_stack;
     finish_switch(nullptr, &from_stack);
     arrived(worker, std::move(from), from_stack);
     Block& blk = *t.block;
     if (!blk.aborting) {
       try {
+        const RaceVisible kernel_body;
         blk.job->spec.entry(blk.job->spec.bound);
       } catch (const AbortBlock&) {
       } catch (const std::exception& e) {
@@ -569,10 +696,13 @@ void start_fiber(Worker& worker, Thread& t) {
     }
     thread_exited(t);
     ++worker.waits;
+    race_release(blk.job);  // all this thread did happens before the launch returns
     // The final jump: this stack is released and `t.fiber` becomes empty.
     Thread* next = next_runnable(worker);
     prepare_jump(worker, &t, next);
     start_switch(nullptr, stack_of(worker, next));
+    race_ignore_end();  // TSan refuses to destroy a fiber left with ignores on
+    race_switch(race_fiber_of(worker, next));
     return std::move(continuation_of(worker, next));
   });
 }
@@ -607,6 +737,7 @@ std::string deadlock_description(const Block& b) {
 }
 
 void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure) {
+  const RaceIgnored bookkeeping;  // the worker's own context runs only the emulator
   const dim3 grid = job.spec.grid;
   const dim3 block_dim = job.spec.block;
   const unsigned count = block_dim.x * block_dim.y * block_dim.z;
@@ -632,6 +763,13 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
 
   if (worker.threads.size() < count) worker.threads.resize(count);
   worker.states.assign(count, State::runnable);
+#if defined(RL_EMU_TSAN)
+  // Memory the previous block's fibers used is new to this block's.
+  b.race_sync.assign(2 * std::size_t{count} + 2, 0);
+  worker.race_scheduler = race_current_fiber();
+  for (const auto& [tls, bytes] : thread_tls_blocks()) race_forget(tls, bytes);
+  race_forget(worker.threads.data(), count * sizeof(Thread));
+#endif
   b.threads = worker.threads.data();
   b.states = worker.states.data();
   for (unsigned r = 0; r < count; ++r) {
@@ -643,7 +781,10 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     t.state = &worker.states[r];
     t.stack = worker.stacks.stack(r);
     t.slot = ThreadSlot{};
+    t.fenced = false;
+    race_forget(t.stack.bottom, t.stack.size);
     start_fiber(worker, t);
+    t.race_fiber = race_create_fiber();  // after the host wrote the fiber's first frame
   }
 
   worker.order.resize(count);
@@ -683,6 +824,10 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     if (!worker.threads[r].fiber) continue;
     worker.position = count;
     switch_to(worker, nullptr, &worker.threads[r]);
+  }
+  for (unsigned r = 0; r < count; ++r) {
+    race_destroy_fiber(worker.threads[r].race_fiber);
+    worker.threads[r].race_fiber = nullptr;
   }
 
   ::operator delete (b.dynamic_shared, std::align_val_t{128});
@@ -835,6 +980,7 @@ void launch(const LaunchSpec& spec) {
     run_blocks(job);
   else
     worker_pool().run(job, static_cast<int>(workers - 1));
+  race_acquire(&job);  // every CUDA thread's exit happens before the launch returns
   if (job.failed.load()) {
     std::fprintf(stderr, "rl::emu: kernel %s failed in %s\n", kernel_name(spec).c_str(),
                  job.failure.c_str());
@@ -847,8 +993,12 @@ void* dynamic_shared_memory() {
 }
 
 BarrierResult syncthreads_reduce(int predicate) {
+  const RaceIgnored bookkeeping;
   Thread& t = current_thread();
   Block& b = *t.block;
+  const unsigned generation = b.barrier_generation;
+  race_release(b.race_barrier(generation));
+  if (b.barrier_arrived == 0) b.barrier_site = __builtin_return_address(0);
   (*t.state) = State::barrier;
   ++b.barrier_arrived;
   b.barrier_true += predicate != 0 ? 1 : 0;
@@ -858,21 +1008,25 @@ BarrierResult syncthreads_reduce(int predicate) {
     try_complete_activemask(b, t.rank / 32);
   ++tl_worker->waits;
   suspend(t);
+  race_acquire(b.race_barrier(generation));
   return b.barrier_result;
 }
 
 void yield_thread() {
+  const RaceIgnored bookkeeping;
   Thread& t = current_thread();
   suspend(t);
 }
 
 unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
+  const RaceIgnored bookkeeping;
   Thread& t = current_thread();
   Block& b = *t.block;
   const unsigned lane = t.rank & 31u;
   if (((mask >> lane) & 1u) == 0)
     fail_block(t, "thread " + std::to_string(t.rank) + " called a warp collective with mask " +
                       hex(mask) + ", which does not include its own lane " + std::to_string(lane));
+  race_release(b.race_arrive(t.rank));
   (*t.state) = State::collective;
   t.mask = mask;
   t.fn = fn;
@@ -884,10 +1038,12 @@ unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
     try_complete_activemask(b, warp);
   ++tl_worker->waits;
   suspend(t);
+  race_acquire(b.race_depart(t.rank));
   return t.participants;
 }
 
 unsigned active_mask() {
+  const RaceIgnored bookkeeping;
   Thread& t = current_thread();
   Block& b = *t.block;
   (*t.state) = State::activemask;
@@ -897,6 +1053,20 @@ unsigned active_mask() {
   suspend(t);
   return t.participants;
 }
+
+#if defined(RL_EMU_TSAN)
+void race_fence() {
+  const RaceIgnored bookkeeping;
+  if (tl_thread != nullptr) tl_thread->fenced = true;
+}
+void race_atomic_begin(const void* address) {
+  const RaceIgnored bookkeeping;
+  if (tl_thread != nullptr && tl_thread->fenced) race_release(address);
+}
+void race_atomic_end(const void* address) {
+  race_acquire(address);
+}
+#endif
 
 void ballot_exchange(void* const* posts, unsigned participants) {
   unsigned ballot = 0;
