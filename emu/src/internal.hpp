@@ -10,8 +10,6 @@
 // Exported by libtsan but not declared by GCC 12's header.
 extern "C" void __tsan_ignore_thread_begin();
 extern "C" void __tsan_ignore_thread_end();
-extern "C" void AnnotateNewMemory(const char* file, int line, const volatile void* mem,
-                                  std::size_t size);
 #endif
 
 namespace rl::emu::detail {
@@ -30,12 +28,6 @@ inline void race_release(const void* sync) {
 inline void race_acquire(const void* sync) {
   __tsan_acquire(const_cast<void*>(sync));
 }
-// Forgets every access TSan recorded in [p, p + bytes): memory the emulator
-// reuses for another block (fiber stacks, static __shared__), whose earlier
-// users are not ordered before the new ones.
-inline void race_forget(const void* p, std::size_t bytes) {
-  AnnotateNewMemory(__FILE__, __LINE__, p, bytes);
-}
 inline void race_ignore_begin() {
   __tsan_ignore_thread_begin();
 }
@@ -45,7 +37,6 @@ inline void race_ignore_end() {
 #else
 inline void race_release(const void*) {}
 inline void race_acquire(const void*) {}
-inline void race_forget(const void*, std::size_t) {}
 inline void race_ignore_begin() {}
 inline void race_ignore_end() {}
 #endif

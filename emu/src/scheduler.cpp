@@ -14,7 +14,6 @@
 // reused by every block the worker runs.
 #include <dlfcn.h>
 #include <elf.h>
-#include <link.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -154,8 +153,15 @@ inline void finish_switch(void*, StackBounds*) {}
 inline void* race_current_fiber() {
   return __tsan_get_current_fiber();
 }
+// The new fiber starts with its accesses ignored: until its first jump lands,
+// the code of whoever jumps to it already runs as it (race_switch comes first).
 inline void* race_create_fiber() {
-  return __tsan_create_fiber(0);
+  void* const fiber = __tsan_create_fiber(0);
+  void* const self = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(fiber, __tsan_switch_to_fiber_no_sync);
+  __tsan_ignore_thread_begin();
+  __tsan_switch_to_fiber(self, __tsan_switch_to_fiber_no_sync);
+  return fiber;
 }
 inline void race_destroy_fiber(void* fiber) {
   __tsan_destroy_fiber(fiber);
@@ -164,26 +170,6 @@ inline void race_switch(void* fiber) {
   __tsan_switch_to_fiber(fiber, __tsan_switch_to_fiber_no_sync);
 }
 
-// This host thread's copies of the static TLS blocks: static __shared__
-// objects are thread_locals, reused by every block the worker runs.
-const std::vector<std::pair<const void*, std::size_t>>& thread_tls_blocks() {
-  thread_local const auto blocks = [] {
-    std::vector<std::pair<const void*, std::size_t>> found;
-    dl_iterate_phdr(
-        [](dl_phdr_info* info, std::size_t, void* out) {
-          for (unsigned i = 0; i < info->dlpi_phnum; ++i) {
-            const ElfW(Phdr)& ph = info->dlpi_phdr[i];
-            if (ph.p_type == PT_TLS && info->dlpi_tls_data != nullptr && ph.p_memsz > 0)
-              static_cast<std::vector<std::pair<const void*, std::size_t>>*>(out)->emplace_back(
-                  info->dlpi_tls_data, ph.p_memsz);
-          }
-          return 0;
-        },
-        &found);
-    return found;
-  }();
-  return blocks;
-}
 #else
 inline void* race_current_fiber() {
   return nullptr;
@@ -332,7 +318,7 @@ struct Worker {
 thread_local Worker* tl_worker = nullptr;
 thread_local Thread* tl_thread = nullptr;
 
-Worker& this_worker() {
+[[maybe_unused]] Worker& this_worker() {  // unused under racecheck (run_block_here)
   thread_local Worker worker;
   tl_worker = &worker;
   return worker;
@@ -675,15 +661,18 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 
 void start_fiber(Worker& worker, Thread& t) {
   t.fiber = ctx::fiber(std::allocator_arg, PooledStack{t.stack}, [&t, &worker](ctx::fiber&& from) {
-    race_ignore_begin();  // the emulator's, until the kernel's body runs
+    // Accesses stay ignored (race_create_fiber) until the kernel's body runs.
     StackBounds from_stack;
     finish_switch(nullptr, &from_stack);
     arrived(worker, std::move(from), from_stack);
     Block& blk = *t.block;
     if (!blk.aborting) {
       try {
+        const LaunchSpec& spec = blk.job->spec;
+        const auto entry = spec.entry;  // read as the emulator's: the Job is the host's
+        const void* const bound = spec.bound;
         const RaceVisible kernel_body;
-        blk.job->spec.entry(blk.job->spec.bound);
+        entry(bound);
       } catch (const AbortBlock&) {
       } catch (const std::exception& e) {
         if (blk.failure.empty())
@@ -764,11 +753,8 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   if (worker.threads.size() < count) worker.threads.resize(count);
   worker.states.assign(count, State::runnable);
 #if defined(RL_EMU_TSAN)
-  // Memory the previous block's fibers used is new to this block's.
   b.race_sync.assign(2 * std::size_t{count} + 2, 0);
   worker.race_scheduler = race_current_fiber();
-  for (const auto& [tls, bytes] : thread_tls_blocks()) race_forget(tls, bytes);
-  race_forget(worker.threads.data(), count * sizeof(Thread));
 #endif
   b.threads = worker.threads.data();
   b.states = worker.states.data();
@@ -782,7 +768,6 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     t.stack = worker.stacks.stack(r);
     t.slot = ThreadSlot{};
     t.fenced = false;
-    race_forget(t.stack.bottom, t.stack.size);
     start_fiber(worker, t);
     t.race_fiber = race_create_fiber();  // after the host wrote the fiber's first frame
   }
@@ -834,13 +819,32 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   if (!b.failure.empty()) failure = "block " + block_label(b.index) + ": " + b.failure;
 }
 
+// Runs one block on this host thread's worker.  Under racecheck each block
+// gets a fresh host thread instead: its static __shared__ objects (thread
+// locals) and fiber stacks are then new memory to TSan, not memory that the
+// previous block's fibers used with nothing ordering them before this
+// block's (TSan in GCC 12 has no working call that forgets a range, and an
+// edge between the blocks would hide every race between them).
+void run_block_here(const Job& job, std::uint64_t linear, std::string& failure) {
+#if defined(RL_EMU_TSAN)
+  std::thread([&] {
+    const RaceIgnored bookkeeping;  // tearing the worker down included
+    Worker worker;
+    tl_worker = &worker;
+    run_block(worker, job, linear, failure);
+    tl_worker = nullptr;
+  }).join();
+#else
+  run_block(this_worker(), job, linear, failure);
+#endif
+}
+
 void run_blocks(Job& job) {
-  Worker& worker = this_worker();
   std::string failure;
   while (!job.failed.load(std::memory_order_relaxed)) {
     const std::uint64_t linear = job.next_block.fetch_add(1);
     if (linear >= job.blocks) break;
-    run_block(worker, job, linear, failure);
+    run_block_here(job, linear, failure);
     if (!failure.empty()) {
       job.fail(std::move(failure));
       break;
@@ -989,6 +993,7 @@ void launch(const LaunchSpec& spec) {
 }
 
 void* dynamic_shared_memory() {
+  const RaceIgnored bookkeeping;
   return current_thread().block->dynamic_shared;
 }
 
@@ -1156,6 +1161,7 @@ unsigned warp_allgather(const void* mine, void* all, std::size_t bytes) {
 }
 
 ThreadSlot& thread_slot() {
+  const detail::RaceIgnored bookkeeping;
   return detail::current_thread().slot;
 }
 

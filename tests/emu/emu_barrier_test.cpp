@@ -81,6 +81,7 @@ TEST(EmuBarrier, ThreadsExitingBeforeABarrierFailTheLaunch) {
   rl::launch(odd_threads_exit_early, dim3(1), dim3(128), 0, nullptr, out.data());
   EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);
   EXPECT_EQ(cudaDeviceSynchronize(), cudaErrorLaunchFailure);
+  EXPECT_EQ(cudaGetLastError(), cudaErrorLaunchFailure);  // recorded again; reading clears it
 }
 
 TEST(EmuBarrier, PredicateFormsReduceOverTheBlock) {

@@ -9,8 +9,9 @@
 
 namespace emu_launch {
 
+// One slot per thread of the block (no two threads write the same int).
 __global__ void write_ones(int* out) {
-  out[threadIdx.x] = 1;
+  out[threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)] = 1;
 }
 
 __global__ void neighbour_sum_missing_barrier(const int* in, int* out) {
@@ -82,7 +83,7 @@ TEST(EmuLaunch, InvalidConfigurationsAreReportedAndDoNotRun) {
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // reading cleared it
     EXPECT_EQ(out[0], 0);
   }
-  std::vector<int> out(64, 0);
+  std::vector<int> out(1024, 0);
   rl::launch(write_ones, dim3(0, 1, 1), dim3(32), 0, nullptr, out.data());
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
   rl::launch(write_ones, dim3(1, 65536, 1), dim3(32), 0, nullptr, out.data());
