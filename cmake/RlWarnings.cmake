@@ -38,11 +38,14 @@ if(RL_SANITIZER STREQUAL "address")
 elseif(RL_SANITIZER STREQUAL "thread")
   # Every CUDA thread of the emulator is a TSan fiber (emu/src/scheduler.cpp),
   # so a data race between CUDA threads is reported like one between threads.
-  # GCC 12 warns that TSan does not model std::atomic_thread_fence; the
-  # emulator models __threadfence itself (README "Sanitizers on the CPU").
+  # GCC 12 warns that TSan does not model std::atomic_thread_fence (the
+  # emulator models __threadfence itself: README "Sanitizers on the CPU"), and
+  # under TSan instrumentation reports a null dereference inside libstdc++'s
+  # std::string (CLI11's split, roofline/src/cli.cpp), as it reports
+  # maybe-uninitialized above; the non-sanitized -Werror build keeps both.
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-    list(APPEND RL_HOST_WARNINGS -Wno-tsan)
+    list(APPEND RL_HOST_WARNINGS -Wno-tsan -Wno-null-dereference)
   endif()
   add_link_options(-fsanitize=thread)
 endif()

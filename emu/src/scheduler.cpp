@@ -27,6 +27,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <fstream>
 #include <iterator>
@@ -36,6 +37,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "internal.hpp"
@@ -145,26 +147,60 @@ inline void finish_switch(void*, StackBounds*) {}
 #endif
 
 // ---- TSan fiber annotations (racecheck) ---------------------------------------
-// Each CUDA thread runs as its own TSan fiber, created by the worker for its
-// block and destroyed when the block is done; race_switch() goes with every
+// Each CUDA thread runs as its own TSan fiber, taken by the worker for its
+// block and given back when the block is done; race_switch() goes with every
 // start_switch(): the jump implies no synchronisation (see internal.hpp).
 
 #if defined(RL_EMU_TSAN)
 inline void* race_current_fiber() {
   return __tsan_get_current_fiber();
 }
-// The new fiber starts with its accesses ignored: until its first jump lands,
-// the code of whoever jumps to it already runs as it (race_switch comes first).
-inline void* race_create_fiber() {
-  void* const fiber = __tsan_create_fiber(0);
+
+// Creating a TSan fiber costs about as much as creating a thread (GCC 12's
+// runtime zeroes and maps a large per-thread state), so fibers are reused.  A
+// reused fiber carries its last thread's history, which orders that thread
+// before the new one; the queue is first in, first out and kept at least as
+// long as the block taking fibers plus the block that gave some back last, so
+// no block gets a fiber of the block that ran just before it (blocks two or
+// more apart may be ordered: README "Sanitizers on the CPU").
+class RaceFiberPool {
+ public:
+  void* take(std::size_t block_threads) {
+    std::lock_guard lock(mutex_);
+    while (idle_.size() < block_threads + last_returned_) idle_.push_back(__tsan_create_fiber(0));
+    void* const fiber = idle_.front();
+    idle_.pop_front();
+    return fiber;
+  }
+  void give_back(void* const* fibers, std::size_t count) {
+    std::lock_guard lock(mutex_);
+    idle_.insert(idle_.end(), fibers, fibers + count);
+    last_returned_ = count;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<void*> idle_;
+  std::size_t last_returned_ = 0;
+};
+
+RaceFiberPool& race_fiber_pool() {
+  static RaceFiberPool* pool = new RaceFiberPool;  // outlives every worker thread
+  return *pool;
+}
+
+// The fiber starts with its accesses ignored: until its first jump lands, the
+// code of whoever jumps to it already runs as it (race_switch comes first).
+inline void* race_take_fiber(std::size_t block_threads) {
+  void* const fiber = race_fiber_pool().take(block_threads);
   void* const self = __tsan_get_current_fiber();
   __tsan_switch_to_fiber(fiber, __tsan_switch_to_fiber_no_sync);
   __tsan_ignore_thread_begin();
   __tsan_switch_to_fiber(self, __tsan_switch_to_fiber_no_sync);
   return fiber;
 }
-inline void race_destroy_fiber(void* fiber) {
-  __tsan_destroy_fiber(fiber);
+inline void race_give_back_fibers(void* const* fibers, std::size_t count) {
+  race_fiber_pool().give_back(fibers, count);
 }
 inline void race_switch(void* fiber) {
   __tsan_switch_to_fiber(fiber, __tsan_switch_to_fiber_no_sync);
@@ -174,10 +210,9 @@ inline void race_switch(void* fiber) {
 inline void* race_current_fiber() {
   return nullptr;
 }
-inline void* race_create_fiber() {
+inline void* race_take_fiber(std::size_t) {
   return nullptr;
 }
-inline void race_destroy_fiber(void*) {}
 inline void race_switch(void*) {}
 #endif
 
@@ -275,7 +310,8 @@ struct Block {
   // racecheck sync objects, fresh for every block (their addresses are all
   // TSan knows them by): per thread one for arriving at and one for leaving
   // a warp collective, then two for __syncthreads, alternating by generation
-  // (a thread cannot arrive at barrier g+2 before every thread left g).
+  // (a thread cannot arrive at barrier g+2 before every thread left g), and
+  // one the worker releases before the block starts (its fibers are reused).
   std::vector<std::uint64_t> race_sync;
   unsigned barrier_generation = 0;
   const void* race_object(std::size_t i) const {
@@ -286,6 +322,7 @@ struct Block {
   const void* race_barrier(unsigned generation) const {
     return race_object(2 * std::size_t{count} + (generation & 1u));
   }
+  const void* race_start() const { return race_object(2 * std::size_t{count} + 2); }
   std::vector<unsigned> activemask_waiting;  // per warp
   // Per warp: lanes waiting in any warp collective, and the lanes that have
   // exited or do not exist (a partial last warp).  A collective cannot
@@ -304,15 +341,15 @@ struct AbortBlock {};
 struct Worker {
   StackPool stacks;
   std::vector<Thread> threads;
-  std::vector<State> states;       // threads[i]'s state is states[i], dense for the scans
-  std::vector<unsigned> order;     // this pass's schedule
-  unsigned position = 0;           // next index into `order`
-  ctx::fiber scheduler;            // the worker's own continuation while a fiber runs
-  Thread* switch_from = nullptr;   // who jumped last (nullptr: the scheduler)
-  StackBounds scheduler_stack;     // the worker's own stack, learned on the first switch
-  void* race_scheduler = nullptr;  // racecheck: the worker's own TSan fiber
-  std::uint64_t switches = 0;      // fibers resumed this pass
-  std::uint64_t waits = 0;         // threads that blocked or exited this pass
+  std::vector<State> states;      // threads[i]'s state is states[i], dense for the scans
+  std::vector<unsigned> order;    // this pass's schedule
+  unsigned position = 0;          // next index into `order`
+  ctx::fiber scheduler;           // the worker's own continuation while a fiber runs
+  Thread* switch_from = nullptr;  // who jumped last (nullptr: the scheduler)
+  StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
+  void* race_fiber = nullptr;     // racecheck: the worker's own TSan fiber
+  std::uint64_t switches = 0;     // fibers resumed this pass
+  std::uint64_t waits = 0;        // threads that blocked or exited this pass
 };
 
 thread_local Worker* tl_worker = nullptr;
@@ -478,7 +515,7 @@ const StackBounds& stack_of(Worker& w, Thread* target) {
 }
 
 void* race_fiber_of(Worker& w, Thread* target) {
-  return target != nullptr ? target->race_fiber : w.race_scheduler;
+  return target != nullptr ? target->race_fiber : w.race_fiber;
 }
 
 // Runs in the context that was just resumed: files the continuation of the
@@ -661,11 +698,12 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 
 void start_fiber(Worker& worker, Thread& t) {
   t.fiber = ctx::fiber(std::allocator_arg, PooledStack{t.stack}, [&t, &worker](ctx::fiber&& from) {
-    // Accesses stay ignored (race_create_fiber) until the kernel's body runs.
+    // Accesses stay ignored (race_take_fiber) until the kernel's body runs.
     StackBounds from_stack;
     finish_switch(nullptr, &from_stack);
     arrived(worker, std::move(from), from_stack);
     Block& blk = *t.block;
+    race_acquire(blk.race_start());  // the launch, and the worker's set-up, happen before
     if (!blk.aborting) {
       try {
         const LaunchSpec& spec = blk.job->spec;
@@ -753,8 +791,8 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   if (worker.threads.size() < count) worker.threads.resize(count);
   worker.states.assign(count, State::runnable);
 #if defined(RL_EMU_TSAN)
-  b.race_sync.assign(2 * std::size_t{count} + 2, 0);
-  worker.race_scheduler = race_current_fiber();
+  b.race_sync.assign(2 * std::size_t{count} + 3, 0);
+  worker.race_fiber = race_current_fiber();
 #endif
   b.threads = worker.threads.data();
   b.states = worker.states.data();
@@ -769,9 +807,10 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     t.slot = ThreadSlot{};
     t.fenced = false;
     start_fiber(worker, t);
-    t.race_fiber = race_create_fiber();  // after the host wrote the fiber's first frame
+    t.race_fiber = race_take_fiber(count);  // after the host wrote the fiber's first frame
   }
 
+  race_release(b.race_start());
   worker.order.resize(count);
   for (unsigned r = 0; r < count; ++r)
     worker.order[r] = job.schedule.order == ScheduleOrder::reverse ? count - 1 - r : r;
@@ -810,10 +849,12 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     worker.position = count;
     switch_to(worker, nullptr, &worker.threads[r]);
   }
-  for (unsigned r = 0; r < count; ++r) {
-    race_destroy_fiber(worker.threads[r].race_fiber);
-    worker.threads[r].race_fiber = nullptr;
-  }
+#if defined(RL_EMU_TSAN)
+  std::vector<void*> fibers(count);
+  for (unsigned r = 0; r < count; ++r)
+    fibers[r] = std::exchange(worker.threads[r].race_fiber, nullptr);
+  race_give_back_fibers(fibers.data(), count);
+#endif
 
   ::operator delete (b.dynamic_shared, std::align_val_t{128});
   if (!b.failure.empty()) failure = "block " + block_label(b.index) + ": " + b.failure;
@@ -827,6 +868,10 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
 // edge between the blocks would hide every race between them).
 void run_block_here(const Job& job, std::uint64_t linear, std::string& failure) {
 #if defined(RL_EMU_TSAN)
+  // A malformed variable ends the process, which TSan refuses from a thread
+  // inside an ignored section: read them out here.
+  environment_poison();
+  stack_bytes();
   std::thread([&] {
     const RaceIgnored bookkeeping;  // tearing the worker down included
     Worker worker;
