@@ -6,7 +6,8 @@
 //   microseconds per warp op: a shuffle (the cheapest warp rendezvous, for
 //   scale), mma.sync m16n8k16 (f16, f32 accumulators), ldmatrix.x4 and
 //   wmma::mma_sync 16x16x16 (__half, float accumulators)
-// `emu_speed warp` measures only the warp ops (for a profiler).
+// `emu_speed warp` measures only the warp ops, `emu_speed barrier` only the
+// __syncthreads round (each for a profiler).
 // Single-thread numbers are given as wall time and as the launching thread's
 // CPU time (robust when other processes share the cores); the speed-up is
 // wall time, so the load average is printed beside it.
@@ -140,7 +141,11 @@ double load_average() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool only_warp_ops = argc > 1 && std::string_view(argv[1]) == "warp";
+  const std::string_view only = argc > 1 ? argv[1] : "";
+  if (only != "" && only != "warp" && only != "barrier") {
+    std::fprintf(stderr, "usage: emu_speed [warp|barrier]\n");
+    return 2;
+  }
   const int n = 256;
   std::vector<float> ha(static_cast<std::size_t>(n) * n, 1.0f), hb(ha.size(), 0.5f);
   float *a, *b, *c;
@@ -153,8 +158,8 @@ int main(int argc, char** argv) {
   cudaMemcpy(b, hb.data(), hb.size() * sizeof(float), cudaMemcpyHostToDevice);
   std::printf("load average (1 min) at start: %.2f\n", load_average());
 
-  if (!only_warp_ops) {
-    rl::emu::set_worker_threads(1);
+  rl::emu::set_worker_threads(1);
+  if (only == "") {
     const Timing gemm = best_of(5, [&] {
       rl::launch(sgemm_smem_tiled, dim3(n / kTile, n / kTile), dim3(kTile, kTile), 0, nullptr, a, b,
                  c, n);
@@ -163,14 +168,16 @@ int main(int argc, char** argv) {
         "sgemm_smem_tiled 256x256x256, 16x16 tiles, 1 thread: %.3f s wall, %.3f s CPU "
         "(target < 0.4 s)\n",
         gemm.wall, gemm.cpu);
-
+  }
+  if (only == "" || only == "barrier") {
     const int rounds = 500;
     const Timing barrier = best_of(
         5, [&] { rl::launch(barrier_rounds, dim3(1), dim3(1024), 0, nullptr, rounds, sink); });
     std::printf(
-        "__syncthreads round, 1024-thread block: %.1f us wall, %.1f us CPU (target < 40 us)\n",
+        "__syncthreads round, 1024-thread block: %.1f us wall, %.1f us CPU (target < 30 us)\n",
         barrier.wall / rounds * 1e6, barrier.cpu / rounds * 1e6);
-
+  }
+  if (only == "") {
     const auto grid_run = [&] {
       rl::launch(barrier_rounds, dim3(512), dim3(256), 0, nullptr, 20, sink);
     };
@@ -186,36 +193,38 @@ int main(int argc, char** argv) {
   }
 
   // Warp ops: one block of 4 warps, one worker thread.
-  float* scratch;
-  cudaMalloc(reinterpret_cast<void**>(&scratch), 4096 * sizeof(float));
-  rl::emu::set_worker_threads(1);
-  constexpr int kWarps = 4;
-  const auto per_warp_op = [&](const char* what, int warp_rounds, auto&& launch_once) {
-    const Timing t = best_of(5, launch_once);
-    std::printf("%s: %.2f us wall, %.2f us CPU per warp op\n", what,
-                t.wall / (kWarps * warp_rounds) * 1e6, t.cpu / (kWarps * warp_rounds) * 1e6);
-  };
-  const int shuffle_rounds_n = 2000;
-  per_warp_op("__shfl_xor_sync", shuffle_rounds_n, [&] {
-    rl::launch(shuffle_rounds, dim3(1), dim3(32 * kWarps), 0, nullptr, shuffle_rounds_n, sink);
-  });
-  const int tensor_rounds = 200;
-  per_warp_op("mma.sync m16n8k16 f16->f32", tensor_rounds, [&] {
-    rl::launch(mma_rounds, dim3(1), dim3(32 * kWarps), 0, nullptr, tensor_rounds, scratch);
-  });
-  per_warp_op("ldmatrix.x4", tensor_rounds, [&] {
-    rl::launch(ldmatrix_rounds, dim3(1), dim3(32 * kWarps), 0, nullptr, tensor_rounds,
-               reinterpret_cast<std::uint32_t*>(scratch));
-  });
-  std::vector<__half> hab(256, __float2half(0.25f));
-  __half* ab;
-  cudaMalloc(reinterpret_cast<void**>(&ab), hab.size() * sizeof(__half));
-  cudaMemcpy(ab, hab.data(), hab.size() * sizeof(__half), cudaMemcpyHostToDevice);
-  per_warp_op("wmma::mma_sync 16x16x16 half->float", tensor_rounds, [&] {
-    rl::launch(wmma_rounds, dim3(1), dim3(32 * kWarps), 0, nullptr, tensor_rounds, ab, scratch);
-  });
+  if (only == "" || only == "warp") {
+    float* scratch;
+    cudaMalloc(reinterpret_cast<void**>(&scratch), 4096 * sizeof(float));
+    rl::emu::set_worker_threads(1);
+    constexpr int kWarps = 4;
+    const auto per_warp_op = [&](const char* what, int warp_rounds, auto&& launch_once) {
+      const Timing t = best_of(5, launch_once);
+      std::printf("%s: %.2f us wall, %.2f us CPU per warp op\n", what,
+                  t.wall / (kWarps * warp_rounds) * 1e6, t.cpu / (kWarps * warp_rounds) * 1e6);
+    };
+    const int shuffle_rounds_n = 2000;
+    per_warp_op("__shfl_xor_sync", shuffle_rounds_n, [&] {
+      rl::launch(shuffle_rounds, dim3(1), dim3(32 * kWarps), 0, nullptr, shuffle_rounds_n, sink);
+    });
+    const int tensor_rounds = 200;
+    per_warp_op("mma.sync m16n8k16 f16->f32", tensor_rounds, [&] {
+      rl::launch(mma_rounds, dim3(1), dim3(32 * kWarps), 0, nullptr, tensor_rounds, scratch);
+    });
+    per_warp_op("ldmatrix.x4", tensor_rounds, [&] {
+      rl::launch(ldmatrix_rounds, dim3(1), dim3(32 * kWarps), 0, nullptr, tensor_rounds,
+                 reinterpret_cast<std::uint32_t*>(scratch));
+    });
+    std::vector<__half> hab(256, __float2half(0.25f));
+    __half* ab;
+    cudaMalloc(reinterpret_cast<void**>(&ab), hab.size() * sizeof(__half));
+    cudaMemcpy(ab, hab.data(), hab.size() * sizeof(__half), cudaMemcpyHostToDevice);
+    per_warp_op("wmma::mma_sync 16x16x16 half->float", tensor_rounds, [&] {
+      rl::launch(wmma_rounds, dim3(1), dim3(32 * kWarps), 0, nullptr, tensor_rounds, ab, scratch);
+    });
+  }
 
-  const bool right = only_warp_ops || ha[0] * hb[0] * static_cast<float>(n) == [&] {
+  const bool right = only != "" || ha[0] * hb[0] * static_cast<float>(n) == [&] {
     float first = 0.0f;
     cudaMemcpy(&first, c, sizeof first, cudaMemcpyDeviceToHost);
     return first;

@@ -1,6 +1,7 @@
 // The CUDA runtime API subset on the host (see rl/emu/cuda_api.hpp).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -496,4 +497,103 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
       return value >= -1 && value <= 100 ? cudaSuccess : status(cudaErrorInvalidValue);
   }
   return status(cudaErrorInvalidValue);
+}
+
+cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, std::size_t height) {
+  if (pitch == nullptr) return status(cudaErrorInvalidValue);
+  constexpr std::size_t kPitchAlignment = 512;  // cudaDeviceProp::textureAlignment
+  *pitch = (width + kPitchAlignment - 1) / kPitchAlignment * kPitchAlignment;
+  return cudaMalloc(ptr, *pitch * height);
+}
+
+cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                         std::size_t width, std::size_t height, cudaMemcpyKind kind) {
+  if (kind < cudaMemcpyHostToHost || kind > cudaMemcpyDefault)
+    return status(cudaErrorInvalidMemcpyDirection);
+  constexpr std::size_t kMaxPitch = 2147483647;  // cudaDeviceProp::memPitch
+  if (width > dpitch || width > spitch || dpitch > kMaxPitch || spitch > kMaxPitch)
+    return status(cudaErrorInvalidPitchValue);
+  if (width == 0 || height == 0) return cudaSuccess;
+  if (dst == nullptr || src == nullptr) return status(cudaErrorInvalidValue);
+  for (std::size_t row = 0; row < height; ++row)
+    std::memmove(static_cast<unsigned char*>(dst) + row * dpitch,
+                 static_cast<const unsigned char*>(src) + row * spitch, width);
+  return cudaSuccess;
+}
+
+cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                              std::size_t width, std::size_t height, cudaMemcpyKind kind,
+                              cudaStream_t) {
+  return cudaMemcpy2D(dst, dpitch, src, spitch, width, height, kind);
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t event, unsigned int flags) {
+  if (event == nullptr) return status(cudaErrorInvalidResourceHandle);
+  // cudaEventWaitDefault (0) and cudaEventWaitExternal (1) are the flags CUDA defines.
+  if (flags > 1U) return status(cudaErrorInvalidValue);
+  return cudaSuccess;
+}
+
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
+  if (attr == nullptr) return status(cudaErrorInvalidValue);
+  if (func == nullptr) return status(cudaErrorInvalidDeviceFunction);
+  *attr = cudaFuncAttributes{};
+  attr->maxThreadsPerBlock = 1024;
+  attr->ptxVersion = rl::emu::hopper::compute_capability();
+  attr->binaryVersion = rl::emu::hopper::compute_capability();
+  attr->maxDynamicSharedSizeBytes = static_cast<int>(rl::emu::detail::max_dynamic_shared(func));
+  attr->preferredShmemCarveout = -1;
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func,
+                                                          int block_size,
+                                                          std::size_t dynamic_shared) {
+  if (blocks == nullptr || block_size <= 0) return status(cudaErrorInvalidValue);
+  if (func == nullptr) return status(cudaErrorInvalidDeviceFunction);
+  cudaDeviceProp prop;
+  if (const cudaError_t e = cudaGetDeviceProperties(&prop, 0); e != cudaSuccess) return e;
+  *blocks = 0;
+  if (block_size > prop.maxThreadsPerBlock ||
+      dynamic_shared > rl::emu::detail::max_dynamic_shared(func))
+    return cudaSuccess;
+  const int warps_per_block = (block_size + prop.warpSize - 1) / prop.warpSize;
+  int fit = std::min(prop.maxBlocksPerMultiProcessor,
+                     prop.maxThreadsPerMultiProcessor / (warps_per_block * prop.warpSize));
+  const std::size_t shared_per_block = dynamic_shared + prop.reservedSharedMemPerBlock;
+  if (shared_per_block > 0)
+    fit = std::min(fit, static_cast<int>(prop.sharedMemPerMultiprocessor / shared_per_block));
+  *blocks = fit;
+  return cudaSuccess;
+}
+
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size,
+                                               const void* func, std::size_t dynamic_shared,
+                                               int block_size_limit) {
+  if (min_grid_size == nullptr || block_size == nullptr || block_size_limit < 0)
+    return status(cudaErrorInvalidValue);
+  cudaDeviceProp prop;
+  if (const cudaError_t e = cudaGetDeviceProperties(&prop, 0); e != cudaSuccess) return e;
+  const int limit = block_size_limit == 0 ? prop.maxThreadsPerBlock
+                                          : std::min(block_size_limit, prop.maxThreadsPerBlock);
+  int best_threads = 0;
+  int best_size = 0;
+  int best_blocks = 0;
+  // Whole warps, or the limit itself when it is below one warp.
+  const int start = limit >= prop.warpSize ? limit / prop.warpSize * prop.warpSize : limit;
+  for (int size = start; size > 0; size -= prop.warpSize) {
+    int blocks = 0;
+    if (const cudaError_t e =
+            cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, func, size, dynamic_shared);
+        e != cudaSuccess)
+      return e;
+    if (blocks * size > best_threads) {
+      best_threads = blocks * size;
+      best_size = size;
+      best_blocks = blocks;
+    }
+  }
+  *block_size = best_size;
+  *min_grid_size = best_blocks * prop.multiProcessorCount;
+  return cudaSuccess;
 }

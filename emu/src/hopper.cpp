@@ -81,17 +81,23 @@ struct Window {
   }
 };
 
-Window& window() {
+// This worker's window as the running block last laid it out (the
+// scheduler's deadlock report asks outside any thread, where the block's
+// dynamic shared memory cannot be asked for).
+Window& laid_out_window() {
   thread_local Window w;
+  return w;
+}
+
+Window& window() {
+  const detail::RaceIgnored bookkeeping;
+  Window& w = laid_out_window();
   w.refresh();
   return w;
 }
 
-}  // namespace
-
-std::uint32_t shared_address(const void* p) {
+std::uint32_t address_in(Window& w, const void* p) {
   const detail::RaceIgnored bookkeeping;  // the worker's window, shared by its fibers
-  Window& w = window();
   const auto* host = static_cast<const unsigned char*>(p);
   if (host >= w.dynamic && host < w.dynamic + w.dynamic_bytes)
     return static_cast<std::uint32_t>(host - w.dynamic);
@@ -110,9 +116,18 @@ std::uint32_t shared_address(const void* p) {
   return window_address;
 }
 
-unsigned char* shared_pointer(std::uint32_t window_address) {
+}  // namespace
+
+std::uint32_t shared_address(const void* p) {
+  return address_in(window(), p);
+}
+
+namespace {
+
+// shared_pointer in a window already refreshed (wgmma translates thousands
+// of operand addresses per instruction; the refresh asks the allocator).
+unsigned char* pointer_in(const Window& w, std::uint32_t window_address) {
   const detail::RaceIgnored bookkeeping;
-  Window& w = window();
   // Descriptors keep 18 bits: compare modulo 2^18.
   constexpr std::uint32_t kMask = 0x3FFFF;
   const std::uint32_t a18 = window_address & kMask;
@@ -124,6 +139,12 @@ unsigned char* shared_pointer(std::uint32_t window_address) {
   }
   throw std::runtime_error("shared-window address " + hex(window_address) +
                            " names no shared memory this block has taken the address of");
+}
+
+}  // namespace
+
+unsigned char* shared_pointer(std::uint32_t window_address) {
+  return pointer_in(window(), window_address);
 }
 
 // ---- mbarrier -----------------------------------------------------------------
@@ -144,11 +165,23 @@ std::uint64_t mbarrier_word(const MbarrierState& s) {
 
 namespace {
 
-// Failed polls since an mbarrier of this worker's block last changed state.
-thread_local std::uint64_t t_polls_without_change = 0;
-
 std::string barrier_name(const std::uint64_t* bar) {
   return "the mbarrier at shared address " + hex(shared_address(bar));
+}
+
+// The same, callable outside a thread (the deadlock report).
+std::string laid_out_barrier_name(const std::uint64_t* bar) {
+  return "the mbarrier at shared address " + hex(address_in(laid_out_window(), bar));
+}
+
+// What a thread sleeping in try_wait waits for, for the deadlock report.
+std::string describe_wait(const void* object) {
+  const auto* bar = static_cast<const std::uint64_t*>(object);
+  const MbarrierState s = mbarrier_state(*bar);
+  return laid_out_barrier_name(bar) + " (current phase parity " + std::to_string(s.phase) +
+         ", which can never complete: pending arrivals " + std::to_string(s.pending) + " of " +
+         std::to_string(s.expected) + ", transaction count " + std::to_string(s.tx_count) +
+         " bytes)";
 }
 
 MbarrierState checked_state(const std::uint64_t* bar, const char* operation) {
@@ -167,7 +200,7 @@ void store(std::uint64_t* bar, MbarrierState s) {
     s.pending = s.expected;
   }
   *bar = mbarrier_word(s);
-  t_polls_without_change = 0;
+  detail::wake_waiters(bar);
 }
 
 // The tx-count's range (PTX "Contents of the mbarrier object"): 2^20 - 1 each way.
@@ -196,7 +229,7 @@ void mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
     throw std::runtime_error("mbarrier.init with count " + std::to_string(count) +
                              " (must be 1 .. 2^20 - 1)");
   *bar = mbarrier_word({count, count, 0, 0});
-  t_polls_without_change = 0;
+  detail::wake_waiters(bar);
 }
 
 void mbarrier_arrive(std::uint64_t* bar) {
@@ -232,18 +265,8 @@ bool mbarrier_test_wait_parity(const std::uint64_t* bar, std::uint32_t parity) {
 bool mbarrier_try_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
   const detail::RaceIgnored bookkeeping;
   if (mbarrier_test_wait_parity(bar, parity)) return true;
-  if (++t_polls_without_change > kDeadlockPolls) {
-    const MbarrierState s = mbarrier_state(*bar);
-    t_polls_without_change = 0;
-    throw std::runtime_error(
-        "deadlock: thread " + std::to_string(thread_rank()) + " waits on " + barrier_name(bar) +
-        " for the phase of parity " + std::to_string(parity & 1U) +
-        ", which can never complete (pending arrivals " + std::to_string(s.pending) + " of " +
-        std::to_string(s.expected) + ", transaction count " + std::to_string(s.tx_count) +
-        "; no mbarrier of the block changed during " + std::to_string(kDeadlockPolls) + " polls)");
-  }
-  detail::yield_thread();
-  return false;
+  detail::wait_on(bar, &describe_wait);
+  return mbarrier_test_wait_parity(bar, parity);
 }
 
 // ---- wgmma -------------------------------------------------------------------
@@ -345,9 +368,76 @@ double decode(WgmmaInput in, const unsigned char* p) {
   return 0.0;
 }
 
+// ---- per-thread asynchronous state ------------------------------------------
+
+struct PendingWgmma {
+  void* d;                            // the thread's accumulator registers
+  std::vector<std::uint32_t> result;  // what the wait will write there
+};
+
+// A bulk copy shared -> global, performed at the wait that covers it.
+struct BulkStore {
+  bool tensor = false;
+  // plain (cp.async.bulk): bytes from src to dst
+  void* dst = nullptr;
+  const unsigned char* src = nullptr;
+  std::uint32_t bytes = 0;
+  // tensor (cp.async.bulk.tensor): the box at coords of map, read at src
+  // (window address src_window, for the swizzle)
+  TensorMap map{};
+  std::int32_t coords[5] = {};
+  std::uint32_t src_window = 0;
+};
+
+void perform(const BulkStore& copy);
+
+struct AsyncState {
+  std::vector<PendingWgmma> wgmma_open;                 // issued since the last commit_group
+  std::vector<std::vector<PendingWgmma>> wgmma_groups;  // committed, oldest first
+  std::vector<BulkStore> bulk_open;
+  std::vector<std::vector<BulkStore>> bulk_groups;
+
+  // The newest pending wgmma writing accumulators d, or nullptr.
+  const PendingWgmma* newest_for(const void* d) const {
+    for (auto it = wgmma_open.rbegin(); it != wgmma_open.rend(); ++it)
+      if (it->d == d) return &*it;
+    for (auto g = wgmma_groups.rbegin(); g != wgmma_groups.rend(); ++g)
+      for (auto it = g->rbegin(); it != g->rend(); ++it)
+        if (it->d == d) return &*it;
+    return nullptr;
+  }
+};
+
+// commit_group: what was issued since the last commit becomes the newest group.
+template <typename T>
+void close_group(std::vector<T>& open, std::vector<std::vector<T>>& groups) {
+  groups.push_back(std::move(open));
+  open.clear();
+}
+
+// The calling CUDA thread's state, in its own runtime slot (fibers share host
+// threads, so thread_local would mix CUDA threads).  Bulk stores still
+// pending when the thread exits are performed then (the block's shared
+// memory is still there); pending wgmma results die with the registers.
+AsyncState& async_state() {
+  ThreadSlot& slot = thread_slot(kHopperSlot);
+  if (slot.ptr == nullptr) {
+    slot.ptr = new AsyncState();
+    slot.cleanup = [](void* p) {
+      auto* state = static_cast<AsyncState*>(p);
+      for (const auto& group : state->bulk_groups)
+        for (const BulkStore& copy : group) perform(copy);
+      for (const BulkStore& copy : state->bulk_open) perform(copy);
+      delete state;
+    };
+  }
+  return *static_cast<AsyncState*>(slot.ptr);
+}
+
 struct WgmmaPost {
   const WgmmaOp* op;
   void* d;
+  AsyncState* state;
 };
 
 void wgmma_exchange(void* const* posts, unsigned participants) {
@@ -356,45 +446,67 @@ void wgmma_exchange(void* const* posts, unsigned participants) {
   const WgmmaOp& op = *static_cast<WgmmaPost*>(posts[0])->op;
   for (unsigned l = 1; l < 32; ++l) {
     const WgmmaOp& o = *static_cast<WgmmaPost*>(posts[l])->op;
-    if (o.desc_a != op.desc_a || o.desc_b != op.desc_b || o.n != op.n || o.input != op.input ||
-        o.scale_d != op.scale_d)
+    if ((op.a_registers == nullptr && o.desc_a != op.desc_a) || o.desc_b != op.desc_b ||
+        o.n != op.n || o.input != op.input || o.scale_d != op.scale_d ||
+        (o.a_registers == nullptr) != (op.a_registers == nullptr))
       throw std::runtime_error("wgmma.mma_async: lanes of one warp pass different operands");
   }
   const unsigned warp = (thread_rank() / 32U) % 4U;
   const unsigned eb = element_bytes(op.input), kk = k_of(op.input), n = op.n;
   const Descriptor da = decode_descriptor(op.desc_a), db = decode_descriptor(op.desc_b);
+  const Window& w = window();
   // This warp's 16 rows of A and all of B, decoded once.
   std::vector<double> a(16 * kk), b(static_cast<std::size_t>(kk) * n);
-  for (unsigned r = 0; r < 16; ++r)
-    for (unsigned k = 0; k < kk; ++k)
-      a[r * kk + k] =
-          op.scale_a *
-          decode(op.input, shared_pointer(operand_address(da, op.trans_a, eb, 16 * warp + r, k)));
+  if (op.a_registers != nullptr) {
+    // Each lane's four registers hold 16 / eb elements, low bytes first.
+    for (unsigned lane = 0; lane < 32; ++lane) {
+      const auto* bytes = reinterpret_cast<const unsigned char*>(
+          static_cast<WgmmaPost*>(posts[lane])->op->a_registers);
+      const unsigned t = warp * 32 + lane;
+      for (unsigned i = 0; i < 16 / eb; ++i)
+        a[(a_fragment_row(t, i, eb) - 16 * warp) * kk + a_fragment_col(t, i, eb)] =
+            op.scale_a * decode(op.input, bytes + i * eb);
+    }
+  } else {
+    for (unsigned r = 0; r < 16; ++r)
+      for (unsigned k = 0; k < kk; ++k)
+        a[r * kk + k] =
+            op.scale_a *
+            decode(op.input, pointer_in(w, operand_address(da, op.trans_a, eb, 16 * warp + r, k)));
+  }
   for (unsigned c = 0; c < n; ++c)
     for (unsigned k = 0; k < kk; ++k)
       b[c * kk + k] =
-          op.scale_b * decode(op.input, shared_pointer(operand_address(db, op.trans_b, eb, c, k)));
+          op.scale_b * decode(op.input, pointer_in(w, operand_address(db, op.trans_b, eb, c, k)));
   const bool integer = op.input == WgmmaInput::s8;
   for (unsigned lane = 0; lane < 32; ++lane) {
-    void* d = static_cast<WgmmaPost*>(posts[lane])->d;
+    const WgmmaPost& post = *static_cast<WgmmaPost*>(posts[lane]);
+    // The accumulators this wgmma starts from: a pending wgmma's result on
+    // the same registers (the chain over K), else the registers themselves.
+    std::vector<std::uint32_t> c(n / 2);
+    if (const PendingWgmma* before = post.state->newest_for(post.d))
+      c = before->result;
+    else
+      std::memcpy(c.data(), post.d, c.size() * 4);
     const unsigned t = warp * 32 + lane;
     for (unsigned i = 0; i < n / 2; ++i) {
-      const unsigned r = accumulator_row(t, i) - 16 * warp, c = accumulator_col(t, i);
+      const unsigned r = accumulator_row(t, i) - 16 * warp, col = accumulator_col(t, i);
       const double* ar = &a[r * kk];
-      const double* bc = &b[c * kk];
+      const double* bc = &b[col * kk];
       if (integer) {
-        auto* di = static_cast<std::int32_t*>(d);
-        std::uint32_t sum = op.scale_d ? static_cast<std::uint32_t>(di[i]) : 0U;
+        std::uint32_t sum = op.scale_d ? c[i] : 0U;
         for (unsigned k = 0; k < kk; ++k)
           sum += static_cast<std::uint32_t>(static_cast<std::int32_t>(ar[k] * bc[k]));
-        di[i] = static_cast<std::int32_t>(sum);
+        c[i] = sum;
       } else {
-        auto* df = static_cast<float*>(d);
-        double sum = op.scale_d ? df[i] : 0.0;
+        double sum = op.scale_d ? std::bit_cast<float>(c[i]) : 0.0;
         for (unsigned k = 0; k < kk; ++k) sum += ar[k] * bc[k];
-        df[i] = static_cast<float>(sum);
+        c[i] = std::bit_cast<std::uint32_t>(static_cast<float>(sum));
       }
     }
+    post.state->wgmma_open.push_back({post.d, std::move(c)});
+    auto* regs = static_cast<std::uint32_t*>(post.d);
+    for (unsigned i = 0; i < n / 2; ++i) regs[i] = kAccumulatorPoison;
   }
 }
 
@@ -405,8 +517,36 @@ void wgmma(const WgmmaOp& op, void* d) {
     throw std::invalid_argument("wgmma: N must be 8 .. 256 in steps of 8");
   if ((op.trans_a || op.trans_b) && element_bytes(op.input) != 2)
     throw std::invalid_argument("wgmma: imm-trans exists only for f16/bf16");
-  WgmmaPost post{&op, d};
+  if (op.a_registers != nullptr && op.trans_a)
+    throw std::invalid_argument("wgmma: A from registers has no imm-trans-a");
+  WgmmaPost post{&op, d, &async_state()};
   detail::warp_collective(0xFFFFFFFFU, &wgmma_exchange, &post);
+}
+
+void wgmma_commit_group() {
+  AsyncState& s = async_state();
+  close_group(s.wgmma_open, s.wgmma_groups);
+}
+
+void wgmma_wait_group(unsigned n) {
+  AsyncState& s = async_state();
+  while (s.wgmma_groups.size() > n) {
+    std::vector<PendingWgmma> group = std::move(s.wgmma_groups.front());
+    s.wgmma_groups.erase(s.wgmma_groups.begin());
+    for (const PendingWgmma& w : group) {
+      const auto* regs = static_cast<const std::uint32_t*>(w.d);
+      for (std::size_t i = 0; i < w.result.size(); ++i)
+        if (regs[i] != kAccumulatorPoison)
+          throw std::runtime_error(
+              "thread " + std::to_string(thread_rank()) + " wrote accumulator register " +
+              std::to_string(i) +
+              " of an in-flight wgmma.mma_async before the wgmma.wait_group that completes it");
+    }
+    // In issue order, so the last of a chain in the group lands last; a
+    // newer pending wgmma on the same registers keeps them in flight.
+    for (const PendingWgmma& w : group)
+      if (s.newest_for(w.d) == nullptr) std::memcpy(w.d, w.result.data(), w.result.size() * 4);
+  }
 }
 
 // ---- TMA ---------------------------------------------------------------------
@@ -502,8 +642,9 @@ int encode_tensor_map_tiled(TensorMap* map, TmaDataType type, std::uint32_t rank
   return 0;
 }
 
-void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::uint32_t rank,
-              std::uint64_t* bar) {
+namespace {
+
+MapFields checked_map(const TensorMap& map, std::uint32_t rank) {
   MapFields f{};
   std::memcpy(&f, map.words, sizeof f);
   if (f.magic != kMapMagic)
@@ -513,23 +654,31 @@ void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::
   if (rank != f.rank)
     throw std::runtime_error("cp.async.bulk.tensor." + std::to_string(rank) +
                              "d with a tensor map of rank " + std::to_string(f.rank));
+  return f;
+}
+
+// Visits every element of the box at coords: its place in shared memory
+// (the box lies densely from `shared`, whose window address is `window`,
+// then the map's swizzle XORs the absolute address) and, when it lies inside
+// the tensor, its place in global memory (nullptr outside).  Returns the
+// box's bytes.
+template <typename Visit>
+std::uint64_t for_each_box_element(const MapFields& f, const std::int32_t* coords,
+                                   unsigned char* shared, std::uint32_t window, Visit visit) {
   // Elements per box dimension: ceil(box / elementStride), every stride-th one.
   std::uint64_t count[5] = {1, 1, 1, 1, 1};
   std::uint64_t total = 1;
-  for (std::uint32_t i = 0; i < rank; ++i) {
+  for (std::uint32_t i = 0; i < f.rank; ++i) {
     count[i] = (f.box[i] + f.element_stride[i] - 1U) / f.element_stride[i];
     total *= count[i];
   }
   const unsigned eb = f.element_bytes;
-  const std::uint32_t base = shared_address(dst);
-  const std::uint32_t swizzle_bits = f.swizzle == 0 ? 0 : f.swizzle;  // 1: 32B, 2: 64B, 3: 128B
-  const std::uint32_t mask = (1U << swizzle_bits) - 1U;
-  auto* out = static_cast<unsigned char*>(dst);
-  const auto* global = reinterpret_cast<const unsigned char*>(f.address);
+  const std::uint32_t mask = (1U << f.swizzle) - 1U;  // swizzle 1: 32B, 2: 64B, 3: 128B
+  auto* global = reinterpret_cast<unsigned char*>(f.address);
   for (std::uint64_t e = 0; e < total; ++e) {
     std::uint64_t rest = e, offset = 0;
     bool inside = true;
-    for (std::uint32_t i = 0; i < rank; ++i) {
+    for (std::uint32_t i = 0; i < f.rank; ++i) {
       const std::uint64_t j = rest % count[i];
       rest /= count[i];
       const std::int64_t c =
@@ -539,16 +688,91 @@ void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::
       else
         offset += static_cast<std::uint64_t>(c) * (i == 0 ? eb : f.stride[i - 1]);
     }
-    // The box lands densely; the swizzle XORs the absolute shared address.
-    const std::uint32_t a = base + static_cast<std::uint32_t>(e * eb);
+    const std::uint32_t a = window + static_cast<std::uint32_t>(e * eb);
     const std::uint32_t swizzled = a ^ (((a >> 7) & mask) << 4);
-    unsigned char* to = out + (swizzled - base);
-    if (inside)
-      std::memcpy(to, global + offset, eb);
-    else
-      std::memset(to, 0, eb);
+    visit(shared + (swizzled - window), inside ? global + offset : nullptr);
   }
-  mbarrier_complete_tx(bar, static_cast<std::uint32_t>(total * eb));
+  return total * eb;
+}
+
+void perform(const BulkStore& copy) {
+  if (!copy.tensor) {
+    std::memcpy(copy.dst, copy.src, copy.bytes);
+    return;
+  }
+  MapFields f{};
+  std::memcpy(&f, copy.map.words, sizeof f);
+  const unsigned eb = f.element_bytes;
+  for_each_box_element(f, copy.coords, const_cast<unsigned char*>(copy.src), copy.src_window,
+                       [eb](const unsigned char* from, unsigned char* to) {
+                         if (to != nullptr) std::memcpy(to, from, eb);
+                       });
+}
+
+void check_bulk(const void* shared, const void* global, std::uint32_t bytes,
+                const char* instruction) {
+  if (bytes == 0 || bytes % 16 != 0)
+    throw std::runtime_error(std::string(instruction) + ": size " + std::to_string(bytes) +
+                             " is not a positive multiple of 16 bytes");
+  if ((reinterpret_cast<std::uintptr_t>(shared) | reinterpret_cast<std::uintptr_t>(global)) % 16)
+    throw std::runtime_error(std::string(instruction) + ": addresses must be 16-byte aligned");
+}
+
+}  // namespace
+
+void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::uint32_t rank,
+              std::uint64_t* bar) {
+  const MapFields f = checked_map(map, rank);
+  const unsigned eb = f.element_bytes;
+  const std::uint64_t bytes =
+      for_each_box_element(f, coords, static_cast<unsigned char*>(dst), shared_address(dst),
+                           [eb](unsigned char* to, const unsigned char* from) {
+                             if (from != nullptr)
+                               std::memcpy(to, from, eb);
+                             else
+                               std::memset(to, 0, eb);
+                           });
+  mbarrier_complete_tx(bar, static_cast<std::uint32_t>(bytes));
+}
+
+void tma_store(const TensorMap& map, const std::int32_t* coords, std::uint32_t rank,
+               const void* src) {
+  checked_map(map, rank);
+  BulkStore copy;
+  copy.tensor = true;
+  copy.src = static_cast<const unsigned char*>(src);
+  copy.map = map;
+  std::memcpy(copy.coords, coords, rank * sizeof *coords);
+  copy.src_window = shared_address(src);
+  async_state().bulk_open.push_back(copy);
+}
+
+void bulk_load(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
+  check_bulk(dst, src, bytes, "cp.async.bulk.shared::cluster.global");
+  std::memcpy(dst, src, bytes);
+  mbarrier_complete_tx(bar, bytes);
+}
+
+void bulk_store(void* dst, const void* src, std::uint32_t bytes) {
+  check_bulk(src, dst, bytes, "cp.async.bulk.global.shared::cta");
+  BulkStore copy;
+  copy.dst = dst;
+  copy.src = static_cast<const unsigned char*>(src);
+  copy.bytes = bytes;
+  async_state().bulk_open.push_back(copy);
+}
+
+void bulk_commit_group() {
+  AsyncState& s = async_state();
+  close_group(s.bulk_open, s.bulk_groups);
+}
+
+void bulk_wait_group(unsigned n) {
+  AsyncState& s = async_state();
+  while (s.bulk_groups.size() > n) {
+    for (const BulkStore& copy : s.bulk_groups.front()) perform(copy);
+    s.bulk_groups.erase(s.bulk_groups.begin());
+  }
 }
 
 }  // namespace rl::emu::hopper

@@ -142,8 +142,10 @@ void mma_f32_lane(MmaInput input, unsigned lane, const MmaA& a, const MmaB& b, c
 // order, same rounding as mma_f32_lane, so the results are bit-identical.
 namespace {
 
+// sums (D as a dense 16 x 8 tile) holds C on entry and C + A*B in double on
+// return.
 template <MmaInput Input>
-void mma_f32_warp_as(const MmaA& a, const MmaB& b, const MmaCF32& c, MmaCF32& d) {
+void mma_sums(const MmaA& a, const MmaB& b, double (&sums)[16][8]) {
   constexpr auto k_count = static_cast<unsigned>(k_extent(Input));
   double a_values[16][k_count];
   double b_values[k_count][8];
@@ -159,15 +161,9 @@ void mma_f32_warp_as(const MmaA& a, const MmaB& b, const MmaCF32& c, MmaCF32& d)
       b_values[k][n] = decode_as<Input>(b[bs.lane][bs.reg], bs.sub);
     }
   }
-  // D as a dense 16 x 8 tile, k outermost: the eight sums of a row are
-  // independent chains (and vectorise), where one sum after another would
-  // wait on each add.  Each sum still starts from C and adds k = 0, 1, ...
-  double sums[16][8];
-  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
-    for (int i = 0; i < 4; ++i) {
-      sums[c_row(lane, i)][c_col(lane, i)] = c[lane][i];
-    }
-  }
+  // k outermost: the eight sums of a row are independent chains (and
+  // vectorise), where one sum after another would wait on each add.  Each
+  // sum still starts from C and adds k = 0, 1, ...
   for (unsigned m = 0; m < 16U; ++m) {
     for (unsigned k = 0; k < k_count; ++k) {
       for (unsigned n = 0; n < 8U; ++n) {
@@ -175,6 +171,17 @@ void mma_f32_warp_as(const MmaA& a, const MmaB& b, const MmaCF32& c, MmaCF32& d)
       }
     }
   }
+}
+
+template <MmaInput Input>
+void mma_f32_warp_as(const MmaA& a, const MmaB& b, const MmaCF32& c, MmaCF32& d) {
+  double sums[16][8];
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    for (int i = 0; i < 4; ++i) {
+      sums[c_row(lane, i)][c_col(lane, i)] = c[lane][i];
+    }
+  }
+  mma_sums<Input>(a, b, sums);
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     for (int i = 0; i < 4; ++i) {
       const double sum = sums[c_row(lane, i)][c_col(lane, i)];
@@ -198,6 +205,31 @@ void mma_f32_warp(MmaInput input, const MmaA& a, const MmaB& b, const MmaCF32& c
       return mma_f32_warp_as<MmaInput::e4m3>(a, b, c, d);
     case MmaInput::e5m2:
       return mma_f32_warp_as<MmaInput::e5m2>(a, b, c, d);
+  }
+}
+
+// f16 accumulators: c_i is half i & 1 of register i >> 1.  The sum is the
+// same double as for f32 accumulators, rounded once to f16 (round to
+// nearest even; through round-to-odd float, so no double rounding).
+void mma_m16n8k16_f16_f16_warp(const MmaA& a, const MmaB& b, const MmaCF16& c, MmaCF16& d) {
+  double sums[16][8];
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    for (int i = 0; i < 4; ++i) {
+      const auto bits = static_cast<std::uint16_t>(c[lane][i >> 1] >> (16U * (i & 1)));
+      sums[c_row(lane, i)][c_col(lane, i)] = fp16_detail::half_bits_to_float(bits);
+    }
+  }
+  mma_sums<MmaInput::f16>(a, b, sums);
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    std::uint32_t packed[2] = {0U, 0U};
+    for (int i = 0; i < 4; ++i) {
+      const double sum = sums[c_row(lane, i)][c_col(lane, i)];
+      const std::uint16_t bits =
+          fp16_detail::float_to_half_bits(fp16_detail::double_to_float_round_odd(sum));
+      packed[i >> 1] |= static_cast<std::uint32_t>(bits) << (16U * (i & 1));
+    }
+    d[lane][0] = packed[0];  // after all reads: d may alias c
+    d[lane][1] = packed[1];
   }
 }
 

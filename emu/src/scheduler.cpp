@@ -20,8 +20,6 @@
 #include <cxxabi.h>
 #include <algorithm>
 #include <atomic>
-#include <boost/context/fiber.hpp>
-#include <boost/context/stack_context.hpp>
 #include <charconv>
 #include <condition_variable>
 #include <cstdio>
@@ -40,6 +38,7 @@
 #include <utility>
 #include <vector>
 
+#include "fiber_switch.hpp"
 #include "internal.hpp"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -58,8 +57,6 @@
 namespace rl::emu {
 namespace detail {
 namespace {
-
-namespace ctx = boost::context;
 
 // ---- configuration ------------------------------------------------------------
 
@@ -251,30 +248,15 @@ class StackPool {
   std::vector<void*> bases_;
 };
 
-// Hands one pooled stack to one fiber; the pool keeps ownership.
-struct PooledStack {
-  StackBounds bounds;
-  ctx::stack_context allocate() {
-#if defined(RL_EMU_ASAN)
-    // A fiber unwound by an exception can leave redzones poisoned behind it.
-    ASAN_UNPOISON_MEMORY_REGION(bounds.bottom, bounds.size);
-#endif
-    ctx::stack_context sctx;
-    sctx.size = bounds.size;
-    sctx.sp = const_cast<char*>(static_cast<const char*>(bounds.bottom)) + bounds.size;
-    return sctx;
-  }
-  void deallocate(ctx::stack_context&) noexcept {}
-};
-
 // ---- threads, blocks, workers ------------------------------------------------
 
-enum class State : std::uint8_t { runnable, barrier, collective, activemask, exited };
+// object: sleeping in wait_on until wake_waiters names its object (mbarrier).
+enum class State : std::uint8_t { runnable, barrier, collective, activemask, object, exited };
 
 struct Block;
 
 struct Thread {
-  ctx::fiber fiber;  // this thread's continuation while it is not running
+  Context context = nullptr;  // where it resumes; nullptr once it has finished
   Block* block = nullptr;
   uint3 index{};
   unsigned rank = 0;
@@ -284,9 +266,11 @@ struct Thread {
   CollectiveFn fn = nullptr;
   void* post = nullptr;
   unsigned participants = 0;
+  // wait_on in progress
+  const void* wait_object = nullptr;
+  WaitDescriber describe = nullptr;
   StackBounds stack;
-  const char* hot = nullptr;  // where this thread's stack was last in use
-  ThreadSlot slot;
+  ThreadSlot slot[kThreadSlots];
   void* race_fiber = nullptr;  // racecheck: this thread's TSan fiber
   bool fenced = false;         // racecheck: has executed a __threadfence*()
 };
@@ -330,6 +314,7 @@ struct Block {
   // arrivals skip the scan over the warp.
   std::vector<unsigned> collective_waiting;
   std::vector<unsigned> gone_lanes;
+  unsigned object_waiters = 0;  // threads in State::object
   void* dynamic_shared = nullptr;
   bool aborting = false;
   std::string failure;
@@ -342,9 +327,10 @@ struct Worker {
   StackPool stacks;
   std::vector<Thread> threads;
   std::vector<State> states;      // threads[i]'s state is states[i], dense for the scans
+  std::vector<const char*> hot;   // where threads[i]'s stack was last in use, dense likewise
   std::vector<unsigned> order;    // this pass's schedule
   unsigned position = 0;          // next index into `order`
-  ctx::fiber scheduler;           // the worker's own continuation while a fiber runs
+  Context scheduler = nullptr;    // the worker's own context while a fiber runs
   Thread* switch_from = nullptr;  // who jumped last (nullptr: the scheduler)
   StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
   void* race_fiber = nullptr;     // racecheck: the worker's own TSan fiber
@@ -474,9 +460,8 @@ std::string hex(unsigned v) {
 
 // Fibers switch directly to the next runnable fiber of the pass (one jump per
 // thread and pass instead of two through the scheduler); the last one of a
-// pass switches back to the scheduler.  Every jump hands the target the
-// continuation of the context it left, which the target files under
-// `switch_from`.
+// pass switches back to the scheduler.  Each jump saves the context it leaves
+// in the leaver's own slot (Thread::context, or Worker::scheduler).
 
 // The next runnable thread of this pass, or nullptr when the pass is over.
 Thread* next_runnable(Worker& w) {
@@ -484,12 +469,18 @@ Thread* next_runnable(Worker& w) {
     const unsigned rank = w.order[w.position++];
     if (w.states[rank] != State::runnable) continue;
     Thread& t = w.threads[rank];
-    // The stack lines a fiber touches when it resumes are cold (a block's
-    // fibers together exceed the L2 cache); fetch the following thread's
-    // while this one runs.
+    // The lines a fiber touches when it resumes are cold (a block's fibers
+    // together exceed the L1 cache); fetch the following thread's record and
+    // the three stack lines around where it stopped while this one runs.  A
+    // wider window costs more than it saves: 12 lines per fiber made a
+    // 1024-thread barrier round 30 % slower (the prefetched lines of all
+    // fibers no longer fit in L2), and fetching two or three threads ahead
+    // gained nothing (emu_speed; emu/README.md has the numbers).
     if (w.position < w.order.size()) {
-      if (const char* hot = w.threads[w.order[w.position]].hot) {
-        for (int line = -4; line < 8; ++line) __builtin_prefetch(hot + 64 * line, 1);
+      const unsigned following = w.order[w.position];
+      __builtin_prefetch(&w.threads[following], 0);
+      if (const char* hot = w.hot[following]) {
+        for (int line = -1; line < 2; ++line) __builtin_prefetch(hot + 64 * line, 1);
       }
     }
     return &t;
@@ -506,8 +497,8 @@ void prepare_jump(Worker& w, Thread* self, Thread* target) {
   }
 }
 
-ctx::fiber& continuation_of(Worker& w, Thread* target) {
-  return target != nullptr ? target->fiber : w.scheduler;
+Context& context_of(Worker& w, Thread* thread) {
+  return thread != nullptr ? thread->context : w.scheduler;
 }
 
 const StackBounds& stack_of(Worker& w, Thread* target) {
@@ -518,29 +509,25 @@ void* race_fiber_of(Worker& w, Thread* target) {
   return target != nullptr ? target->race_fiber : w.race_fiber;
 }
 
-// Runs in the context that was just resumed: files the continuation of the
-// context that jumped here.
-void arrived(Worker& w, ctx::fiber&& from, const StackBounds& from_stack) {
-  if (w.switch_from != nullptr) {
-    w.switch_from->fiber = std::move(from);
-  } else {
-    w.scheduler = std::move(from);
-    w.scheduler_stack = from_stack;
-  }
+// Runs in the context that was just resumed.  The worker's own stack is
+// learned from the first jump that leaves it (ASan reports the bounds of the
+// stack a switch came from).
+void arrived(Worker& w, const StackBounds& from_stack) {
+  if (w.switch_from == nullptr) w.scheduler_stack = from_stack;
 }
 
 // Leaves `self` (a thread, or nullptr for the scheduler) for `target` and
 // returns when something switches back to `self`.
 void switch_to(Worker& w, Thread* self, Thread* target) {
-  if (self != nullptr) self->hot = static_cast<const char*>(__builtin_frame_address(0));
+  if (self != nullptr) w.hot[self->rank] = static_cast<const char*>(__builtin_frame_address(0));
   prepare_jump(w, self, target);
   void* fake_stack = nullptr;
   start_switch(&fake_stack, stack_of(w, target));
   race_switch(race_fiber_of(w, target));
-  ctx::fiber from = std::move(continuation_of(w, target)).resume();
+  switch_context(&context_of(w, self), context_of(w, target));
   StackBounds from_stack;
   finish_switch(fake_stack, &from_stack);
-  arrived(w, std::move(from), from_stack);
+  arrived(w, from_stack);
 }
 
 // Called in a fiber that has just blocked (or yields): runs the rest of the
@@ -673,8 +660,10 @@ inline void try_complete_activemask(Block& b, unsigned warp) {
 
 void thread_exited(Thread& t) {
   Block& b = *t.block;
-  if (t.slot.cleanup != nullptr) t.slot.cleanup(t.slot.ptr);
-  t.slot = ThreadSlot{};
+  for (ThreadSlot& slot : t.slot) {
+    if (slot.cleanup != nullptr) slot.cleanup(slot.ptr);
+    slot = ThreadSlot{};
+  }
   (*t.state) = State::exited;
   b.gone_lanes[t.rank / 32] |= 1u << (t.rank & 31u);
   --b.live;
@@ -696,42 +685,54 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   return z ^ (z >> 31);
 }
 
-void start_fiber(Worker& worker, Thread& t) {
-  t.fiber = ctx::fiber(std::allocator_arg, PooledStack{t.stack}, [&t, &worker](ctx::fiber&& from) {
-    // Accesses stay ignored (race_take_fiber) until the kernel's body runs.
-    StackBounds from_stack;
-    finish_switch(nullptr, &from_stack);
-    arrived(worker, std::move(from), from_stack);
-    Block& blk = *t.block;
-    race_acquire(blk.race_start());  // the launch, and the worker's set-up, happen before
-    if (!blk.aborting) {
-      try {
-        const LaunchSpec& spec = blk.job->spec;
-        const auto entry = spec.entry;  // read as the emulator's: the Job is the host's
-        const void* const bound = spec.bound;
-        const RaceVisible kernel_body;
-        entry(bound);
-      } catch (const AbortBlock&) {
-      } catch (const std::exception& e) {
-        if (blk.failure.empty())
-          blk.failure = std::string("thread threw an exception: ") + e.what();
-        blk.aborting = true;
-      } catch (...) {
-        if (blk.failure.empty()) blk.failure = "thread threw an exception";
-        blk.aborting = true;
-      }
+// A fiber's first frame: runs the kernel as the thread the scheduler has just
+// switched to, then leaves this context for good.
+[[noreturn]] void fiber_main() {
+  // Accesses stay ignored (race_take_fiber) until the kernel's body runs.
+  Worker& worker = *tl_worker;
+  Thread& t = *tl_thread;
+  StackBounds from_stack;
+  finish_switch(nullptr, &from_stack);
+  arrived(worker, from_stack);
+  Block& blk = *t.block;
+  race_acquire(blk.race_start());  // the launch, and the worker's set-up, happen before
+  if (!blk.aborting) {
+    try {
+      const LaunchSpec& spec = blk.job->spec;
+      const auto entry = spec.entry;  // read as the emulator's: the Job is the host's
+      const void* const bound = spec.bound;
+      const RaceVisible kernel_body;
+      entry(bound);
+    } catch (const AbortBlock&) {
+    } catch (const std::exception& e) {
+      if (blk.failure.empty()) blk.failure = std::string("thread threw an exception: ") + e.what();
+      blk.aborting = true;
+    } catch (...) {
+      if (blk.failure.empty()) blk.failure = "thread threw an exception";
+      blk.aborting = true;
     }
-    thread_exited(t);
-    ++worker.waits;
-    race_release(blk.job);  // all this thread did happens before the launch returns
-    // The final jump: this stack is released and `t.fiber` becomes empty.
-    Thread* next = next_runnable(worker);
-    prepare_jump(worker, &t, next);
-    start_switch(nullptr, stack_of(worker, next));
-    race_ignore_end();  // TSan refuses to destroy a fiber left with ignores on
-    race_switch(race_fiber_of(worker, next));
-    return std::move(continuation_of(worker, next));
-  });
+  }
+  thread_exited(t);
+  ++worker.waits;
+  race_release(blk.job);  // all this thread did happens before the launch returns
+  // The final jump: nothing resumes this context, so its stack is free again.
+  t.context = nullptr;
+  Thread* next = next_runnable(worker);
+  prepare_jump(worker, &t, next);
+  start_switch(nullptr, stack_of(worker, next));
+  Context finished;
+  race_ignore_end();  // a fiber goes back to the pool with no ignores on
+  race_switch(race_fiber_of(worker, next));
+  switch_context(&finished, context_of(worker, next));
+  __builtin_unreachable();
+}
+
+void start_fiber(Worker&, Thread& t) {
+#if defined(RL_EMU_ASAN)
+  // A fiber unwound by an exception can leave redzones poisoned behind it.
+  ASAN_UNPOISON_MEMORY_REGION(t.stack.bottom, t.stack.size);
+#endif
+  t.context = make_context<fiber_main>(const_cast<void*>(t.stack.bottom), t.stack.size);
 }
 
 std::string deadlock_description(const Block& b) {
@@ -752,15 +753,24 @@ std::string deadlock_description(const Block& b) {
       if ((*u.state) == State::collective && u.mask == t.mask && u.fn == t.fn) continue;
       example = "; thread " + std::to_string(t.rank) + " waits in a warp collective (mask " +
                 hex(t.mask) + ") for lane " + std::to_string(lane) + ", which " +
-                ((*u.state) == State::barrier ? "waits at __syncthreads"
-                                              : "waits in a different warp collective");
+                ((*u.state) == State::barrier  ? "waits at __syncthreads"
+                 : (*u.state) == State::object ? "sleeps on an mbarrier"
+                                               : "waits in a different warp collective");
       break;
     }
   }
+  unsigned on_object = 0;
+  for (unsigned i = 0; i < b.count; ++i) {
+    const Thread& t = b.threads[i];
+    if ((*t.state) != State::object) continue;
+    if (on_object++ == 0 && example.empty())
+      example = "; thread " + std::to_string(t.rank) + " waits on " + t.describe(t.wait_object);
+  }
   return std::to_string(b.live) + " of " + std::to_string(b.count) +
          " threads alive and none can proceed (" + std::to_string(at_barrier) +
-         " at __syncthreads, " + std::to_string(in_collective) + " in warp collectives" + example +
-         ")";
+         " at __syncthreads, " + std::to_string(in_collective) + " in warp collectives" +
+         (on_object > 0 ? ", " + std::to_string(on_object) + " on mbarriers" : std::string()) +
+         example + ")";
 }
 
 void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure) {
@@ -789,6 +799,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   gridDim = grid;
 
   if (worker.threads.size() < count) worker.threads.resize(count);
+  worker.hot.resize(worker.threads.size());
   worker.states.assign(count, State::runnable);
 #if defined(RL_EMU_TSAN)
   b.race_sync.assign(2 * std::size_t{count} + 3, 0);
@@ -804,7 +815,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
         uint3{r % block_dim.x, (r / block_dim.x) % block_dim.y, r / (block_dim.x * block_dim.y)};
     t.state = &worker.states[r];
     t.stack = worker.stacks.stack(r);
-    t.slot = ThreadSlot{};
+    for (ThreadSlot& slot : t.slot) slot = ThreadSlot{};
     t.fenced = false;
     start_fiber(worker, t);
     t.race_fiber = race_take_fiber(count);  // after the host wrote the fiber's first frame
@@ -845,7 +856,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   // Unwind every fiber that has not finished (never started ones just return),
   // one at a time: with the pass exhausted each jumps straight back here.
   for (unsigned r = 0; r < count; ++r) {
-    if (!worker.threads[r].fiber) continue;
+    if (worker.threads[r].context == nullptr) continue;
     worker.position = count;
     switch_to(worker, nullptr, &worker.threads[r]);
   }
@@ -1068,6 +1079,31 @@ void yield_thread() {
   suspend(t);
 }
 
+void wait_on(const void* object, WaitDescriber describe) {
+  const RaceIgnored bookkeeping;
+  Thread& t = current_thread();
+  Block& b = *t.block;
+  (*t.state) = State::object;
+  t.wait_object = object;
+  t.describe = describe;
+  ++b.object_waiters;
+  try_complete_activemask(b, t.rank / 32);
+  ++tl_worker->waits;
+  suspend(t);
+}
+
+void wake_waiters(const void* object) {
+  const RaceIgnored bookkeeping;
+  if (tl_thread == nullptr) return;  // host code (unit tests) has nobody to wake
+  Block& b = *tl_thread->block;
+  for (unsigned i = 0; i < b.count && b.object_waiters > 0; ++i) {
+    Thread& u = b.threads[i];
+    if ((*u.state) != State::object || u.wait_object != object) continue;
+    (*u.state) = State::runnable;
+    --b.object_waiters;
+  }
+}
+
 unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
   const RaceIgnored bookkeeping;
   Thread& t = current_thread();
@@ -1205,9 +1241,9 @@ unsigned warp_allgather(const void* mine, void* all, std::size_t bytes) {
       &post);
 }
 
-ThreadSlot& thread_slot() {
+ThreadSlot& thread_slot(unsigned which) {
   const detail::RaceIgnored bookkeeping;
-  return detail::current_thread().slot;
+  return detail::current_thread().slot[which];
 }
 
 }  // namespace rl::emu

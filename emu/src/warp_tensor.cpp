@@ -64,6 +64,35 @@ void mma_s8_exchange(void* const* posts, unsigned participants) {
   scatter<std::int32_t>(posts, d);
 }
 
+struct MmaF16Post {
+  const std::uint32_t* a;
+  const std::uint32_t* b;
+  const std::uint32_t* c;
+  std::uint32_t* d;
+};
+
+void mma_f16_exchange(void* const* posts, unsigned participants) {
+  require_full_warp("mma.sync", participants);
+  MmaA a;
+  MmaB b;
+  MmaCF16 c;
+  MmaCF16 d;
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    const auto* p = static_cast<const MmaF16Post*>(posts[lane]);
+    for (int r = 0; r < 4; ++r) a[lane][r] = p->a[r];
+    for (int r = 0; r < 2; ++r) {
+      b[lane][r] = p->b[r];
+      c[lane][r] = p->c[r];
+    }
+  }
+  mma_m16n8k16_f16_f16_warp(a, b, c, d);
+  for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
+    std::uint32_t* out = static_cast<const MmaF16Post*>(posts[lane])->d;
+    out[0] = d[lane][0];
+    out[1] = d[lane][1];
+  }
+}
+
 struct LdmatrixPost {
   const void* row;
   std::uint32_t* out;
@@ -118,6 +147,12 @@ void mma_m16n8k32_s8_s32_sync(const std::uint32_t (&a)[4], const std::uint32_t (
                               const std::int32_t (&c)[4], std::int32_t (&d)[4]) {
   MmaPost<std::int32_t> post{a, b, c, d};
   detail::warp_collective(0xffffffffU, &mma_s8_exchange, &post);
+}
+
+void mma_m16n8k16_f16_f16_sync(const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
+                               const std::uint32_t (&c)[2], std::uint32_t (&d)[2]) {
+  MmaF16Post post{a, b, c, d};
+  detail::warp_collective(0xffffffffU, &mma_f16_exchange, &post);
 }
 
 void ldmatrix_sync(int matrices, bool trans, const void* row, std::uint32_t* out) {

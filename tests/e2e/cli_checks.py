@@ -527,7 +527,51 @@ def check_emu_json_format_keeps_stdout_pure(binary):
         return 0
 
 
+def check_emu_second_pass_runs_sm90a_as_hopper(binary, schema_path):
+    """scripts/emulator-run (scripts/run without a GPU): pass 1 at compute capability 8.9
+    skips the sm_90a GEMM rung, pass 2 runs it with the emulator as a Hopper into
+    OUT/hopper-sm90a/; with --benchmark_filter there is no pass 2."""
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts",
+                          "emulator-run")
+    env = {k: v for k, v in os.environ.items() if k != "RL_EMU_CC"}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "run")
+        flags = ["--no-ceilings", "--family", "gemm", "--shape", "gemm:M=24,N=16,K=16",
+                 "--benchmark_repetitions=1", "--timeout=0.05", "--out", out]
+        r = subprocess.run([script, binary, *flags], capture_output=True, text=True,
+                           timeout=600, env=env)
+        if r.returncode != 0:
+            return fail(f"exit {r.returncode}; stderr {r.stderr[-2000:]!r}")
+        passes = {}
+        for folder, cc in ((out, "8.9"), (os.path.join(out, "hopper-sm90a"), "9.0")):
+            results, why = load_schema_valid_results(folder, schema_path)
+            if why:
+                return fail(why)
+            if results["context"]["device"]["compute_capability"] != cc:
+                return fail(f"{folder}: device {results['context']['device']}, expected cc {cc}")
+            passes[cc] = {k["name"]: k["status"] for k in results["kernels"]}
+        rungs = ["gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16"]
+        if [passes["8.9"].get(n) for n in rungs] != ["skipped", "skipped"]:
+            return fail(f"pass 1: {passes['8.9']}")
+        if passes["9.0"] != {n: "ok" for n in rungs}:
+            return fail(f"pass 2 ran {passes['9.0']}, expected exactly {rungs} validated")
+        if sum(status == "ok" for status in passes["8.9"].values()) < 10:
+            return fail(f"pass 1 validated too little: {passes['8.9']}")
+        # The user's own filter: one pass, as asked.
+        out2 = os.path.join(tmp, "filtered")
+        filtered = [*flags[:-1], out2, "--benchmark_filter=gemm_f32_naive"]
+        r = subprocess.run([script, binary, *filtered], capture_output=True, text=True,
+                           timeout=600, env=env)
+        second = os.path.exists(os.path.join(out2, "hopper-sm90a"))
+        if r.returncode != 0 or second:
+            return fail(f"with a filter: exit {r.returncode}, hopper-sm90a/ written: {second}")
+        print(f"pass 1 (cc 8.9): {len(passes['8.9'])} kernels, sm_90a rungs skipped; "
+              f"pass 2 (cc 9.0): {rungs} ok; a user filter gives one pass")
+        return 0
+
+
 CHECKS = {
+    "emu_second_pass_runs_sm90a_as_hopper": check_emu_second_pass_runs_sm90a_as_hopper,
     "emu_warm_l2_and_sampling_flags": check_emu_warm_l2_and_sampling_flags,
     "emu_ceilings_from": check_emu_ceilings_from,
     "emu_json_format_keeps_stdout_pure": check_emu_json_format_keeps_stdout_pure,

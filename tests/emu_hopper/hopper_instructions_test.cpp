@@ -11,9 +11,12 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -154,6 +157,16 @@ TEST(HopperMbarrier, init_refuses_a_zero_count) {
   EXPECT_THROW(h::mbarrier_init(&bar, 1u << 20), std::runtime_error);
 }
 
+// Runs `launch`, which must fail; returns what the emulator printed.
+std::string stderr_of_failed_launch(const std::function<void()>& launch) {
+  (void)cudaGetLastError();
+  testing::internal::CaptureStderr();
+  launch();
+  std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(cudaDeviceSynchronize(), cudaSuccess) << "the launch should have failed";
+  return err;
+}
+
 // A consumer waits for a phase nobody will complete: the launch fails and
 // the message names the barrier.
 __global__ void wait_forever() {
@@ -173,6 +186,52 @@ TEST(HopperMbarrier, a_wait_that_can_never_complete_is_a_deadlock_naming_the_bar
   EXPECT_NE(err.find("deadlock"), std::string::npos) << err;
   EXPECT_NE(err.find("mbarrier at shared address"), std::string::npos) << err;
   EXPECT_NE(err.find("parity 0"), std::string::npos) << err;
+  EXPECT_NE(err.find("32 on mbarriers"), std::string::npos) << err;
+}
+
+// The arrival came (0 of 1 pending), the bytes never will (no copy completes them): the
+// report names the barrier's outstanding transaction count.  Thread 1 waits
+// at __syncthreads for thread 0, which sleeps on the barrier.
+__global__ void wait_for_bytes() {
+  __shared__ std::uint64_t bar;
+  if (threadIdx.x == 0) {
+    h::mbarrier_init(&bar, 1);
+    h::mbarrier_expect_tx(&bar, 256);
+    h::mbarrier_arrive(&bar);
+    while (!h::mbarrier_try_wait_parity(&bar, 0)) {
+    }
+  }
+  __syncthreads();
+}
+
+TEST(HopperMbarrier, a_deadlock_report_names_the_missing_transaction_bytes) {
+  const std::string err =
+      stderr_of_failed_launch([&] { rl::launch(wait_for_bytes, dim3(1), dim3(2), 0, nullptr); });
+  EXPECT_NE(err.find("deadlock"), std::string::npos) << err;
+  EXPECT_NE(err.find("1 at __syncthreads"), std::string::npos) << err;
+  EXPECT_NE(err.find("1 on mbarriers; thread 0 waits on the mbarrier at shared address"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(err.find("pending arrivals 0 of 1, transaction count 256 bytes"), std::string::npos)
+      << err;
+}
+
+// Lanes 1..31 wait in __syncwarp for lane 0, which sleeps on a barrier no
+// one completes: the report says what lane 0 does.
+__global__ void warp_waits_for_a_sleeper() {
+  __shared__ std::uint64_t bar;
+  if (threadIdx.x == 0) {
+    h::mbarrier_init(&bar, 1);
+    while (!h::mbarrier_try_wait_parity(&bar, 0)) {
+    }
+  }
+  __syncwarp();
+}
+
+TEST(HopperMbarrier, a_warp_collective_waiting_for_a_sleeping_lane_says_it_sleeps) {
+  const std::string err = stderr_of_failed_launch(
+      [&] { rl::launch(warp_waits_for_a_sleeper, dim3(1), dim3(32), 0, nullptr); });
+  EXPECT_NE(err.find("for lane 0, which sleeps on an mbarrier"), std::string::npos) << err;
 }
 
 // Producer thread 0 arrives after the consumers have started waiting: every
@@ -213,11 +272,15 @@ TEST(HopperMbarrier, waiting_threads_see_what_the_arrival_released) {
 // without swizzle (LBO 128, SBO 256), B K-major 128B-swizzled (SBO 1024),
 // both written through hand-written address formulas.  The accumulators
 // start at 1000 and scale-d = 1 adds them.
-__global__ void wgmma_layout(float* out, int scale_d) {
+struct LayoutDescriptors {
+  std::uint64_t a, b;
+};
+
+// Thread 0 writes the A and B tiles above, then the block meets.
+__device__ LayoutDescriptors layout_tiles() {
   __shared__ __align__(1024) unsigned char a_tile[64 * 32];
   __shared__ __align__(1024) unsigned char b_tile[8 * 128];
-  const unsigned t = threadIdx.x;
-  if (t == 0) {
+  if (threadIdx.x == 0) {
     for (unsigned m = 0; m < 64; ++m)
       for (unsigned k = 0; k < 16; ++k) {
         const __nv_bfloat16 v = __float2bfloat16(k == m % 16 ? 1.0f : 0.0f);
@@ -233,10 +296,17 @@ __global__ void wgmma_layout(float* out, int scale_d) {
       }
   }
   __syncthreads();
+  return {(h::shared_address(a_tile) >> 4) | (8ull << 16) | (16ull << 32),
+          (h::shared_address(b_tile) >> 4) | (64ull << 32) | (1ull << 62)};
+}
+
+__global__ void wgmma_layout(float* out, int scale_d) {
+  const unsigned t = threadIdx.x;
+  const auto [desc_a, desc_b] = layout_tiles();
   float d[4] = {1000.0f, 1000.0f, 1000.0f, 1000.0f};
-  const std::uint64_t desc_a = (h::shared_address(a_tile) >> 4) | (8ull << 16) | (16ull << 32);
-  const std::uint64_t desc_b = (h::shared_address(b_tile) >> 4) | (64ull << 32) | (1ull << 62);
   h::wgmma({h::WgmmaInput::bf16, 8, desc_a, desc_b, scale_d != 0, 1, 1, false, false}, d);
+  h::wgmma_commit_group();
+  h::wgmma_wait_group(0);
   for (int i = 0; i < 4; ++i) out[t * 4 + i] = d[i];
 }
 
@@ -260,6 +330,188 @@ TEST(HopperWgmma, accumulators_land_where_the_fragment_figure_puts_them) {
       }
     cudaFree(out);
   }
+}
+
+// The accumulators of a wgmma become readable only at the wgmma.wait_group
+// that covers it ("wgmma.wait_group": accessing them earlier is undefined).
+// Two chained wgmmas on d (groups 1 and 2) and one on e (group 1), each
+// adding A*B = 8 (row % 16) + col to 1000:
+//   before any wait  d and e read as the poison NaN;
+//   wait_group 1     completes group 1: e = 1000 + P, but d stays in flight
+//                    (group 2 still writes it), so still NaN;
+//   wait_group 0     d = 1000 + 2P (the chain started from group 1's result).
+__global__ void wgmma_wait_points(float* out) {
+  const unsigned t = threadIdx.x;
+  const auto [desc_a, desc_b] = layout_tiles();
+  const h::WgmmaOp op{h::WgmmaInput::bf16, 8, desc_a, desc_b, true, 1, 1, false, false};
+  float d[4] = {1000.0f, 1000.0f, 1000.0f, 1000.0f};
+  float e[4] = {1000.0f, 1000.0f, 1000.0f, 1000.0f};
+  h::wgmma(op, d);
+  h::wgmma(op, e);
+  h::wgmma_commit_group();
+  h::wgmma(op, d);
+  h::wgmma_commit_group();
+  float* mine = out + t * 16;
+  for (int i = 0; i < 4; ++i) mine[i] = d[i] + e[i];
+  h::wgmma_wait_group(1);
+  for (int i = 0; i < 4; ++i) mine[4 + i] = e[i];
+  for (int i = 0; i < 4; ++i) mine[8 + i] = d[i];
+  h::wgmma_wait_group(0);
+  for (int i = 0; i < 4; ++i) mine[12 + i] = d[i];
+}
+
+TEST(HopperWgmma, accumulators_are_poison_until_the_wait_group_that_covers_them) {
+  float* out = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), 128 * 16 * sizeof(float)), cudaSuccess);
+  rl::launch(wgmma_wait_points, dim3(1), dim3(128), 0, nullptr, out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<float> host(128 * 16);
+  ASSERT_EQ(cudaMemcpy(host.data(), out, host.size() * sizeof(float), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  for (unsigned t = 0; t < 128; ++t)
+    for (unsigned i = 0; i < 4; ++i) {
+      SCOPED_TRACE("thread " + std::to_string(t) + " d" + std::to_string(i));
+      const unsigned lane = t % 32, row = 16 * (t / 32) + lane / 4 + 8 * ((i / 2) % 2);
+      const float product = static_cast<float>(8 * (row % 16) + 2 * (lane % 4) + i % 2);
+      const float* mine = &host[t * 16];
+      EXPECT_TRUE(std::isnan(mine[i])) << "read before any wait";
+      EXPECT_EQ(mine[4 + i], 1000.0f + product) << "e after wait_group 1";
+      EXPECT_TRUE(std::isnan(mine[8 + i])) << "d after wait_group 1 (group 2 pending)";
+      EXPECT_EQ(mine[12 + i], 1000.0f + 2 * product) << "d after wait_group 0";
+    }
+  cudaFree(out);
+}
+
+// Writing an in-flight accumulator (here: re-zeroing it between the wgmma
+// and its wait, as a misplaced initialisation would) is reported at the wait.
+__global__ void wgmma_write_in_flight(int write) {
+  __shared__ __align__(1024) unsigned char tile[64 * 32];
+  for (unsigned i = threadIdx.x; i < sizeof tile; i += blockDim.x) tile[i] = 0;
+  __syncthreads();
+  const std::uint64_t desc = (h::shared_address(tile) >> 4) | (8ull << 16) | (16ull << 32);
+  float d[4] = {};
+  h::wgmma({h::WgmmaInput::bf16, 8, desc, desc, true, 1, 1, false, false}, d);
+  h::wgmma_commit_group();
+  if (write != 0 && threadIdx.x == 5) d[2] = 0.0f;
+  h::wgmma_wait_group(0);
+}
+
+TEST(HopperWgmma, writing_an_in_flight_accumulator_is_reported_at_the_wait) {
+  rl::launch(wgmma_write_in_flight, dim3(1), dim3(128), 0, nullptr, 0);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess) << "no write: a clean wait";
+  const std::string err = stderr_of_failed_launch(
+      [&] { rl::launch(wgmma_write_in_flight, dim3(1), dim3(128), 0, nullptr, 1); });
+  EXPECT_NE(err.find("thread 5 wrote accumulator register 2 of an in-flight wgmma.mma_async"),
+            std::string::npos)
+      << err;
+}
+
+// A from registers ("Register Fragments", the matrix-A figures), hand-placed
+// per type: with B(k, n) = 1 where k == n (N = K), D = A, so register i of
+// thread t must hold A at the accumulator figure's (row, col).  Thread t of
+// warp w = t / 32, g = (t % 32) / 4, q = t % 4 packs element i as:
+//   f16  m64nNk16 (8 per thread):  row 16w + g + 8 ((i / 2) % 2), col 2q + i % 2 + 8 (i / 4)
+//   tf32 m64nNk8  (4 per thread):  row 16w + g + 8 (i % 2),       col q + 4 (i / 2)
+//   s8   m64nNk32 (16 per thread): row 16w + g + 8 ((i / 4) % 2), col 4q + i % 4 + 16 (i / 8)
+// A(m, k) = m + k / 16 (f16), m + k / 8 (tf32): exact in either; s8:
+// m + 2k - 64.  imm-scale-a = -1 negates A (f16 case).
+enum class RegA { f16, tf32, s8 };
+
+__global__ void wgmma_register_a(RegA type, float* out_f, std::int32_t* out_i) {
+  __shared__ __align__(1024) unsigned char b_tile[32 * 32];
+  const unsigned t = threadIdx.x, w = t / 32, g = (t % 32) / 4, q = t % 4;
+  const unsigned k_dim = type == RegA::f16 ? 16 : type == RegA::tf32 ? 8 : 32;
+  const unsigned eb = 32 / k_dim;
+  if (t == 0) {
+    // B K-major, no swizzle: N = K rows of 32 bytes as two 8 x 16-byte core
+    // matrices along K (LBO 128), 8-row groups SBO 256 apart.
+    std::memset(b_tile, 0, sizeof b_tile);
+    for (unsigned n = 0; n < k_dim; ++n) {
+      unsigned char* at =
+          b_tile + (n / 8) * 256 + ((n * eb) / 16) * 128 + (n % 8) * 16 + (n * eb) % 16;
+      if (type == RegA::f16) {
+        const __half one = __float2half(1.0f);
+        std::memcpy(at, &one, 2);
+      } else if (type == RegA::tf32) {
+        const float one = 1.0f;
+        std::memcpy(at, &one, 4);
+      } else {
+        *at = 1;
+      }
+    }
+  }
+  __syncthreads();
+  std::uint32_t a[4] = {};
+  auto* bytes = reinterpret_cast<unsigned char*>(a);
+  for (unsigned i = 0; i < 16 / eb; ++i) {
+    unsigned row = 0, col = 0;
+    if (type == RegA::f16) {
+      row = 16 * w + g + 8 * ((i / 2) % 2);
+      col = 2 * q + i % 2 + 8 * (i / 4);
+      const __half v = __float2half(static_cast<float>(row) + static_cast<float>(col) / 16);
+      std::memcpy(bytes + 2 * i, &v, 2);
+    } else if (type == RegA::tf32) {
+      row = 16 * w + g + 8 * (i % 2);
+      col = q + 4 * (i / 2);
+      const float v = static_cast<float>(row) + static_cast<float>(col) / 8;
+      std::memcpy(bytes + 4 * i, &v, 4);
+    } else {
+      row = 16 * w + g + 8 * ((i / 4) % 2);
+      col = 4 * q + i % 4 + 16 * (i / 8);
+      bytes[i] = static_cast<unsigned char>(static_cast<std::int8_t>(row + 2 * col - 64));
+    }
+  }
+  const std::uint64_t desc_b = (h::shared_address(b_tile) >> 4) | (8ull << 16) | (16ull << 32);
+  const h::WgmmaInput input = type == RegA::f16    ? h::WgmmaInput::f16
+                              : type == RegA::tf32 ? h::WgmmaInput::tf32
+                                                   : h::WgmmaInput::s8;
+  h::WgmmaOp op{input, k_dim, 0, desc_b, false, type == RegA::f16 ? -1 : 1, 1, false, false};
+  op.a_registers = a;
+  float df[16] = {};
+  std::int32_t di[16] = {};
+  if (type == RegA::s8)
+    h::wgmma(op, di);
+  else
+    h::wgmma(op, df);
+  h::wgmma_commit_group();
+  h::wgmma_wait_group(0);
+  for (unsigned i = 0; i < k_dim / 2; ++i) {
+    out_f[t * 16 + i] = df[i];
+    out_i[t * 16 + i] = di[i];
+  }
+}
+
+TEST(HopperWgmma, a_from_registers_follows_the_matrix_a_fragment_figures) {
+  float* out_f = nullptr;
+  std::int32_t* out_i = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out_f), 128 * 16 * sizeof(float)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out_i), 128 * 16 * sizeof(std::int32_t)),
+            cudaSuccess);
+  for (RegA type : {RegA::f16, RegA::tf32, RegA::s8}) {
+    SCOPED_TRACE(static_cast<int>(type));
+    rl::launch(wgmma_register_a, dim3(1), dim3(128), 0, nullptr, type, out_f, out_i);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<float> f(128 * 16);
+    std::vector<std::int32_t> i32(128 * 16);
+    ASSERT_EQ(cudaMemcpy(f.data(), out_f, f.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(i32.data(), out_i, i32.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    const unsigned n = type == RegA::f16 ? 16 : type == RegA::tf32 ? 8 : 32;
+    for (unsigned t = 0; t < 128; ++t)
+      for (unsigned i = 0; i < n / 2; ++i) {
+        const unsigned row = h::accumulator_row(t, i), col = h::accumulator_col(t, i);
+        if (type == RegA::f16)
+          EXPECT_EQ(f[t * 16 + i], -(static_cast<float>(row) + static_cast<float>(col) / 16))
+              << t << " " << i;
+        else if (type == RegA::tf32)
+          EXPECT_EQ(f[t * 16 + i], static_cast<float>(row) + static_cast<float>(col) / 8)
+              << t << " " << i;
+        else
+          EXPECT_EQ(i32[t * 16 + i], static_cast<std::int32_t>(row + 2 * col) - 64)
+              << t << " " << i;
+      }
+  }
+  cudaFree(out_f);
+  cudaFree(out_i);
 }
 
 // ------------------------------------------------------------- TMA
@@ -308,6 +560,18 @@ __global__ void tma_edges(const h::TensorMap map, std::int32_t* out) {
   for (int i = 0; i < 16; ++i) out[i] = box[i / 8][i % 8];
 }
 
+// The int32 tensor of the edge tests: 3 rows of 5 (pitch 8 elements), 4 x 2 boxes.
+h::TensorMap edge_map(std::int32_t* tensor) {
+  h::TensorMap map{};
+  const std::uint64_t dims[2] = {5, 3}, strides[1] = {32};
+  const std::uint32_t box[2] = {4, 2}, es[2] = {1, 1};
+  EXPECT_EQ(
+      h::encode_tensor_map_tiled(&map, h::TmaDataType::int32, 2, tensor, dims, strides, box, es,
+                                 h::TmaInterleave::none, h::TmaSwizzle::none, h::TmaOobFill::zeros),
+      0);
+  return map;
+}
+
 TEST(HopperTma, a_box_at_the_tensor_edge_reads_zeros_outside_and_completes_its_full_bytes) {
   std::int32_t* tensor = nullptr;
   std::int32_t* out = nullptr;
@@ -318,13 +582,7 @@ TEST(HopperTma, a_box_at_the_tensor_edge_reads_zeros_outside_and_completes_its_f
   for (int r = 0; r < 3; ++r)
     for (int c = 0; c < 5; ++c) host[r * 8 + c] = 100 * r + c;
   ASSERT_EQ(cudaMemcpy(tensor, host.data(), host.size() * 4, cudaMemcpyHostToDevice), cudaSuccess);
-  h::TensorMap map{};
-  const std::uint64_t dims[2] = {5, 3}, strides[1] = {32};
-  const std::uint32_t box[2] = {4, 2}, es[2] = {1, 1};
-  ASSERT_EQ(
-      h::encode_tensor_map_tiled(&map, h::TmaDataType::int32, 2, tensor, dims, strides, box, es,
-                                 h::TmaInterleave::none, h::TmaSwizzle::none, h::TmaOobFill::zeros),
-      0);
+  const h::TensorMap map = edge_map(tensor);
   rl::launch(tma_edges, dim3(1), dim3(1), 0, nullptr, map, out);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   std::vector<std::int32_t> got(17);
@@ -375,6 +633,231 @@ TEST(HopperTma, the_128b_swizzle_moves_chunk_c_of_row_r_to_chunk_c_xor_r) {
   EXPECT_EQ(got[7 * 64 + 0], 7 * 64 + 7 * 8);  // row 7, chunk 0 holds chunk 7
   cudaFree(tensor);
   cudaFree(out);
+}
+
+// A 1-D box past the tensor's end and a 5-D box across three of its edges:
+// "cp.async.bulk.tensor" tile mode, elements outside read as zero.  The
+// 5-D tensor T(x0..x4) = 1 + x0 + 10 x1 + 100 x2 + 1000 x3 + 10000 x4,
+// dims {4, 2, 2, 2, 3}, dense int32.
+__global__ void tma_ranks(const h::TensorMap map1, const h::TensorMap map5, std::int32_t* out) {
+  __shared__ __align__(128) std::int32_t box1[8];
+  __shared__ __align__(128) std::int32_t box5[4 * 1 * 2 * 1 * 2];
+  __shared__ std::uint64_t bar;
+  h::mbarrier_init(&bar, 1);
+  h::mbarrier_expect_tx(&bar, sizeof box1 + sizeof box5);
+  h::mbarrier_arrive(&bar);
+  const std::int32_t at1[1] = {4};
+  const std::int32_t at5[5] = {0, 1, -1, 1, 2};
+  h::tma_load(box1, map1, at1, 1, &bar);
+  h::tma_load(box5, map5, at5, 5, &bar);
+  out[0] = h::mbarrier_test_wait_parity(&bar, 0) ? 1 : 0;
+  for (int i = 0; i < 8; ++i) out[1 + i] = box1[i];
+  for (int i = 0; i < 16; ++i) out[9 + i] = box5[i];
+}
+
+TEST(HopperTma, boxes_of_rank_1_and_5_read_zeros_outside_the_tensor) {
+  std::int32_t *t1 = nullptr, *t5 = nullptr, *out = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&t1), 10 * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&t5), 96 * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), 25 * 4), cudaSuccess);
+  std::vector<std::int32_t> h1(10), h5(96);
+  for (int i = 0; i < 10; ++i) h1[i] = 50 + i;
+  for (int x4 = 0; x4 < 3; ++x4)
+    for (int x3 = 0; x3 < 2; ++x3)
+      for (int x2 = 0; x2 < 2; ++x2)
+        for (int x1 = 0; x1 < 2; ++x1)
+          for (int x0 = 0; x0 < 4; ++x0)
+            h5[(((x4 * 2 + x3) * 2 + x2) * 2 + x1) * 4 + x0] =
+                1 + x0 + 10 * x1 + 100 * x2 + 1000 * x3 + 10000 * x4;
+  ASSERT_EQ(cudaMemcpy(t1, h1.data(), 10 * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(t5, h5.data(), 96 * 4, cudaMemcpyHostToDevice), cudaSuccess);
+  h::TensorMap map1{}, map5{};
+  const std::uint64_t dim1[1] = {10};
+  const std::uint32_t box1[1] = {8}, es1[1] = {1};
+  ASSERT_EQ(
+      h::encode_tensor_map_tiled(&map1, h::TmaDataType::int32, 1, t1, dim1, nullptr, box1, es1,
+                                 h::TmaInterleave::none, h::TmaSwizzle::none, h::TmaOobFill::zeros),
+      0);
+  const std::uint64_t dim5[5] = {4, 2, 2, 2, 3}, stride5[4] = {16, 32, 64, 128};
+  const std::uint32_t box5[5] = {4, 1, 2, 1, 2}, es5[5] = {1, 1, 1, 1, 1};
+  ASSERT_EQ(
+      h::encode_tensor_map_tiled(&map5, h::TmaDataType::int32, 5, t5, dim5, stride5, box5, es5,
+                                 h::TmaInterleave::none, h::TmaSwizzle::none, h::TmaOobFill::zeros),
+      0);
+  rl::launch(tma_ranks, dim3(1), dim3(1), 0, nullptr, map1, map5, out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<std::int32_t> got(25);
+  ASSERT_EQ(cudaMemcpy(got.data(), out, 25 * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(got[0], 1) << "both boxes' full bytes (32 + 64) completed the phase";
+  const std::vector<std::int32_t> row1(got.begin() + 1, got.begin() + 9);
+  EXPECT_EQ(row1, (std::vector<std::int32_t>{54, 55, 56, 57, 58, 59, 0, 0}));
+  // Box element (j0, j2, j4) (j1 = j3 = 0) is at x = (j0, 1, j2 - 1, 1, 2 + j4):
+  // inside only for j2 = 1 (x2 = 0) and j4 = 0 (x4 = 2).
+  for (int j4 = 0; j4 < 2; ++j4)
+    for (int j2 = 0; j2 < 2; ++j2)
+      for (int j0 = 0; j0 < 4; ++j0) {
+        const bool inside = j2 == 1 && j4 == 0;
+        EXPECT_EQ(got[9 + (j4 * 2 + j2) * 4 + j0], inside ? 1 + j0 + 10 + 1000 + 20000 : 0)
+            << j0 << " " << j2 << " " << j4;
+      }
+  cudaFree(t1);
+  cudaFree(t5);
+  cudaFree(out);
+}
+
+// A TMA store writes the box's elements inside the tensor and nothing
+// outside it (the row padding and the cells past the edge keep -1), and only
+// once the bulk wait_group covering it has passed; a second box crosses the
+// left edge.  `reuse_early` overwrites the source before the wait: the store
+// then writes the overwritten values (the emulator reads the source as late
+// as the ISA allows, at the wait), so the missing wait.read is visible.
+__global__ void tma_store_edges(const h::TensorMap map, const std::int32_t* tensor,
+                                std::int32_t* seen, int reuse_early) {
+  __shared__ __align__(128) std::int32_t box[2][8];
+  for (int i = 0; i < 16; ++i) box[i / 8][i % 8] = 1000 + i;
+  const std::int32_t at0[2] = {2, 1}, at1[2] = {-2, 2};
+  h::tma_store(map, at0, 2, box[0]);
+  h::bulk_commit_group();
+  h::tma_store(map, at1, 2, box[1]);
+  h::bulk_commit_group();
+  if (reuse_early != 0)
+    for (int i = 0; i < 16; ++i) box[i / 8][i % 8] = -7;
+  seen[0] = tensor[1 * 8 + 2];  // before any wait: not yet written
+  h::bulk_wait_group(1);        // the first box only
+  seen[1] = tensor[1 * 8 + 2];
+  seen[2] = tensor[2 * 8 + 0];
+  h::bulk_wait_group(0);
+}
+
+TEST(HopperTma, a_store_writes_only_inside_the_tensor_and_only_by_the_covering_wait) {
+  std::int32_t *tensor = nullptr, *seen = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&tensor), 3 * 8 * 4), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&seen), 3 * 4), cudaSuccess);
+  const h::TensorMap map = edge_map(tensor);
+  for (int reuse_early : {0, 1}) {
+    SCOPED_TRACE(reuse_early);
+    const std::vector<std::int32_t> minus(3 * 8, -1);
+    ASSERT_EQ(cudaMemcpy(tensor, minus.data(), 3 * 8 * 4, cudaMemcpyHostToDevice), cudaSuccess);
+    rl::launch(tma_store_edges, dim3(1), dim3(1), 0, nullptr, map, tensor, seen, reuse_early);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    std::vector<std::int32_t> got(3 * 8), s(3);
+    ASSERT_EQ(cudaMemcpy(got.data(), tensor, got.size() * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(s.data(), seen, 3 * 4, cudaMemcpyDeviceToHost), cudaSuccess);
+    const std::int32_t v = reuse_early != 0 ? -7 : 0;  // 0: use the box values below
+    auto at = [&](std::int32_t value) { return reuse_early != 0 ? v : value; };
+    // Box 0 at (col 2, row 1), 4 x 2: cols 2..4 inside (col 5 is outside), rows 1..2.
+    // Box 1 at (col -2, row 2): cols 0..1 of row 2 inside (box cols 2, 3); row 3 outside.
+    const std::vector<std::int32_t> expected = {
+        -1,       -1,       -1,       -1,       -1,       -1, -1, -1,   // row 0 untouched
+        -1,       -1,       at(1000), at(1001), at(1002), -1, -1, -1,   // row 1
+        at(1010), at(1011), at(1004), at(1005), at(1006), -1, -1, -1};  // row 2
+    EXPECT_EQ(got, expected);
+    EXPECT_EQ(s[0], -1) << "written before its wait";
+    EXPECT_EQ(s[1], at(1000));
+    EXPECT_EQ(s[2], -1) << "box 1 written by wait_group 1, which only covers box 0";
+  }
+  cudaFree(tensor);
+  cudaFree(seen);
+}
+
+// A 128B-swizzled box stored back through the same swizzle lands where it
+// came from: load then store copies the tensor exactly.
+__global__ void tma_swizzle_round_trip(const h::TensorMap from, const h::TensorMap to) {
+  __shared__ __align__(1024) std::uint16_t box[8 * 64];
+  __shared__ std::uint64_t bar;
+  h::mbarrier_init(&bar, 1);
+  h::mbarrier_expect_tx(&bar, sizeof box);
+  h::mbarrier_arrive(&bar);
+  const std::int32_t at[2] = {0, 0};
+  h::tma_load(box, from, at, 2, &bar);
+  h::tma_store(to, at, 2, box);
+  h::bulk_commit_group();
+  h::bulk_wait_group(0);
+}
+
+TEST(HopperTma, a_swizzled_store_undoes_the_swizzled_load) {
+  std::uint16_t *a = nullptr, *b = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&a), 8 * 64 * 2), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&b), 8 * 64 * 2), cudaSuccess);
+  std::vector<std::uint16_t> host(8 * 64);
+  for (int i = 0; i < 8 * 64; ++i) host[i] = static_cast<std::uint16_t>(3 * i + 1);
+  ASSERT_EQ(cudaMemcpy(a, host.data(), host.size() * 2, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(b, 0, host.size() * 2), cudaSuccess);
+  h::TensorMap ma{}, mb{};
+  const std::uint64_t dims[2] = {64, 8}, strides[1] = {128};
+  const std::uint32_t box[2] = {64, 8}, es[2] = {1, 1};
+  for (auto [map, ptr] : {std::pair{&ma, a}, std::pair{&mb, b}})
+    ASSERT_EQ(h::encode_tensor_map_tiled(map, h::TmaDataType::bfloat16, 2, ptr, dims, strides, box,
+                                         es, h::TmaInterleave::none, h::TmaSwizzle::b128,
+                                         h::TmaOobFill::zeros),
+              0);
+  rl::launch(tma_swizzle_round_trip, dim3(1), dim3(1), 0, nullptr, ma, mb);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<std::uint16_t> got(8 * 64);
+  ASSERT_EQ(cudaMemcpy(got.data(), b, got.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(got, host);
+  cudaFree(a);
+  cudaFree(b);
+}
+
+// ------------------------------------------------------------- cp.async.bulk
+
+// Non-tensor bulk copies: global -> shared completes its bytes on the
+// mbarrier; shared -> global waits for its bulk group, and a store still
+// pending when the thread exits is performed then.
+__global__ void bulk_copies(const std::int32_t* in, std::int32_t* out, std::int32_t* seen) {
+  __shared__ __align__(16) std::int32_t stage[16];
+  __shared__ std::uint64_t bar;
+  h::mbarrier_init(&bar, 1);
+  h::mbarrier_expect_tx(&bar, 64);
+  h::mbarrier_arrive(&bar);
+  seen[0] = h::mbarrier_test_wait_parity(&bar, 0) ? 1 : 0;
+  h::bulk_load(stage, in, 64, &bar);
+  seen[1] = h::mbarrier_test_wait_parity(&bar, 0) ? 1 : 0;
+  for (int i = 0; i < 16; ++i) stage[i] *= 2;
+  h::bulk_store(out, stage, 32);
+  h::bulk_commit_group();
+  seen[2] = out[0];
+  h::bulk_wait_group(0);
+  seen[3] = out[0];
+  h::bulk_store(out + 8, stage + 8, 32);  // never waited for: performed at exit
+}
+
+TEST(HopperBulk, copies_complete_on_the_mbarrier_and_at_the_bulk_wait_or_thread_exit) {
+  std::int32_t *in = nullptr, *out = nullptr, *seen = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), 64), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), 64), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&seen), 16), cudaSuccess);
+  std::vector<std::int32_t> host(16);
+  for (int i = 0; i < 16; ++i) host[i] = i + 1;
+  ASSERT_EQ(cudaMemcpy(in, host.data(), 64, cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemset(out, 0, 64), cudaSuccess);
+  rl::launch(bulk_copies, dim3(1), dim3(1), 0, nullptr, in, out, seen);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<std::int32_t> got(16), s(4);
+  ASSERT_EQ(cudaMemcpy(got.data(), out, 64, cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(s.data(), seen, 16, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(s, (std::vector<std::int32_t>{0, 1, 0, 2}));
+  for (int i = 0; i < 16; ++i) EXPECT_EQ(got[i], 2 * (i + 1)) << i;
+  cudaFree(in);
+  cudaFree(out);
+  cudaFree(seen);
+}
+
+__global__ void bulk_misaligned(const unsigned char* in) {
+  __shared__ __align__(16) unsigned char stage[64];
+  __shared__ std::uint64_t bar;
+  h::mbarrier_init(&bar, 1);
+  h::bulk_load(stage, in, 24, &bar);
+}
+
+TEST(HopperBulk, a_size_not_a_multiple_of_16_fails_the_launch) {
+  unsigned char* in = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&in), 64), cudaSuccess);
+  const std::string err = stderr_of_failed_launch(
+      [&] { rl::launch(bulk_misaligned, dim3(1), dim3(1), 0, nullptr, in); });
+  EXPECT_NE(err.find("size 24 is not a positive multiple of 16"), std::string::npos) << err;
+  cudaFree(in);
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <type_traits>
 
 namespace rl::emu::detail {
@@ -61,6 +62,15 @@ struct RaceAtomic {
   RaceAtomic(const RaceAtomic&) = delete;
   RaceAtomic& operator=(const RaceAtomic&) = delete;
 };
+
+// Blocks the calling thread until wake_waiters(object) is called for the same
+// object (used by mbarrier.try_wait: it sleeps until its barrier changes).
+// If no thread of the block can run any more, the deadlock report includes
+// describe(object) for one sleeper, naming what it waits on.
+using WaitDescriber = std::string (*)(const void* object);
+void wait_on(const void* object, WaitDescriber describe);
+// Makes the block's threads sleeping in wait_on(object) runnable.
+void wake_waiters(const void* object);
 
 template <typename T>
 std::atomic_ref<T> atomic(T* address) {
@@ -184,3 +194,29 @@ inline unsigned int atomicDec(unsigned int* address, unsigned int limit) {
   return rl::emu::detail::atomic_update(
       address, [limit](unsigned old) { return (old == 0u || old > limit) ? limit : old - 1u; });
 }
+
+// Scoped atomics (sm_60+): the _block and _system forms have the operations
+// and overloads of the device-scope ones.  Device scope is at least as strong
+// as either here (device memory is host memory, coherent for every host
+// thread), so they forward; a type atomicAdd lacks, _block lacks too.
+#define RL_EMU_ATOMIC_SCOPES(name)                                   \
+  template <typename... Args>                                        \
+  inline auto name##_block(Args... args)->decltype(name(args...)) {  \
+    return name(args...);                                            \
+  }                                                                  \
+  template <typename... Args>                                        \
+  inline auto name##_system(Args... args)->decltype(name(args...)) { \
+    return name(args...);                                            \
+  }
+RL_EMU_ATOMIC_SCOPES(atomicAdd)
+RL_EMU_ATOMIC_SCOPES(atomicSub)
+RL_EMU_ATOMIC_SCOPES(atomicExch)
+RL_EMU_ATOMIC_SCOPES(atomicMin)
+RL_EMU_ATOMIC_SCOPES(atomicMax)
+RL_EMU_ATOMIC_SCOPES(atomicInc)
+RL_EMU_ATOMIC_SCOPES(atomicDec)
+RL_EMU_ATOMIC_SCOPES(atomicCAS)
+RL_EMU_ATOMIC_SCOPES(atomicAnd)
+RL_EMU_ATOMIC_SCOPES(atomicOr)
+RL_EMU_ATOMIC_SCOPES(atomicXor)
+#undef RL_EMU_ATOMIC_SCOPES

@@ -203,3 +203,107 @@ cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, std::size_t count,
   if (offset + count > sizeof(T)) return cudaErrorInvalidValue;
   return cudaMemcpy(reinterpret_cast<unsigned char*>(&symbol) + offset, src, count, kind);
 }
+
+// ---- the rest of the runtime surface third-party kernels use ----------------
+
+// The runtime's typed overloads (cuda_runtime.h): cudaMalloc(&float_ptr, n).
+template <typename T>
+cudaError_t cudaMalloc(T** ptr, std::size_t size) {
+  return cudaMalloc(reinterpret_cast<void**>(ptr), size);
+}
+template <typename T>
+cudaError_t cudaMallocHost(T** ptr, std::size_t size) {
+  return cudaMallocHost(reinterpret_cast<void**>(ptr), size);
+}
+template <typename T>
+cudaError_t cudaMallocManaged(T** ptr, std::size_t size, unsigned int flags = 1) {
+  return cudaMallocManaged(reinterpret_cast<void**>(ptr), size, flags);
+}
+template <typename T>
+cudaError_t cudaHostAlloc(T** ptr, std::size_t size, unsigned int flags) {
+  return cudaHostAlloc(reinterpret_cast<void**>(ptr), size, flags);
+}
+
+// Rows of `width` bytes, `pitch` apart; *pitch is width rounded up to the
+// emulated device's textureAlignment (512 bytes).
+cudaError_t cudaMallocPitch(void** ptr, std::size_t* pitch, std::size_t width, std::size_t height);
+template <typename T>
+cudaError_t cudaMallocPitch(T** ptr, std::size_t* pitch, std::size_t width, std::size_t height) {
+  return cudaMallocPitch(reinterpret_cast<void**>(ptr), pitch, width, height);
+}
+// `height` rows of `width` bytes; cudaErrorInvalidPitchValue when a pitch is
+// smaller than width or larger than memPitch (CUDA's rules).
+cudaError_t cudaMemcpy2D(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                         std::size_t width, std::size_t height, cudaMemcpyKind kind);
+cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, std::size_t spitch,
+                              std::size_t width, std::size_t height, cudaMemcpyKind kind,
+                              cudaStream_t stream = nullptr);
+
+// Streams run their work before the call that enqueues it returns, so every
+// recorded event has completed and the wait is satisfied at once; the call
+// still validates its handles.
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+
+// CUDA 13's cudaFuncAttributes (same fields and order).  What the emulator
+// knows: maxThreadsPerBlock (1024: __launch_bounds__ is not seen by the host
+// compiler), maxDynamicSharedSizeBytes (48 KiB or what
+// cudaFuncSetAttribute set), ptxVersion and binaryVersion (the emulated
+// compute capability x10) and preferredShmemCarveout (-1, the default).
+// sharedSizeBytes, constSizeBytes, localSizeBytes and numRegs are 0: they are
+// properties of nvcc's compiled kernel, which does not exist here.
+struct cudaFuncAttributes {
+  std::size_t sharedSizeBytes;
+  std::size_t constSizeBytes;
+  std::size_t localSizeBytes;
+  int maxThreadsPerBlock;
+  int numRegs;
+  int ptxVersion;
+  int binaryVersion;
+  int cacheModeCA;
+  int maxDynamicSharedSizeBytes;
+  int preferredShmemCarveout;
+  int clusterDimMustBeSet;
+  int requiredClusterWidth;
+  int requiredClusterHeight;
+  int requiredClusterDepth;
+  int clusterSchedulingPolicyPreference;
+  int nonPortableClusterSizeAllowed;
+  int reserved[16];
+};
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func);
+template <typename R, typename... Params>
+cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, R (*func)(Params...)) {
+  return cudaFuncGetAttributes(attr, reinterpret_cast<const void*>(func));
+}
+
+// Blocks of `block_size` threads with `dynamic_shared` bytes that fit on one
+// emulated multiprocessor at once: the minimum over its limits on blocks,
+// threads (block size rounded up to whole warps) and shared memory, and 0
+// when the block cannot launch at all (too many threads, or more dynamic
+// shared memory than the kernel's maximum).  Registers are not modelled (the
+// host compiler allocates none), so a register-bound kernel may be reported
+// more occupancy than a GPU gives it.
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, const void* func,
+                                                          int block_size,
+                                                          std::size_t dynamic_shared);
+template <typename R, typename... Params>
+cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int* blocks, R (*func)(Params...),
+                                                          int block_size,
+                                                          std::size_t dynamic_shared) {
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(blocks, reinterpret_cast<const void*>(func),
+                                                       block_size, dynamic_shared);
+}
+// The block size (a multiple of 32, at most block_size_limit when non-zero)
+// with the most resident threads per multiprocessor, the largest of equals,
+// and the grid that fills every multiprocessor with it.
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size,
+                                               const void* func, std::size_t dynamic_shared = 0,
+                                               int block_size_limit = 0);
+template <typename R, typename... Params>
+cudaError_t cudaOccupancyMaxPotentialBlockSize(int* min_grid_size, int* block_size,
+                                               R (*func)(Params...), std::size_t dynamic_shared = 0,
+                                               int block_size_limit = 0) {
+  return cudaOccupancyMaxPotentialBlockSize(min_grid_size, block_size,
+                                            reinterpret_cast<const void*>(func), dynamic_shared,
+                                            block_size_limit);
+}

@@ -2,11 +2,17 @@
 // (RL_EMU_CC), the shared-memory window, mbarrier, wgmma.mma_async and TMA
 // (cp.async.bulk.tensor), behind the rl::ptx wrappers of rl/ptx_sm90.hpp.
 //
-// Semantics (PTX ISA 8.x sections named in docs/ptx-emulation-reference.md
-// section 8): an mbarrier's phase completes when its pending arrivals and its
-// transaction count are both zero; a wgmma is computed at issue (reading its
-// results before wgmma.wait_group is undefined, so computing early is legal);
-// a TMA copy lands at issue and completes its bytes on the mbarrier at once.
+// Semantics (PTX ISA sections named in emu/docs/hopper.md): an mbarrier's
+// phase completes when its pending arrivals and its transaction count are
+// both zero; a try_wait that fails blocks its thread until the barrier
+// changes, so a wait nothing can complete is the scheduler's deadlock, named.
+// A wgmma reads its operands at issue but hands its accumulators over only at
+// the wgmma.wait_group that covers it: meanwhile the registers hold a NaN
+// poison, so a kernel that reads them early computes NaN, and one that writes
+// them is reported at the wait.  A TMA load lands at issue and completes its
+// bytes on the mbarrier at once; a bulk store (TMA or plain) is performed at
+// the cp.async.bulk.wait_group that covers it (the latest legal moment, so a
+// source overwritten too early is stored as overwritten).
 // Blocks run on one host worker each and their fibers never run at the same
 // time, so none of this state needs atomics.
 #pragma once
@@ -57,13 +63,13 @@ void mbarrier_complete_tx(std::uint64_t* bar, std::uint32_t bytes);
 // test_wait.parity: true once the phase of parity `parity` has completed, i.e.
 // the current phase's parity differs.  Never blocks.
 bool mbarrier_test_wait_parity(const std::uint64_t* bar, std::uint32_t parity);
-// try_wait.parity: as test_wait; when false, lets the block's other threads
-// run first (the instruction's "suspend for a system-dependent time").  A
-// wait that fails kDeadlockPolls times in a row while no mbarrier of the block
-// changes state can never complete: it throws, naming the barrier, and the
-// launch fails as a deadlock.
+// try_wait.parity: as test_wait; when false, the thread first sleeps until
+// the barrier's state changes (the instruction's "suspend for a
+// system-dependent time limit"; here the limit is the next arrival or
+// transaction on this barrier).  A wait no thread can ever complete leaves
+// the block with no runnable thread: the scheduler's deadlock report names
+// the barrier, its phase, pending arrivals and transaction count.
 bool mbarrier_try_wait_parity(std::uint64_t* bar, std::uint32_t parity);
-inline constexpr std::uint64_t kDeadlockPolls = std::uint64_t{1} << 22;
 
 // ---- wgmma -------------------------------------------------------------------
 
@@ -97,6 +103,20 @@ inline unsigned accumulator_col(unsigned t, unsigned i) {
   return 8U * (i >> 2U) + 2U * (t % 4U) + (i & 1U);
 }
 
+// The row and column (k) of element i of thread t's A fragment when A comes
+// from registers (four 32-bit registers: 8 16-bit, 4 tf32 or 16 8-bit
+// elements, low half of each register first): "Register Fragments", the
+// figures of matrix A for m64nNk16, m64nNk8 and m64nNk32.  Warp w of the
+// warpgroup holds rows 16w .. 16w + 15, as for mma.sync m16n8k{16,8,32}.
+inline unsigned a_fragment_row(unsigned t, unsigned i, unsigned element_bytes) {
+  const unsigned reg = i / (4U / element_bytes);
+  return 16U * (t / 32U) + (t % 32U) / 4U + 8U * (reg & 1U);
+}
+inline unsigned a_fragment_col(unsigned t, unsigned i, unsigned element_bytes) {
+  const unsigned per_reg = 4U / element_bytes, k = 32U / element_bytes;
+  return per_reg * (t % 4U) + i % per_reg + (k / 2U) * ((i / per_reg) >> 1U);
+}
+
 struct WgmmaOp {
   WgmmaInput input;
   unsigned n;  // 8 .. 256, a multiple of 8
@@ -104,16 +124,32 @@ struct WgmmaOp {
   bool scale_d;           // false: D = A*B (the old D ignored)
   int scale_a, scale_b;   // +1 or -1 (imm-scale-a/b)
   bool trans_a, trans_b;  // imm-trans: MN-major operand (16-bit types only)
+  // A from registers: this thread's four A registers (desc_a and trans_a
+  // ignored); nullptr: A from shared memory through desc_a.
+  const std::uint32_t* a_registers = nullptr;
 };
 
-// wgmma.mma_async with both operands in shared memory: the calling thread's
-// warp rendezvous, then the warp's 16 rows of D (rows 16w .. 16w + 15, w =
-// warp % 4) are computed once for its 32 lanes (a row of D depends only on
-// the same row of A, so the warpgroup's four warps need not meet).  d holds
-// this thread's N/2 accumulators: float, or std::int32_t for s8.
+// wgmma.mma_async: the calling thread's warp rendezvous, then the warp's 16
+// rows of D (rows 16w .. 16w + 15, w = warp % 4) are computed once for its 32
+// lanes (a row of D depends only on the same row of A, so the warpgroup's
+// four warps need not meet).  d holds this thread's N/2 accumulators: float,
+// or std::int32_t for s8.  The result is held back until the
+// wgmma_wait_group that covers it; d is filled with kAccumulatorPoison until
+// then.  A wgmma on accumulators another pending wgmma of this thread writes
+// (the usual chain over K) starts from that one's result, as the hardware's
+// in-order accumulation does.
 // Numerics as mma.sync (reference section 1): exact products summed with C in
 // double in k order, rounded once to f32; s8 sums wrap modulo 2^32.
 void wgmma(const WgmmaOp& op, void* d);
+// What an in-flight wgmma's accumulator registers hold: a NaN as f32, -1 as s32.
+inline constexpr std::uint32_t kAccumulatorPoison = 0xFFFFFFFFU;
+// wgmma.commit_group: this thread's wgmmas since the last commit become a group.
+void wgmma_commit_group();
+// wgmma.wait_group n: completes this thread's oldest groups until at most n
+// are pending, writing their results to the accumulators.  Throws if a
+// pending accumulator register was written in the meantime (its content at
+// the wait is not the poison): the result would overwrite that write.
+void wgmma_wait_group(unsigned n);
 
 // ---- TMA ---------------------------------------------------------------------
 
@@ -159,5 +195,27 @@ int encode_tensor_map_tiled(TensorMap* map, TmaDataType type, std::uint32_t rank
 // complete on bar's transaction count.
 void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::uint32_t rank,
               std::uint64_t* bar);
+
+// cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group: the box at
+// coords, read densely (in the map's swizzle) from src, is written to the
+// tensor; elements outside the tensor are not written.  Joins this thread's
+// uncommitted bulk async-group; performed at the bulk_wait_group covering it.
+void tma_store(const TensorMap& map, const std::int32_t* coords, std::uint32_t rank,
+               const void* src);
+
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes: `bytes`
+// (a multiple of 16, both addresses 16-byte aligned) from global src to
+// shared dst, then the bytes complete on bar's transaction count.
+void bulk_load(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar);
+// cp.async.bulk.global.shared::cta.bulk_group: `bytes` (as above) from shared
+// src to global dst, in this thread's uncommitted bulk async-group.
+void bulk_store(void* dst, const void* src, std::uint32_t bytes);
+// cp.async.bulk.commit_group: this thread's uncommitted bulk stores become a group.
+void bulk_commit_group();
+// cp.async.bulk.wait_group[.read] n: performs this thread's oldest groups
+// until at most n are pending (.read only promises the sources were read;
+// performing the whole copy is one legal way to keep that promise).  Bulk
+// stores a thread leaves pending when it exits are performed then.
+void bulk_wait_group(unsigned n);
 
 }  // namespace rl::emu::hopper

@@ -19,7 +19,12 @@
 
 #include <bit>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
+#include <type_traits>
+
+#include "rl/emu/hopper.hpp"
+#include "rl/emu/types.hpp"
 
 // Names glibc's <math.h> already declares with C linkage (as internal
 // aliases that libm does not export): defined here with the same linkage.
@@ -109,6 +114,73 @@ inline T __ldg(const T* address) {
   return *address;
 }
 
+// Cache-operator loads and stores (ld.global.{cs,cg,ca,lu,cv}, st.global.
+// {cs,cg,wb,wt}).  PTX defines cache operators as performance hints that do
+// not change memory consistency, so each is a plain access here.  They exist
+// for the types CUDA overloads them for (sm_32_intrinsics.h, cuda_fp16.h,
+// cuda_bf16.h); the 16-bit float types join through rl/emu/fp16.hpp's
+// rl_emu_cache_op_type specialisations, so a kernel that compiles here
+// compiles with nvcc.
+namespace rl::emu::detail {
+template <typename T>
+struct cache_op_type : std::false_type {};
+}  // namespace rl::emu::detail
+#define RL_EMU_CACHE_OP_TYPE(T) \
+  template <>                   \
+  struct rl::emu::detail::cache_op_type<T> : std::true_type {};
+RL_EMU_CACHE_OP_TYPE(char)
+RL_EMU_CACHE_OP_TYPE(signed char)
+RL_EMU_CACHE_OP_TYPE(unsigned char)
+RL_EMU_CACHE_OP_TYPE(short)
+RL_EMU_CACHE_OP_TYPE(unsigned short)
+RL_EMU_CACHE_OP_TYPE(int)
+RL_EMU_CACHE_OP_TYPE(unsigned int)
+RL_EMU_CACHE_OP_TYPE(long)
+RL_EMU_CACHE_OP_TYPE(unsigned long)
+RL_EMU_CACHE_OP_TYPE(long long)
+RL_EMU_CACHE_OP_TYPE(unsigned long long)
+RL_EMU_CACHE_OP_TYPE(float)
+RL_EMU_CACHE_OP_TYPE(double)
+RL_EMU_CACHE_OP_TYPE(char2)
+RL_EMU_CACHE_OP_TYPE(char4)
+RL_EMU_CACHE_OP_TYPE(uchar2)
+RL_EMU_CACHE_OP_TYPE(uchar4)
+RL_EMU_CACHE_OP_TYPE(short2)
+RL_EMU_CACHE_OP_TYPE(short4)
+RL_EMU_CACHE_OP_TYPE(ushort2)
+RL_EMU_CACHE_OP_TYPE(ushort4)
+RL_EMU_CACHE_OP_TYPE(int2)
+RL_EMU_CACHE_OP_TYPE(int4)
+RL_EMU_CACHE_OP_TYPE(uint2)
+RL_EMU_CACHE_OP_TYPE(uint4)
+RL_EMU_CACHE_OP_TYPE(longlong2)
+RL_EMU_CACHE_OP_TYPE(ulonglong2)
+RL_EMU_CACHE_OP_TYPE(float2)
+RL_EMU_CACHE_OP_TYPE(float4)
+RL_EMU_CACHE_OP_TYPE(double2)
+
+#define RL_EMU_CACHE_LOAD(name)                                                       \
+  template <typename T>                                                               \
+  requires rl::emu::detail::cache_op_type<T>::value inline T name(const T* address) { \
+    return *address;                                                                  \
+  }
+#define RL_EMU_CACHE_STORE(name)                                                            \
+  template <typename T>                                                                     \
+  requires rl::emu::detail::cache_op_type<T>::value inline void name(T* address, T value) { \
+    *address = value;                                                                       \
+  }
+RL_EMU_CACHE_LOAD(__ldcs)
+RL_EMU_CACHE_LOAD(__ldcg)
+RL_EMU_CACHE_LOAD(__ldca)
+RL_EMU_CACHE_LOAD(__ldlu)
+RL_EMU_CACHE_LOAD(__ldcv)
+RL_EMU_CACHE_STORE(__stcs)
+RL_EMU_CACHE_STORE(__stcg)
+RL_EMU_CACHE_STORE(__stwb)
+RL_EMU_CACHE_STORE(__stwt)
+#undef RL_EMU_CACHE_LOAD
+#undef RL_EMU_CACHE_STORE
+
 inline int __float_as_int(float x) {
   return std::bit_cast<int>(x);
 }
@@ -189,6 +261,25 @@ inline unsigned int __funnelshift_r(unsigned int lo, unsigned int hi, unsigned i
   return static_cast<unsigned int>(v >> (shift & 31u));
 }
 
+// Address-space conversions.  A shared address is the emulator's 32-bit
+// shared-window address (rl/emu/hopper.hpp: dynamic shared memory at 0, each
+// static __shared__ object in a slot after it), the same value
+// rl::ptx::shared_address gives, so code that keeps it in a 32-bit register
+// (as CUDA code does) loses nothing, and __cvta_shared_to_generic maps it
+// back.  Global addresses are the generic (host) ones.
+inline std::size_t __cvta_generic_to_shared(const void* address) {
+  return rl::emu::hopper::shared_address(address);
+}
+inline void* __cvta_shared_to_generic(std::size_t address) {
+  return rl::emu::hopper::shared_pointer(static_cast<std::uint32_t>(address));
+}
+inline std::size_t __cvta_generic_to_global(const void* address) {
+  return reinterpret_cast<std::uintptr_t>(address);
+}
+inline void* __cvta_global_to_generic(std::size_t address) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(address));
+}
+
 // CUDA's global min/max overloads (std::min/std::max stay available).
 inline int min(int a, int b) {
   return b < a ? b : a;
@@ -226,3 +317,59 @@ inline double min(double a, double b) {
 inline double max(double a, double b) {
   return std::fmax(a, b);
 }
+// CUDA's mixed overloads (math_functions.h): a signed and an unsigned
+// argument compare as the unsigned type, float with double as double.
+inline long min(long a, long b) {
+  return b < a ? b : a;
+}
+inline long max(long a, long b) {
+  return a < b ? b : a;
+}
+inline unsigned long min(unsigned long a, unsigned long b) {
+  return b < a ? b : a;
+}
+inline unsigned long max(unsigned long a, unsigned long b) {
+  return a < b ? b : a;
+}
+#define RL_EMU_MIXED_MINMAX(S, U)     \
+  inline U min(S a, U b) {            \
+    return min(static_cast<U>(a), b); \
+  }                                   \
+  inline U min(U a, S b) {            \
+    return min(a, static_cast<U>(b)); \
+  }                                   \
+  inline U max(S a, U b) {            \
+    return max(static_cast<U>(a), b); \
+  }                                   \
+  inline U max(U a, S b) {            \
+    return max(a, static_cast<U>(b)); \
+  }
+RL_EMU_MIXED_MINMAX(int, unsigned int)
+RL_EMU_MIXED_MINMAX(long, unsigned long)
+RL_EMU_MIXED_MINMAX(long long, unsigned long long)
+RL_EMU_MIXED_MINMAX(float, double)
+#undef RL_EMU_MIXED_MINMAX
+inline unsigned int umin(unsigned int a, unsigned int b) {
+  return min(a, b);
+}
+inline unsigned int umax(unsigned int a, unsigned int b) {
+  return max(a, b);
+}
+inline long long llmin(long long a, long long b) {
+  return min(a, b);
+}
+inline long long llmax(long long a, long long b) {
+  return max(a, b);
+}
+inline unsigned long long ullmin(unsigned long long a, unsigned long long b) {
+  return min(a, b);
+}
+inline unsigned long long ullmax(unsigned long long a, unsigned long long b) {
+  return max(a, b);
+}
+
+// Device code calls the classification functions unqualified, as C names
+// (CUDA declares them for float and double in the global namespace).
+using std::isfinite;
+using std::isinf;
+using std::isnan;

@@ -69,6 +69,14 @@ void mma_f32_lane(MmaInput input, unsigned lane, const MmaA& a, const MmaB& b, c
                   float (&d)[4]);
 void mma_f32_warp(MmaInput input, const MmaA& a, const MmaB& b, const MmaCF32& c, MmaCF32& d);
 
+// mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16: C and D are two .f16x2
+// registers per lane (c0, c1 in register 0, low half first; c2, c3 in
+// register 1), at the f32 accumulators' positions.  Exact products and C
+// summed in double, rounded once to f16 (PTX leaves the accumulation's order
+// and rounding unspecified beyond "at least single precision").
+using MmaCF16 = std::uint32_t[kWarpLanes][2];
+void mma_m16n8k16_f16_f16_warp(const MmaA& a, const MmaB& b, const MmaCF16& c, MmaCF16& d);
+
 // mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 (wrapping int32 sums).
 void mma_m16n8k32_s8_s32_lane(unsigned lane, const MmaA& a, const MmaB& b,
                               const std::int32_t (&c)[4], std::int32_t (&d)[4]);
@@ -110,6 +118,8 @@ void mma_f32_sync(MmaInput input, const std::uint32_t (&a)[4], const std::uint32
                   const float (&c)[4], float (&d)[4]);
 void mma_m16n8k32_s8_s32_sync(const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
                               const std::int32_t (&c)[4], std::int32_t (&d)[4]);
+void mma_m16n8k16_f16_f16_sync(const std::uint32_t (&a)[4], const std::uint32_t (&b)[2],
+                               const std::uint32_t (&c)[2], std::uint32_t (&d)[2]);
 void ldmatrix_sync(int matrices, bool trans, const void* row, std::uint32_t* out);
 
 // --- ld.global.cs.nc.v4.b32 / st.global.cs.v4.b32 -----------------------------

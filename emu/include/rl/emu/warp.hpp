@@ -39,12 +39,17 @@ unsigned warp_allgather(const void* mine, void* all, std::size_t bytes);
 
 // Per-CUDA-thread storage for emulation state that belongs to one thread
 // (e.g. queued cp.async copies).  Every thread starts with {nullptr, nullptr};
-// when the thread exits, `cleanup(ptr)` is called if set.
+// when the thread exits, `cleanup(ptr)` is called if set.  One slot per user:
+// kCpAsyncSlot (rl/ptx.hpp's cp.async queue) and kHopperSlot (the Hopper
+// emulation's pending wgmma and bulk-copy groups), so a kernel may use both.
 struct ThreadSlot {
   void* ptr = nullptr;
   void (*cleanup)(void*) = nullptr;
 };
-ThreadSlot& thread_slot();
+inline constexpr unsigned kCpAsyncSlot = 0;
+inline constexpr unsigned kHopperSlot = 1;
+inline constexpr unsigned kThreadSlots = 2;
+ThreadSlot& thread_slot(unsigned which = kCpAsyncSlot);
 
 namespace detail {
 

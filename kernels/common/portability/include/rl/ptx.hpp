@@ -98,6 +98,25 @@ RL_PTX_FN void mma_m16n8k16_f16_f32(float (&d)[4], const std::uint32_t (&a)[4],
 #endif
 }
 
+// mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16: f16 accumulators, two
+// .f16x2 registers for C and D (c0, c1 in c[0], low half first; c2, c3 in
+// c[1]).  The emulator sums in double and rounds once to f16; PTX leaves the
+// order and rounding of the accumulation unspecified (test with tolerances).
+RL_PTX_FN void mma_m16n8k16_f16_f16(std::uint32_t (&d)[2], const std::uint32_t (&a)[4],
+                                    const std::uint32_t (&b)[2], const std::uint32_t (&c)[2]) {
+#if defined(RL_EMULATE)
+  rl::emu::ptx::mma_m16n8k16_f16_f16_sync(a, b, c, d);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%0,%1}, {%2,%3,%4,%5}, {%6,%7}, "
+      "{%8,%9};\n"
+      : "=r"(d[0]), "=r"(d[1])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "r"(c[0]), "r"(c[1]));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
 // mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32
 RL_PTX_FN void mma_m16n8k16_bf16_f32(float (&d)[4], const std::uint32_t (&a)[4],
                                      const std::uint32_t (&b)[2], const float (&c)[4]) {

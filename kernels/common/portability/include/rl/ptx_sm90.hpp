@@ -408,6 +408,115 @@ RL_PTX_FN void tma_load_2d([[maybe_unused]] void* dst, [[maybe_unused]] const Te
 #endif
 }
 
+// cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [map, {col, row}], [src]:
+// writes the box at element coordinates (col, row) of the map's tensor from
+// shared memory at src (laid out as tma_load_2d writes it, in the map's
+// swizzle); elements outside the tensor are not written.  One thread issues
+// it, after fence_proxy_async_shared() and a barrier have made the other
+// threads' writes to src visible to the async proxy.  It joins this thread's
+// bulk async-group: bulk_commit_group(), then bulk_wait_group_read<0>()
+// before src is overwritten and bulk_wait_group<0>() before the writes must
+// be visible.
+RL_PTX_FN void tma_store_2d([[maybe_unused]] const TensorMap* map,
+                            [[maybe_unused]] std::int32_t col, [[maybe_unused]] std::int32_t row,
+                            [[maybe_unused]] const void* src) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("cp.async.bulk.tensor.2d.global.shared::cta");
+  const std::int32_t coords[2] = {col, row};
+  rl::emu::hopper::tma_store(*map, coords, 2, src);
+#elif RL_PTX_SM90A
+  asm volatile(
+      "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group [%0, {%2, %3}], [%1];\n" ::"l"(
+          reinterpret_cast<std::uint64_t>(map)),
+      "r"(shared_address(src)), "r"(col), "r"(row)
+      : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], bytes, [bar]:
+// copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from
+// global src to shared dst and counts them down on bar's transaction count
+// (announce them first with mbarrier_arrive_expect_tx).  One thread issues it.
+RL_PTX_FN void bulk_load([[maybe_unused]] void* dst, [[maybe_unused]] const void* src,
+                         [[maybe_unused]] std::uint32_t bytes,
+                         [[maybe_unused]] std::uint64_t* bar) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("cp.async.bulk.shared::cluster.global");
+  rl::emu::hopper::bulk_load(dst, src, bytes, bar);
+#elif RL_PTX_SM90A
+  asm volatile(
+      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
+          "r"(shared_address(dst)),
+      "l"(src), "r"(bytes), "r"(shared_address(bar))
+      : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// cp.async.bulk.global.shared::cta.bulk_group [dst], [src], bytes: copies
+// `bytes` (as above) from shared src to global dst, in this thread's bulk
+// async-group (completed as for tma_store_2d).
+RL_PTX_FN void bulk_store([[maybe_unused]] void* dst, [[maybe_unused]] const void* src,
+                          [[maybe_unused]] std::uint32_t bytes) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("cp.async.bulk.global.shared::cta");
+  rl::emu::hopper::bulk_store(dst, src, bytes);
+#elif RL_PTX_SM90A
+  asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;\n" ::"l"(dst),
+               "r"(shared_address(src)), "r"(bytes)
+               : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// cp.async.bulk.commit_group: this thread's bulk stores issued since the last
+// commit form one bulk async-group.
+RL_PTX_FN void bulk_commit_group() {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("cp.async.bulk.commit_group");
+  rl::emu::hopper::bulk_commit_group();
+#elif RL_PTX_SM90A
+  asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// cp.async.bulk.wait_group N: waits until at most N of this thread's bulk
+// async-groups are pending (their writes done and visible to this thread).
+template <int N>
+RL_PTX_FN void bulk_wait_group() {
+  static_assert(N >= 0 && N <= 63, "cp.async.bulk.wait_group takes an immediate 0..63");
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("cp.async.bulk.wait_group");
+  rl::emu::hopper::bulk_wait_group(N);
+#elif RL_PTX_SM90A
+  asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// cp.async.bulk.wait_group.read N: as bulk_wait_group, but only until the
+// pending groups' sources have been read (shared memory reusable).  The
+// emulator performs the whole copies here (one legal way to have read them).
+template <int N>
+RL_PTX_FN void bulk_wait_group_read() {
+  static_assert(N >= 0 && N <= 63, "cp.async.bulk.wait_group.read takes an immediate 0..63");
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("cp.async.bulk.wait_group.read");
+  rl::emu::hopper::bulk_wait_group(N);
+#elif RL_PTX_SM90A
+  asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
 // --- wgmma (warpgroup: 4 consecutive warps, 128 threads, warp 0's index a
 // multiple of 4; every thread of the warpgroup executes each call) ----------
 
@@ -416,8 +525,7 @@ RL_PTX_FN void tma_load_2d([[maybe_unused]] void* dst, [[maybe_unused]] const Te
 // the first wgmma and whenever the accumulators were touched in between.
 RL_PTX_FN void wgmma_fence() {
 #if defined(RL_EMULATE)
-  // Each wgmma is computed at issue (legal: its results are undefined until
-  // the covering wait), so the ordering instructions have nothing to do.
+  // Each wgmma reads its registers at issue: nothing to order.
   RL_PTX_SM90_NOT_EMULATED("wgmma.fence");
 #elif RL_PTX_SM90A
   asm volatile("wgmma.fence.sync.aligned;\n" ::: "memory");
@@ -430,9 +538,8 @@ RL_PTX_FN void wgmma_fence() {
 // uncommitted wgmma.mma_async operations.
 RL_PTX_FN void wgmma_commit_group() {
 #if defined(RL_EMULATE)
-  // Each wgmma is computed at issue (legal: its results are undefined until
-  // the covering wait), so the ordering instructions have nothing to do.
   RL_PTX_SM90_NOT_EMULATED("wgmma.commit_group");
+  rl::emu::hopper::wgmma_commit_group();
 #elif RL_PTX_SM90A
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
 #else
@@ -442,14 +549,15 @@ RL_PTX_FN void wgmma_commit_group() {
 
 // wgmma.wait_group.sync.aligned N: waits until at most N groups are pending;
 // only then may the accumulators of the completed groups be read and their
-// shared-memory operands be overwritten.
+// shared-memory operands be overwritten.  The emulator hands the results
+// over here: until then the accumulators hold a NaN poison (and writing
+// them is reported), so a read before the wait fails validation.
 template <int N>
 RL_PTX_FN void wgmma_wait_group() {
   static_assert(N >= 0 && N <= 7, "wgmma.wait_group takes an immediate 0..7");
 #if defined(RL_EMULATE)
-  // Each wgmma is computed at issue (legal: its results are undefined until
-  // the covering wait), so the ordering instructions have nothing to do.
   RL_PTX_SM90_NOT_EMULATED("wgmma.wait_group");
+  rl::emu::hopper::wgmma_wait_group(N);
 #elif RL_PTX_SM90A
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(N) : "memory");
 #else
@@ -552,6 +660,59 @@ RL_PTX_FN void wgmma_m64n128k16_f32([[maybe_unused]] float (&d)[64],
         ", %64, %65, p, 1, 1, 0, %67;\n}\n"
         : RL_PTX_WGMMA_D64(d)
         : "l"(desc_a), "l"(desc_b), "r"(accumulate), "n"(TransposeB ? 1 : 0));
+  }
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+// wgmma.mma_async.sync.aligned.m64n128k16.f32.{bf16,f16}.{bf16,f16} with A
+// from registers:
+//   d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b
+// As above, but thread t of the warpgroup holds its part of the 64 x 16 A
+// tile in four registers of two 16-bit elements each (low half first):
+// element i (0..7) is A(16 (t / 32) + (t % 32) / 4 + 8 ((i / 2) % 2),
+// 2 (t % 4) + i % 2 + 8 (i / 4)) ("Register Fragments", the m64nNk16 figure
+// of matrix A; warp w of the warpgroup holds rows 16w .. 16w + 15 in the
+// layout of mma.sync m16n8k16's A).  There is no imm-trans-a.  The
+// registers are read at issue.
+template <typename T, bool TransposeB>
+RL_PTX_FN void wgmma_m64n128k16_f32_rs([[maybe_unused]] float (&d)[64],
+                                       [[maybe_unused]] const std::uint32_t (&a)[4],
+                                       [[maybe_unused]] std::uint64_t desc_b,
+                                       [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_SM90_NOT_EMULATED("wgmma.mma_async.m64n128k16 (A from registers)");
+  rl::emu::hopper::WgmmaOp op{std::is_same_v<T, __half> ? rl::emu::hopper::WgmmaInput::f16
+                                                        : rl::emu::hopper::WgmmaInput::bf16,
+                              128,
+                              0,
+                              desc_b,
+                              accumulate != 0,
+                              1,
+                              1,
+                              false,
+                              TransposeB};
+  op.a_registers = a;
+  rl::emu::hopper::wgmma(op, d);
+#elif RL_PTX_SM90A
+  if constexpr (std::is_same_v<T, __nv_bfloat16>) {
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16 " RL_PTX_WGMMA_D64_REGS
+        ", {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+        : RL_PTX_WGMMA_D64(d)
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate),
+          "n"(TransposeB ? 1 : 0));
+  } else {
+    static_assert(std::is_same_v<T, __half>, "wgmma f16/bf16 only");
+    asm volatile(
+        "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+        "wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16 " RL_PTX_WGMMA_D64_REGS
+        ", {%64, %65, %66, %67}, %68, p, 1, 1, %70;\n}\n"
+        : RL_PTX_WGMMA_D64(d)
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate),
+          "n"(TransposeB ? 1 : 0));
   }
 #else
   RL_PTX_UNSUPPORTED();
