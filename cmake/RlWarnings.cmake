@@ -12,13 +12,40 @@ function(rl_target_warnings target)
   endif()
 endfunction()
 
-if(RL_SANITIZE)
+# RL_SANITIZE (CMakeLists.txt): address/ON, thread, or OFF/empty.
+string(TOLOWER "${RL_SANITIZE}" rl_sanitize)
+if(rl_sanitize STREQUAL "on")
+  set(rl_sanitize address)
+elseif(rl_sanitize STREQUAL "off" OR rl_sanitize STREQUAL "")
+  set(rl_sanitize "")
+elseif(NOT rl_sanitize MATCHES "^(address|thread)$")
+  message(FATAL_ERROR "RL_SANITIZE='${RL_SANITIZE}' is not a sanitizer this project builds with: "
+                      "use address (or ON), thread, or OFF")
+endif()
+set(RL_SANITIZER "${rl_sanitize}")
+
+if(RL_SANITIZER)
   # GCC documents that sanitizer instrumentation makes -Wmaybe-uninitialized
   # report false positives (seen here inside libstdc++'s std::regex/std::function
   # with GCC 12); the non-sanitized -Werror build keeps the warning.
   if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
     list(APPEND RL_HOST_WARNINGS -Wno-maybe-uninitialized)
   endif()
+endif()
+if(RL_SANITIZER STREQUAL "address")
   add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined)
   add_link_options(-fsanitize=address,undefined)
+elseif(RL_SANITIZER STREQUAL "thread")
+  # Every CUDA thread of the emulator is a TSan fiber (emu/src/scheduler.cpp),
+  # so a data race between CUDA threads is reported like one between threads.
+  # GCC 12 warns that TSan does not model std::atomic_thread_fence (the
+  # emulator models __threadfence itself: README "Sanitizers on the CPU"), and
+  # under TSan instrumentation reports a null dereference inside libstdc++'s
+  # std::string (CLI11's split, roofline/src/cli.cpp), as it reports
+  # maybe-uninitialized above; the non-sanitized -Werror build keeps both.
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    list(APPEND RL_HOST_WARNINGS -Wno-tsan -Wno-null-dereference)
+  endif()
+  add_link_options(-fsanitize=thread)
 endif()

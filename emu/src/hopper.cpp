@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "internal.hpp"
 #include "rl/emu/block.hpp"
 #include "rl/emu/fp16.hpp"
 #include "rl/emu/launch.hpp"
@@ -89,12 +90,14 @@ Window& laid_out_window() {
 }
 
 Window& window() {
+  const detail::RaceIgnored bookkeeping;
   Window& w = laid_out_window();
   w.refresh();
   return w;
 }
 
 std::uint32_t address_in(Window& w, const void* p) {
+  const detail::RaceIgnored bookkeeping;  // the worker's window, shared by its fibers
   const auto* host = static_cast<const unsigned char*>(p);
   if (host >= w.dynamic && host < w.dynamic + w.dynamic_bytes)
     return static_cast<std::uint32_t>(host - w.dynamic);
@@ -124,6 +127,7 @@ namespace {
 // shared_pointer in a window already refreshed (wgmma translates thousands
 // of operand addresses per instruction; the refresh asks the allocator).
 unsigned char* pointer_in(const Window& w, std::uint32_t window_address) {
+  const detail::RaceIgnored bookkeeping;
   // Descriptors keep 18 bits: compare modulo 2^18.
   constexpr std::uint32_t kMask = 0x3FFFF;
   const std::uint32_t a18 = window_address & kMask;
@@ -215,7 +219,12 @@ void add_tx(std::uint64_t* bar, std::int64_t delta, const char* operation) {
 
 }  // namespace
 
+// racecheck: the mbarrier word is the emulator's bookkeeping; every arrival
+// and transaction update releases at the barrier's address and a wait that
+// sees its phase complete acquires there (internal.hpp).
 void mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
+  const detail::RaceIgnored bookkeeping;
+  detail::race_release(bar);
   if (count < 1 || count > (1U << 20) - 1)
     throw std::runtime_error("mbarrier.init with count " + std::to_string(count) +
                              " (must be 1 .. 2^20 - 1)");
@@ -224,6 +233,8 @@ void mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
 }
 
 void mbarrier_arrive(std::uint64_t* bar) {
+  const detail::RaceIgnored bookkeeping;
+  detail::race_release(bar);
   MbarrierState s = checked_state(bar, "mbarrier.arrive");
   if (s.pending == 0)
     throw std::runtime_error("mbarrier.arrive on " + barrier_name(bar) +
@@ -233,18 +244,26 @@ void mbarrier_arrive(std::uint64_t* bar) {
 }
 
 void mbarrier_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  const detail::RaceIgnored bookkeeping;
+  detail::race_release(bar);
   add_tx(bar, bytes, "mbarrier.expect_tx");
 }
 
 void mbarrier_complete_tx(std::uint64_t* bar, std::uint32_t bytes) {
+  const detail::RaceIgnored bookkeeping;
+  detail::race_release(bar);
   add_tx(bar, -static_cast<std::int64_t>(bytes), "mbarrier complete_tx");
 }
 
 bool mbarrier_test_wait_parity(const std::uint64_t* bar, std::uint32_t parity) {
-  return checked_state(bar, "mbarrier.test_wait").phase != (parity & 1U);
+  const detail::RaceIgnored bookkeeping;
+  const bool complete = checked_state(bar, "mbarrier.test_wait").phase != (parity & 1U);
+  if (complete) detail::race_acquire(bar);
+  return complete;
 }
 
 bool mbarrier_try_wait_parity(std::uint64_t* bar, std::uint32_t parity) {
+  const detail::RaceIgnored bookkeeping;
   if (mbarrier_test_wait_parity(bar, parity)) return true;
   detail::wait_on(bar, &describe_wait);
   return mbarrier_test_wait_parity(bar, parity);

@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <exception>
 #include <iterator>
 #include <memory>
@@ -33,6 +34,7 @@
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "fiber_switch.hpp"
@@ -140,6 +142,76 @@ inline void start_switch(void**, const StackBounds&) {}
 inline void finish_switch(void*, StackBounds*) {}
 #endif
 
+// ---- TSan fiber annotations (racecheck) ---------------------------------------
+// Each CUDA thread runs as its own TSan fiber, taken by the worker for its
+// block and given back when the block is done; race_switch() goes with every
+// start_switch(): the jump implies no synchronisation (see internal.hpp).
+
+#if defined(RL_EMU_TSAN)
+inline void* race_current_fiber() {
+  return __tsan_get_current_fiber();
+}
+
+// Creating a TSan fiber costs about as much as creating a thread (GCC 12's
+// runtime zeroes and maps a large per-thread state), so fibers are reused.  A
+// reused fiber carries its last thread's history, which orders that thread
+// before the new one; the queue is first in, first out and kept at least as
+// long as the block taking fibers plus the block that gave some back last, so
+// no block gets a fiber of the block that ran just before it (blocks two or
+// more apart may be ordered: README "Sanitizers on the CPU").
+class RaceFiberPool {
+ public:
+  void* take(std::size_t block_threads) {
+    std::lock_guard lock(mutex_);
+    while (idle_.size() < block_threads + last_returned_) idle_.push_back(__tsan_create_fiber(0));
+    void* const fiber = idle_.front();
+    idle_.pop_front();
+    return fiber;
+  }
+  void give_back(void* const* fibers, std::size_t count) {
+    std::lock_guard lock(mutex_);
+    idle_.insert(idle_.end(), fibers, fibers + count);
+    last_returned_ = count;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::deque<void*> idle_;
+  std::size_t last_returned_ = 0;
+};
+
+RaceFiberPool& race_fiber_pool() {
+  static RaceFiberPool* pool = new RaceFiberPool;  // outlives every worker thread
+  return *pool;
+}
+
+// The fiber starts with its accesses ignored: until its first jump lands, the
+// code of whoever jumps to it already runs as it (race_switch comes first).
+inline void* race_take_fiber(std::size_t block_threads) {
+  void* const fiber = race_fiber_pool().take(block_threads);
+  void* const self = __tsan_get_current_fiber();
+  __tsan_switch_to_fiber(fiber, __tsan_switch_to_fiber_no_sync);
+  __tsan_ignore_thread_begin();
+  __tsan_switch_to_fiber(self, __tsan_switch_to_fiber_no_sync);
+  return fiber;
+}
+inline void race_give_back_fibers(void* const* fibers, std::size_t count) {
+  race_fiber_pool().give_back(fibers, count);
+}
+inline void race_switch(void* fiber) {
+  __tsan_switch_to_fiber(fiber, __tsan_switch_to_fiber_no_sync);
+}
+
+#else
+inline void* race_current_fiber() {
+  return nullptr;
+}
+inline void* race_take_fiber(std::size_t) {
+  return nullptr;
+}
+inline void race_switch(void*) {}
+#endif
+
 // ---- stacks ---------------------------------------------------------------------
 
 class StackPool {
@@ -201,6 +273,8 @@ struct Thread {
   // Left mid-kernel (device assert, __trap, watchdog): its frames are never
   // unwound (see abandon()).
   bool abandoned = false;
+  void* race_fiber = nullptr;  // racecheck: this thread's TSan fiber
+  bool fenced = false;         // racecheck: has executed a __threadfence*()
 };
 
 struct Job;
@@ -215,6 +289,26 @@ struct Block {
   unsigned barrier_arrived = 0;
   int barrier_true = 0;
   BarrierResult barrier_result{0, 0};
+  // synccheck: threads that exited since the last barrier completed, and
+  // where the pending barrier was first reached (a return address).
+  unsigned exited_since_barrier = 0;
+  const void* barrier_site = nullptr;
+  // racecheck sync objects, fresh for every block (their addresses are all
+  // TSan knows them by): per thread one for arriving at and one for leaving
+  // a warp collective, then two for __syncthreads, alternating by generation
+  // (a thread cannot arrive at barrier g+2 before every thread left g), and
+  // one the worker releases before the block starts (its fibers are reused).
+  std::vector<std::uint64_t> race_sync;
+  unsigned barrier_generation = 0;
+  const void* race_object(std::size_t i) const {
+    return race_sync.empty() ? nullptr : &race_sync[i];
+  }
+  const void* race_arrive(unsigned rank) const { return race_object(2 * std::size_t{rank}); }
+  const void* race_depart(unsigned rank) const { return race_object(2 * std::size_t{rank} + 1); }
+  const void* race_barrier(unsigned generation) const {
+    return race_object(2 * std::size_t{count} + (generation & 1u));
+  }
+  const void* race_start() const { return race_object(2 * std::size_t{count} + 2); }
   std::vector<unsigned> activemask_waiting;  // per warp
   // Per warp: lanes waiting in any warp collective, and the lanes that have
   // exited or do not exist (a partial last warp).  A collective cannot
@@ -242,6 +336,7 @@ struct Worker {
   Context scheduler = nullptr;    // the worker's own context while a fiber runs
   Thread* switch_from = nullptr;  // who jumped last (nullptr: the scheduler)
   StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
+  void* race_fiber = nullptr;     // racecheck: the worker's own TSan fiber
   std::uint64_t switches = 0;     // fibers resumed this pass
   WorkerWatch watch;              // what the watchdog reads (diagnostics.cpp)
   ProgressCount waits{watch};     // threads that blocked or exited this pass
@@ -381,6 +476,10 @@ const StackBounds& stack_of(Worker& w, Thread* target) {
   return target != nullptr ? target->stack : w.scheduler_stack;
 }
 
+void* race_fiber_of(Worker& w, Thread* target) {
+  return target != nullptr ? target->race_fiber : w.race_fiber;
+}
+
 // Runs in the context that was just resumed.  The worker's own stack is
 // learned from the first jump that leaves it (ASan reports the bounds of the
 // stack a switch came from).
@@ -396,6 +495,7 @@ void switch_to(Worker& w, Thread* self, Thread* target) {
   prepare_jump(w, self, target);
   void* fake_stack = nullptr;
   start_switch(&fake_stack, stack_of(w, target));
+  race_switch(race_fiber_of(w, target));
   switch_context(&context_of(w, self), context_of(w, target));
   StackBounds from_stack;
   finish_switch(fake_stack, &from_stack);
@@ -443,10 +543,41 @@ void suspend(Thread& t) {
 
 // ---- barrier and warp rendezvous --------------------------------------------
 
+// Where code at `return_address` was called from, for `addr2line -e`.
+std::string call_site(const void* return_address) {
+  Dl_info info{};
+  const auto pc = reinterpret_cast<std::uintptr_t>(return_address) - 1;  // inside the call
+  char buf[64];
+  if (dladdr(return_address, &info) == 0 || info.dli_fname == nullptr) {
+    std::snprintf(buf, sizeof buf, "%#zx", static_cast<std::size_t>(pc));
+    return buf;
+  }
+  std::snprintf(buf, sizeof buf, "%#zx",
+                static_cast<std::size_t>(pc - reinterpret_cast<std::uintptr_t>(info.dli_fbase)));
+  const std::string file = *info.dli_fname != '\0' ? info.dli_fname : "/proc/self/exe";
+  return file + "+" + buf + " (addr2line -e " + file + " " + buf + ")";
+}
+
+// synccheck: a barrier that completes after threads exited without reaching
+// it is divergent (the CUDA programming guide: __syncthreads in conditional
+// code only if the condition is uniform across the block).
+void check_divergent_barrier(Block& b) {
+  if (b.exited_since_barrier == 0 || b.aborting) return;
+  b.failure = "divergent __syncthreads: " + std::to_string(b.exited_since_barrier) + " of " +
+              std::to_string(b.count) +
+              " threads exited without reaching the barrier that the other " +
+              std::to_string(b.barrier_arrived) + " live threads wait at, called from " +
+              call_site(b.barrier_site);
+  b.aborting = true;
+}
+
 void release_barrier(Block& b) {
+  check_divergent_barrier(b);
   b.barrier_result = {b.barrier_true, static_cast<int>(b.barrier_arrived)};
   b.barrier_arrived = 0;
   b.barrier_true = 0;
+  b.exited_since_barrier = 0;
+  ++b.barrier_generation;
   for (unsigned i = 0; i < b.count; ++i)
     if (b.states[i] == State::barrier) b.states[i] = State::runnable;
 }
@@ -474,7 +605,23 @@ bool try_complete_collective(Block& b, const Thread& t) {
     participants |= 1u << lane;
     posts[lane] = u.post;
   }
-  t.fn(posts, participants);
+  // racecheck: every participant's arrival happens before the exchange and
+  // the exchange before every participant's departure, nothing else.  An
+  // exiting lane outside the mask completes it on behalf of a participant.
+  const bool outsider = tl_thread == nullptr || (tl_thread->rank & ~31u) != base ||
+                        ((participants >> (tl_thread->rank & 31u)) & 1u) == 0;
+  void* const own_fiber = outsider ? race_current_fiber() : nullptr;
+  if (outsider)
+    race_switch(b.threads[base + static_cast<unsigned>(__builtin_ctz(participants))].race_fiber);
+  for (unsigned m = participants; m != 0; m &= m - 1)
+    race_acquire(b.race_arrive(base + static_cast<unsigned>(__builtin_ctz(m))));
+  {
+    const RaceVisible warp_instruction;  // e.g. ldmatrix's shared-memory reads
+    t.fn(posts, participants);
+  }
+  for (unsigned m = participants; m != 0; m &= m - 1)
+    race_release(b.race_depart(base + static_cast<unsigned>(__builtin_ctz(m))));
+  if (outsider) race_switch(own_fiber);
   b.collective_waiting[t.rank / 32] -= lane_count(participants);
   for (unsigned m = participants; m != 0; m &= m - 1) {
     Thread& u = b.threads[base + static_cast<unsigned>(__builtin_ctz(m))];
@@ -522,6 +669,7 @@ void thread_exited(Thread& t) {
   b.gone_lanes[t.rank / 32] |= 1u << (t.rank & 31u);
   --b.live;
   if (b.aborting) return;
+  ++b.exited_since_barrier;
   if (b.barrier_arrived > 0 && b.barrier_arrived == b.live) release_barrier(b);
   const unsigned base = t.rank & ~31u;
   for (unsigned r = base; r < std::min(b.count, base + 32); ++r)
@@ -541,15 +689,21 @@ std::uint64_t splitmix64(std::uint64_t& state) {
 // A fiber's first frame: runs the kernel as the thread the scheduler has just
 // switched to, then leaves this context for good.
 [[noreturn]] void fiber_main() {
+  // Accesses stay ignored (race_take_fiber) until the kernel's body runs.
   Worker& worker = *tl_worker;
   Thread& t = *tl_thread;
   StackBounds from_stack;
   finish_switch(nullptr, &from_stack);
   arrived(worker, from_stack);
   Block& blk = *t.block;
+  race_acquire(blk.race_start());  // the launch, and the worker's set-up, happen before
   if (!blk.aborting) {
     try {
-      blk.job->spec.entry(blk.job->spec.bound);
+      const LaunchSpec& spec = blk.job->spec;
+      const auto entry = spec.entry;  // read as the emulator's: the Job is the host's
+      const void* const bound = spec.bound;
+      const RaceVisible kernel_body;
+      entry(bound);
     } catch (const AbortBlock&) {
     } catch (const std::exception& e) {
       if (blk.failure.empty()) blk.failure = std::string("thread threw an exception: ") + e.what();
@@ -561,12 +715,15 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   }
   thread_exited(t);
   ++worker.waits;
+  race_release(blk.job);  // all this thread did happens before the launch returns
   // The final jump: nothing resumes this context, so its stack is free again.
   t.context = nullptr;
   Thread* next = next_runnable(worker);
   prepare_jump(worker, &t, next);
   start_switch(nullptr, stack_of(worker, next));
   Context finished;
+  race_ignore_end();  // a fiber goes back to the pool with no ignores on
+  race_switch(race_fiber_of(worker, next));
   switch_context(&finished, context_of(worker, next));
   __builtin_unreachable();
 }
@@ -659,6 +816,7 @@ std::string warp_states(const Block& b, const Thread* interrupted) {
 
 void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
                cudaError_t& error) {
+  const RaceIgnored bookkeeping;  // the worker's own context runs only the emulator
   const dim3 grid = job.spec.grid;
   const dim3 block_dim = job.spec.block;
   const unsigned count = block_dim.x * block_dim.y * block_dim.z;
@@ -690,6 +848,10 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   if (worker.threads.size() < count) worker.threads.resize(count);
   worker.hot.resize(worker.threads.size());
   worker.states.assign(count, State::runnable);
+#if defined(RL_EMU_TSAN)
+  b.race_sync.assign(2 * std::size_t{count} + 3, 0);
+  worker.race_fiber = race_current_fiber();
+#endif
   b.threads = worker.threads.data();
   b.states = worker.states.data();
   for (unsigned r = 0; r < count; ++r) {
@@ -701,9 +863,12 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     t.state = &worker.states[r];
     t.stack = worker.stacks.stack(r);
     for (ThreadSlot& slot : t.slot) slot = ThreadSlot{};
+    t.fenced = false;
     start_fiber(worker, t);
+    t.race_fiber = race_take_fiber(count);  // after the host wrote the fiber's first frame
   }
 
+  race_release(b.race_start());
   worker.order.resize(count);
   for (unsigned r = 0; r < count; ++r)
     worker.order[r] = job.schedule.order == ScheduleOrder::reverse ? count - 1 - r : r;
@@ -756,6 +921,12 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
     worker.position = count;
     switch_to(worker, nullptr, &t);
   }
+#if defined(RL_EMU_TSAN)
+  std::vector<void*> fibers(count);
+  for (unsigned r = 0; r < count; ++r)
+    fibers[r] = std::exchange(worker.threads[r].race_fiber, nullptr);
+  race_give_back_fibers(fibers.data(), count);
+#endif
 
   ::operator delete (b.dynamic_shared, std::align_val_t{128});
   if (!b.failure.empty()) {
@@ -764,21 +935,53 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   }
 }
 
+// Runs one block on this host thread's worker.  Under racecheck each block
+// gets a fresh host thread instead: its static __shared__ objects (thread
+// locals) and fiber stacks are then new memory to TSan, not memory that the
+// previous block's fibers used with nothing ordering them before this
+// block's (TSan in GCC 12 has no working call that forgets a range, and an
+// edge between the blocks would hide every race between them).
+void run_block_here(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
+                    cudaError_t& error) {
+#if defined(RL_EMU_TSAN)
+  (void)worker;  // idle in join() below, so the watchdog watches the block's own thread
+  // A malformed variable ends the process, which TSan refuses from a thread
+  // inside an ignored section: read them out here.
+  environment_poison();
+  stack_bytes();
+  std::thread([&] {
+    const RaceIgnored bookkeeping;  // tearing the worker down included
+    Worker block_worker;
+    tl_worker = &block_worker;
+    watch(block_worker.watch);
+    run_block(block_worker, job, linear, failure, error);
+    unwatch(block_worker.watch);
+    tl_worker = nullptr;
+  }).join();
+#else
+  run_block(worker, job, linear, failure, error);
+#endif
+}
+
 void run_blocks(Job& job) {
   Worker& worker = this_worker();
   std::string failure;
   cudaError_t error = cudaErrorLaunchFailure;
+#if !defined(RL_EMU_TSAN)
   watch(worker.watch);
+#endif
   while (!job.failed.load(std::memory_order_relaxed)) {
     const std::uint64_t linear = job.next_block.fetch_add(1);
     if (linear >= job.blocks) break;
-    run_block(worker, job, linear, failure, error);
+    run_block_here(worker, job, linear, failure, error);
     if (!failure.empty()) {
       job.fail(std::move(failure), error);
       break;
     }
   }
+#if !defined(RL_EMU_TSAN)
   unwatch(worker.watch);
+#endif
 }
 
 // ---- worker pool --------------------------------------------------------------
@@ -930,6 +1133,7 @@ void launch(const LaunchSpec& spec) {
     run_blocks(job);
   else
     worker_pool().run(job, static_cast<int>(workers - 1));
+  race_acquire(&job);  // every CUDA thread's exit happens before the launch returns
   if (job.failed.load()) {
     std::fprintf(stderr, "rl::emu: kernel %s failed in %s\n", kernel_name(spec).c_str(),
                  job.failure.c_str());
@@ -996,12 +1200,17 @@ std::size_t fiber_stack_kib() {
 }
 
 void* dynamic_shared_memory() {
+  const RaceIgnored bookkeeping;
   return current_thread().block->dynamic_shared;
 }
 
 BarrierResult syncthreads_reduce(int predicate) {
+  const RaceIgnored bookkeeping;
   Thread& t = current_thread();
   Block& b = *t.block;
+  const unsigned generation = b.barrier_generation;
+  race_release(b.race_barrier(generation));
+  if (b.barrier_arrived == 0) b.barrier_site = __builtin_return_address(0);
   (*t.state) = State::barrier;
   ++b.barrier_arrived;
   b.barrier_true += predicate != 0 ? 1 : 0;
@@ -1011,15 +1220,18 @@ BarrierResult syncthreads_reduce(int predicate) {
     try_complete_activemask(b, t.rank / 32);
   ++tl_worker->waits;
   suspend(t);
+  race_acquire(b.race_barrier(generation));
   return b.barrier_result;
 }
 
 void yield_thread() {
+  const RaceIgnored bookkeeping;
   Thread& t = current_thread();
   suspend(t);
 }
 
 void wait_on(const void* object, WaitDescriber describe) {
+  const RaceIgnored bookkeeping;
   Thread& t = current_thread();
   Block& b = *t.block;
   (*t.state) = State::object;
@@ -1032,6 +1244,7 @@ void wait_on(const void* object, WaitDescriber describe) {
 }
 
 void wake_waiters(const void* object) {
+  const RaceIgnored bookkeeping;
   if (tl_thread == nullptr) return;  // host code (unit tests) has nobody to wake
   Block& b = *tl_thread->block;
   for (unsigned i = 0; i < b.count && b.object_waiters > 0; ++i) {
@@ -1043,12 +1256,14 @@ void wake_waiters(const void* object) {
 }
 
 unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
+  const RaceIgnored bookkeeping;
   Thread& t = current_thread();
   Block& b = *t.block;
   const unsigned lane = t.rank & 31u;
   if (((mask >> lane) & 1u) == 0)
     fail_block(t, "thread " + std::to_string(t.rank) + " called a warp collective with mask " +
                       hex(mask) + ", which does not include its own lane " + std::to_string(lane));
+  race_release(b.race_arrive(t.rank));
   (*t.state) = State::collective;
   t.mask = mask;
   t.fn = fn;
@@ -1060,10 +1275,12 @@ unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
     try_complete_activemask(b, warp);
   ++tl_worker->waits;
   suspend(t);
+  race_acquire(b.race_depart(t.rank));
   return t.participants;
 }
 
 unsigned active_mask() {
+  const RaceIgnored bookkeeping;
   Thread& t = current_thread();
   Block& b = *t.block;
   (*t.state) = State::activemask;
@@ -1073,6 +1290,20 @@ unsigned active_mask() {
   suspend(t);
   return t.participants;
 }
+
+#if defined(RL_EMU_TSAN)
+void race_fence() {
+  const RaceIgnored bookkeeping;
+  if (tl_thread != nullptr) tl_thread->fenced = true;
+}
+void race_atomic_begin(const void* address) {
+  const RaceIgnored bookkeeping;
+  if (tl_thread != nullptr && tl_thread->fenced) race_release(address);
+}
+void race_atomic_end(const void* address) {
+  race_acquire(address);
+}
+#endif
 
 void ballot_exchange(void* const* posts, unsigned participants) {
   unsigned ballot = 0;
@@ -1162,6 +1393,7 @@ unsigned warp_allgather(const void* mine, void* all, std::size_t bytes) {
 }
 
 ThreadSlot& thread_slot(unsigned which) {
+  const detail::RaceIgnored bookkeeping;
   return detail::current_thread().slot[which];
 }
 

@@ -9,8 +9,9 @@
 
 namespace emu_launch {
 
+// One slot per thread of the block (no two threads write the same int).
 __global__ void write_ones(int* out) {
-  out[threadIdx.x] = 1;
+  out[threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z)] = 1;
 }
 
 __global__ void neighbour_sum_missing_barrier(const int* in, int* out) {
@@ -48,12 +49,14 @@ __global__ void throws_in_one_thread(int* out) {
   out[blockIdx.x * blockDim.x + threadIdx.x] = 1;
 }
 
-__global__ void waits_for_a_flag_from_a_later_thread(volatile int* flag, int* out) {
+// The flag is accessed atomically: a plain (or volatile) flag written by one
+// thread while another reads it is a data race that racecheck reports.
+__global__ void waits_for_a_flag_from_a_later_thread(int* flag, int* out) {
   if (threadIdx.x == 0) {
-    while (*flag == 0) __nanosleep(100);
+    while (atomicAdd(flag, 0) == 0) __nanosleep(100);
     out[0] = 1;
   } else if (threadIdx.x == blockDim.x - 1) {
-    *flag = 1;
+    atomicExch(flag, 1);
   }
 }
 
@@ -82,7 +85,7 @@ TEST(EmuLaunch, InvalidConfigurationsAreReportedAndDoNotRun) {
     EXPECT_EQ(cudaGetLastError(), cudaSuccess);  // reading cleared it
     EXPECT_EQ(out[0], 0);
   }
-  std::vector<int> out(64, 0);
+  std::vector<int> out(1024, 0);
   rl::launch(write_ones, dim3(0, 1, 1), dim3(32), 0, nullptr, out.data());
   EXPECT_EQ(cudaGetLastError(), cudaErrorInvalidConfiguration);
   rl::launch(write_ones, dim3(1, 65536, 1), dim3(32), 0, nullptr, out.data());
@@ -94,6 +97,11 @@ TEST(EmuLaunch, InvalidConfigurationsAreReportedAndDoNotRun) {
 }
 
 TEST(EmuLaunch, TwoScheduleComparisonCatchesAMissingSyncthreads) {
+#if defined(RL_EMU_TSAN)
+  GTEST_SKIP() << "racecheck (preset tsan) reports the deliberate race of "
+                  "neighbour_sum_missing_barrier as a data race and stops; "
+                  "tests/emu_sanitize checks racecheck itself";
+#endif
   std::vector<int> in(128);
   for (int i = 0; i < 128; ++i) in[i] = i + 1;
   auto run = [&](auto kernel) {

@@ -1,10 +1,29 @@
 // Block-level synchronisation, memory fences, atomics and timing intrinsics.
 //
 // __syncthreads is a barrier over the block's live threads: a thread that has
-// exited counts as arrived (as on the hardware).  Atomics are std::atomic_ref
+// exited counts as arrived (as on the hardware), but a barrier that completes
+// after some threads exited without reaching it is a divergent barrier (UB in
+// CUDA): the launch fails (synccheck).  Atomics are std::atomic_ref
 // operations, so they are correct across blocks running on several host
 // threads; like CUDA's they are relaxed, and __threadfence() is a full fence.
+//
+// Under ThreadSanitizer (RL_SANITIZE=thread, racecheck) relaxed atomics order
+// nothing, and TSan does not model standalone fences, so the emulator models
+// CUDA's fence-plus-atomic pattern itself: once a thread has executed a
+// __threadfence*(), each of its later atomics releases what the thread did so
+// far at the atomic's address, and every atomic acquires at its address.  The
+// "last block" pattern (write, __threadfence, atomicInc; the block that sees
+// the last ticket reads everyone's writes) is then race-free, while data
+// handed over through an atomic flag without a fence is still a race.
 #pragma once
+
+#if defined(__SANITIZE_THREAD__)
+#define RL_EMU_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define RL_EMU_TSAN 1
+#endif
+#endif
 
 #include <atomic>
 #include <chrono>
@@ -25,6 +44,25 @@ BarrierResult syncthreads_reduce(int predicate);
 // on another thread of the block make progress).
 void yield_thread();
 
+#if defined(RL_EMU_TSAN)
+void race_fence();
+void race_atomic_begin(const void* address);
+void race_atomic_end(const void* address);
+#else
+inline void race_fence() {}
+inline void race_atomic_begin(const void*) {}
+inline void race_atomic_end(const void*) {}
+#endif
+
+// Brackets one CUDA atomic for racecheck (see the top of this file).
+struct RaceAtomic {
+  const void* address;
+  explicit RaceAtomic(const void* a) : address(a) { race_atomic_begin(a); }
+  ~RaceAtomic() { race_atomic_end(address); }
+  RaceAtomic(const RaceAtomic&) = delete;
+  RaceAtomic& operator=(const RaceAtomic&) = delete;
+};
+
 // Blocks the calling thread until wake_waiters(object) is called for the same
 // object (used by mbarrier.try_wait: it sleeps until its barrier changes).
 // If no thread of the block can run any more, the deadlock report includes
@@ -41,6 +79,7 @@ std::atomic_ref<T> atomic(T* address) {
 
 template <typename T, typename Update>
 T atomic_update(T* address, Update update) {
+  const RaceAtomic race(address);
   std::atomic_ref<T> ref(*address);
   T old = ref.load(std::memory_order_relaxed);
   while (!ref.compare_exchange_weak(old, update(old), std::memory_order_relaxed)) {
@@ -65,12 +104,15 @@ inline int __syncthreads_or(int predicate) {
 }
 
 inline void __threadfence_block() {
+  rl::emu::detail::race_fence();
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 inline void __threadfence() {
+  rl::emu::detail::race_fence();
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 inline void __threadfence_system() {
+  rl::emu::detail::race_fence();
   std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 
@@ -88,6 +130,7 @@ inline long long clock64() {
 // ---- atomics -----------------------------------------------------------------
 #define RL_EMU_ATOMIC_RMW(name, op, T)                                            \
   inline T name(T* address, T value) {                                            \
+    const rl::emu::detail::RaceAtomic race(address);                              \
     return rl::emu::detail::atomic(address).op(value, std::memory_order_relaxed); \
   }
 
@@ -130,6 +173,7 @@ RL_EMU_ATOMIC_MINMAX(unsigned long long)
 
 #define RL_EMU_ATOMIC_CAS(T)                                                             \
   inline T atomicCAS(T* address, T compare, T value) {                                   \
+    const rl::emu::detail::RaceAtomic race(address);                                     \
     T expected = compare;                                                                \
     rl::emu::detail::atomic(address).compare_exchange_strong(expected, value,            \
                                                              std::memory_order_relaxed); \

@@ -163,6 +163,19 @@ Int float_to_int_rz(float f) {
 // __half
 // ---------------------------------------------------------------------------
 
+// Under racecheck (-fsanitize=thread) the 16- and 8-bit float types start as
+// zero.  A `__shared__` array (a function-local `static thread_local` here) of
+// a type whose default constructor leaves it uninitialised gets a first-use
+// guard variable, which every CUDA thread of a block reads and writes: TSan
+// reports that as a race the kernel does not have.  Zero (constant)
+// initialisation needs no guard.  Elsewhere the types stay trivially
+// default-constructible, as CUDA's are.
+#if defined(__SANITIZE_THREAD__)
+#define RL_EMU_FP_STORAGE_INIT = {}
+#else
+#define RL_EMU_FP_STORAGE_INIT
+#endif
+
 struct __half_raw {
   unsigned short x;
 };
@@ -222,7 +235,7 @@ inline float __bfloat162float(__nv_bfloat16 b);
   }
 
 struct alignas(2) __half {
-  unsigned short __x;
+  unsigned short __x RL_EMU_FP_STORAGE_INIT;
 
   __half() = default;
   constexpr __half(const __half_raw& raw) : __x(raw.x) {}
@@ -254,7 +267,7 @@ struct alignas(4) __half2 {
 // ---------------------------------------------------------------------------
 
 struct alignas(2) __nv_bfloat16 {
-  unsigned short __x;
+  unsigned short __x RL_EMU_FP_STORAGE_INIT;
 
   __nv_bfloat16() = default;
   constexpr __nv_bfloat16(const __nv_bfloat16_raw& raw) : __x(raw.x) {}
@@ -828,7 +841,7 @@ inline unsigned char float_to_fp8_bits_satfinite(float f, const Fp8Format& forma
 }  // namespace rl::emu::fp16_detail
 
 struct __nv_fp8_e4m3 {
-  __nv_fp8_storage_t __x;
+  __nv_fp8_storage_t __x RL_EMU_FP_STORAGE_INIT;
 
   __nv_fp8_e4m3() = default;
   explicit __nv_fp8_e4m3(float f)
@@ -843,7 +856,7 @@ struct __nv_fp8_e4m3 {
 };
 
 struct __nv_fp8_e5m2 {
-  __nv_fp8_storage_t __x;
+  __nv_fp8_storage_t __x RL_EMU_FP_STORAGE_INIT;
 
   __nv_fp8_e5m2() = default;
   explicit __nv_fp8_e5m2(float f)
