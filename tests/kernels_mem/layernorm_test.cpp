@@ -243,10 +243,10 @@ TEST(LayerNormRowsPerBlock, RunsAtEveryWidthOfTheLargePreset) {
 #if defined(RL_EMULATE)
 // Rung 8 differs from rung 7 only in its cache hints, which the emulator
 // cannot time; what it can show is that the emulated kernel goes through
-// rl::ptx's streaming wrapper, whose 16-byte alignment check stops a launch
-// whose x starts one float late (C a multiple of 4: the 128-bit path).  A
-// plain load128 would not notice.  On a GPU the same launch faults, so the
-// test exists for the emulator only.
+// rl::ptx's streaming wrapper, whose 16-byte alignment check fails a launch
+// whose x starts one float late (C a multiple of 4: the 128-bit path) with
+// cudaErrorMisalignedAddress, as the GPU's launch would.  A plain load128
+// would not notice.  The error is sticky, so the launch runs in a child.
 TEST(LayerNormRowsPerBlockStreamingDeathTest, ReadsXThroughTheStreamingWrapper) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
   auto workload = make_workload("layernorm_vec128_rows_per_block_streaming_f32", 2, 8, 41);
@@ -259,7 +259,17 @@ TEST(LayerNormRowsPerBlockStreamingDeathTest, ReadsXThroughTheStreamingWrapper) 
     shifted.x = a.x + 1;
     inner(shifted, stream);
   };
-  EXPECT_DEATH(workload->run(nullptr), "ld.global.cs.nc.v4.b32 address .* is not 16-byte aligned");
+  EXPECT_EXIT(
+      {
+        try {
+          workload->run(nullptr);
+          RL_CUDA_CHECK(cudaDeviceSynchronize());
+        } catch (const rl::CudaError& e) {
+          std::exit(e.code() == cudaErrorMisalignedAddress ? 0 : 1);
+        }
+        std::exit(1);
+      },
+      testing::ExitedWithCode(0), "ld.global.cs.nc.v4.b32 address .* is not 16-byte aligned");
 }
 #endif
 
