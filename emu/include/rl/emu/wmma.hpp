@@ -202,11 +202,18 @@ void mma_warp(const FragA* const* a, const FragB* const* b, const FragC* const* 
   double a_values[M * K];
   double b_values[K * N];
   double sums[M * N];
-  for (int e = 0; e < M * K; ++e) a_values[e] = operand_value(a[e % 32]->x[e / 32]);
-  for (int e = 0; e < K * N; ++e) b_values[e] = operand_value(b[e % 32]->x[e / 32]);
   // Slot i of lane L holds tile element L + 32 * i (i < distinct); spare
-  // slots repeat them, so distinct slots carry all of C.
-  for (int e = 0; e < M * N; ++e) sums[e] = static_cast<float>(c[e % 32]->x[e / 32]);
+  // slots repeat them, so distinct slots carry all of A, B and C.  Lane by
+  // lane: each lane's fragment lives on its own fiber stack, so walking one
+  // fragment at a time touches each stack once instead of 32 stacks per slot.
+  for (unsigned lane = 0; lane < 32; ++lane) {
+    const FragA& fa = *a[lane];
+    const FragB& fb = *b[lane];
+    const FragC& fc = *c[lane];
+    for (int i = 0; i < FragA::distinct; ++i) a_values[lane + 32 * i] = operand_value(fa.x[i]);
+    for (int i = 0; i < FragB::distinct; ++i) b_values[lane + 32 * i] = operand_value(fb.x[i]);
+    for (int i = 0; i < FragC::distinct; ++i) sums[lane + 32 * i] = static_cast<float>(fc.x[i]);
+  }
   for (int m = 0; m < M; ++m) {
     double row[N];  // one row of sums, kept in registers across k
     for (int n = 0; n < N; ++n) row[n] = sums[m * N + n];
