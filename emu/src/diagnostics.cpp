@@ -41,6 +41,7 @@ namespace rl::emu::detail {
 namespace {
 
 constexpr int kWatchdogSignal = SIGUSR2;
+constexpr int kWatchdogExitCode = 124;  // as timeout(1)'s
 
 // ---- watchdog -------------------------------------------------------------------
 
@@ -98,6 +99,10 @@ class Watchdog {
     const auto limit = std::chrono::duration<double>(watchdog_seconds());
     const auto period = std::min<Clock::duration>(
         std::chrono::milliseconds(250), std::chrono::duration_cast<Clock::duration>(limit / 4));
+    // How long a timed-out block may take to stop before the process ends:
+    // the signal acts within two polls, a yielding thread by the end of the
+    // scheduler's pass; what still stands then cannot be interrupted.
+    const auto grace = std::max<std::chrono::duration<double>>(limit, std::chrono::seconds(1));
     std::unique_lock lock(mutex_);
     while (!stop_) {
       if (entries_.empty())
@@ -110,15 +115,43 @@ class Watchdog {
         if (progress != e.seen) {
           e.seen = progress;
           e.since = now;
+        } else if (now - e.since >= limit + grace) {
+          give_up(*e.watch, now - e.since);
         } else if (now - e.since >= limit) {
+          // The scheduler stops threads that yield at the end of its pass.
+          e.watch->timed_out.store(true, std::memory_order_relaxed);
+#if !defined(RL_EMU_TSAN)
+          // A thread that never yields is left by the signal's handler.
           // Sent again at every poll while nothing moves: a signal that
           // arrived during a fiber switch is ignored by the handler.  Under
-          // the mutex, so the worker is still in run_blocks().
-          e.watch->timed_out.store(true, std::memory_order_relaxed);
+          // the mutex, so the worker is still in run_blocks().  Not under
+          // TSan: it delays a signal until the thread calls into its
+          // runtime (a spinning thread never does), and a handler that
+          // leaves by a context switch would corrupt its signal state.
           pthread_kill(e.watch->thread, kWatchdogSignal);
+#endif
         }
       }
     }
+  }
+
+  // Never hang: a thread that the watchdog cannot stop (under TSan, any
+  // thread that never yields; elsewhere one the signal cannot reach) ends the
+  // process with one report and kWatchdogExitCode.
+  [[noreturn]] static void give_up(const WorkerWatch& w, Clock::duration stood) {
+    const std::string label = watched_block_label(w);
+    std::fprintf(stderr,
+                 "rl::emu: %s: watchdog: no thread of the block made progress for %.1f s and the "
+                 "running thread could not be stopped (it never yields%s); exiting with code %d\n",
+                 label.c_str(), std::chrono::duration<double>(stood).count(),
+#if defined(RL_EMU_TSAN)
+                 ": under ThreadSanitizer a signal waits until the thread calls into the runtime",
+#else
+                 "",
+#endif
+                 kWatchdogExitCode);
+    std::fflush(stderr);
+    std::_Exit(kWatchdogExitCode);
   }
 
   std::mutex mutex_;
@@ -354,13 +387,9 @@ double watchdog_seconds() {
     if (const char* text = std::getenv("RL_EMU_WATCHDOG_S"); text != nullptr && *text != '\0') {
       const char* end = text + std::strlen(text);
       auto [p, ec] = std::from_chars(text, end, s);
-      if (ec != std::errc() || p != end || !(s >= 0.0) || s > 86400.0) {
-        std::fprintf(stderr,
-                     "rl::emu: RL_EMU_WATCHDOG_S='%s' is invalid (expected seconds in [0, 86400]; "
-                     "0 disables the watchdog)\n",
-                     text);
-        std::exit(2);
-      }
+      if (ec != std::errc() || p != end || !(s >= 0.0) || s > 86400.0)
+        bad_environment("RL_EMU_WATCHDOG_S", text,
+                        "seconds in [0, 86400]; 0 disables the watchdog");
     }
     return s;
   }();

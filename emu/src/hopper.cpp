@@ -37,11 +37,8 @@ int compute_capability() {
     const std::string s = text;
     if (s == "89" || s == "8.9") return 89;
     if (s == "90" || s == "9.0") return 90;
-    std::fprintf(stderr,
-                 "rl::emu: RL_EMU_CC=%s is not an emulated device: use 89 (Ada, the default) or "
-                 "90 (Hopper with the sm_90a feature set)\n",
-                 text);
-    std::exit(2);
+    detail::bad_environment("RL_EMU_CC", text,
+                            "89 (Ada, the default) or 90 (Hopper with the sm_90a feature set)");
   }();
   return cc;
 }

@@ -98,7 +98,14 @@ struct WorkerWatch {
   std::atomic<std::uint64_t> progress{0};
   std::atomic<bool> timed_out{false};  // set by the watchdog, cleared at block start
   pthread_t thread{};
+  // The block being run (set at its start), for the report of a thread that
+  // cannot be interrupted (watched_block_label).
+  std::atomic<const LaunchSpec*> spec{nullptr};
+  std::atomic<std::uint64_t> block{0};
 };
+
+// "kernel K, block (x,y,z)" of the block `w` runs: for the watchdog thread.
+std::string watched_block_label(const WorkerWatch& w);
 
 // The scheduler's per-pass count of threads that blocked or exited; each
 // increment is also progress for the watchdog (a relaxed store by the one
@@ -121,6 +128,10 @@ class ProgressCount {
   std::uint64_t value_ = 0;
   std::atomic<std::uint64_t>& progress_;
 };
+
+// One line naming an RL_EMU_* variable's bad value and what it takes, then
+// exit code 2: the one way the emulator refuses its environment.
+[[noreturn]] void bad_environment(const char* name, const char* value, const char* expected);
 
 // RL_EMU_WATCHDOG_S: seconds without progress before a block is stopped (0: never).
 double watchdog_seconds();

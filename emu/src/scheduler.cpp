@@ -59,11 +59,6 @@ namespace {
 
 // ---- configuration ------------------------------------------------------------
 
-[[noreturn]] void bad_environment(const char* name, const char* value, const char* expected) {
-  std::fprintf(stderr, "rl::emu: %s='%s' is invalid (expected %s)\n", name, value, expected);
-  std::exit(2);
-}
-
 std::size_t stack_bytes() {
   static const std::size_t bytes = [] {
 #if defined(RL_EMU_ASAN)
@@ -840,6 +835,8 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   }
   ++worker.waits;  // a block start is progress
   worker.watch.timed_out.store(false, std::memory_order_relaxed);
+  worker.watch.block.store(linear, std::memory_order_relaxed);
+  worker.watch.spec.store(&job.spec, std::memory_order_release);
 
   blockIdx = b.index;
   blockDim = block_dim;
@@ -949,6 +946,7 @@ void run_block_here(Worker& worker, const Job& job, std::uint64_t linear, std::s
   // inside an ignored section: read them out here.
   environment_poison();
   stack_bytes();
+  watchdog_seconds();
   std::thread([&] {
     const RaceIgnored bookkeeping;  // tearing the worker down included
     Worker block_worker;
@@ -1071,6 +1069,11 @@ bool valid_configuration(const dim3& grid, const dim3& block) {
 
 }  // namespace
 
+void bad_environment(const char* name, const char* value, const char* expected) {
+  std::fprintf(stderr, "rl::emu: %s='%s' is invalid (expected %s)\n", name, value, expected);
+  std::exit(2);
+}
+
 // ---- entry points -------------------------------------------------------------
 
 bool poison_enabled() {
@@ -1167,6 +1170,17 @@ std::string current_thread_label() {
   }
   set_sticky_error(error);
   abandon(*tl_worker, t);
+}
+
+std::string watched_block_label(const WorkerWatch& w) {
+  const LaunchSpec* spec = w.spec.load(std::memory_order_acquire);
+  if (spec == nullptr) return "a kernel";
+  const std::uint64_t linear = w.block.load(std::memory_order_relaxed);
+  const dim3 grid = spec->grid;
+  const uint3 index{static_cast<unsigned>(linear % grid.x),
+                    static_cast<unsigned>((linear / grid.x) % grid.y),
+                    static_cast<unsigned>(linear / (static_cast<std::uint64_t>(grid.x) * grid.y))};
+  return "kernel " + kernel_name(*spec) + ", block " + block_label(index);
 }
 
 void interrupt_current_thread() {

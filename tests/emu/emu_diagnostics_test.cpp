@@ -9,6 +9,9 @@
 #undef NDEBUG  // device assert is compiled out under NDEBUG, as with nvcc
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+#include <signal.h>
+
 #include <cassert>
 #include <chrono>
 #include <cmath>
@@ -153,6 +156,23 @@ class Watchdog : public testing::Test {
   void SetUp() override { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
 };
 
+#if defined(__SANITIZE_THREAD__)
+// Under racecheck a signal waits until the thread calls into TSan's runtime,
+// which a spinning thread never does: the watchdog ends the process instead
+// (exit code 124, one report naming the kernel and block).
+TEST_F(Watchdog, ends_the_process_naming_the_block_when_a_thread_spins_without_yielding) {
+  EXPECT_EXIT(
+      {
+        setenv("RL_EMU_WATCHDOG_S", "1", 1);
+        int out[128] = {};
+        rl::launch(spin_without_yield, dim3(1), dim3(64), 0, nullptr, out);
+        std::exit(0);
+      },
+      testing::ExitedWithCode(124),
+      "kernel .*spin_without_yield.*block \\(0,0,0\\): watchdog: no thread of the block made "
+      "progress for [0-9.]+ s and the running thread could not be stopped.*ThreadSanitizer");
+}
+#else
 TEST_F(Watchdog, stops_a_thread_spinning_without_yielding_and_the_emulator_stays_usable) {
   EXPECT_EXIT(
       {
@@ -184,6 +204,33 @@ TEST_F(Watchdog, stops_a_spinning_block_on_each_of_several_workers) {
         std::exit(cudaGetLastError() == cudaSuccess && out[95] == 31 ? 0 : 2);
       },
       testing::ExitedWithCode(0), "spin_without_yield.*watchdog");
+}
+#endif
+
+// A thread the watchdog's signal cannot reach (blocked here; under TSan any
+// spinning thread) would hang the process for good: it ends with 124 instead.
+__global__ void spin_with_the_watchdog_signal_blocked(int* out) {
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+  volatile int forever = 1;
+  while (forever != 0) {
+  }
+  out[0] = 1;
+}
+
+TEST_F(Watchdog, ends_the_process_when_the_spinning_thread_cannot_be_stopped) {
+  EXPECT_EXIT(
+      {
+        setenv("RL_EMU_WATCHDOG_S", "1", 1);
+        int out[1] = {};
+        rl::launch(spin_with_the_watchdog_signal_blocked, dim3(1), dim3(32), 0, nullptr, out);
+        std::exit(0);
+      },
+      testing::ExitedWithCode(124),
+      "spin_with_the_watchdog_signal_blocked.*block \\(0,0,0\\): watchdog: .*could not be "
+      "stopped \\(it never yields");
 }
 
 TEST_F(Watchdog, stops_threads_that_yield_forever_in_nanosleep) {

@@ -52,4 +52,11 @@ TEST(EmuEnvironment, MalformedValuesExitWithOneLine) {
         rl::emu::current_schedule();
       },
       testing::ExitedWithCode(2), "rl::emu: RL_EMU_SCHEDULE='sideways' is invalid");
+  EXPECT_EXIT(
+      {
+        setenv("RL_EMU_CC", "75", 1);
+        cudaDeviceProp prop{};
+        cudaGetDeviceProperties(&prop, 0);
+      },
+      testing::ExitedWithCode(2), "rl::emu: RL_EMU_CC='75' is invalid \\(expected 89 .* or 90");
 }

@@ -56,27 +56,29 @@ __global__ void tile_kernel(Record* out) {
   r.dynamic_meta_rank = dynamic.meta_group_rank();
   tile.sync();
   dynamic.sync();
-  out[block.thread_rank()] = r;
+  // Each block its own records (racecheck caught both blocks writing one set).
+  out[blockIdx.x * block.size() + block.thread_rank()] = r;
 }
 
 template <unsigned Size>
 void check_tiles() {
   SCOPED_TRACE(testing::Message() << "tile size " << Size);
   const dim3 block(16, 6);  // 96 threads, 2-D: ranks are x + 16 y
-  const unsigned threads = 96;
+  const unsigned threads = 96, blocks = 2;
   const auto runs = third_party_style::under_two_schedules([&] {
     Record* d;
-    cudaCheck(cudaMalloc(&d, threads * sizeof(Record)));
-    rl::launch(tile_kernel<Size>, dim3(2), block, 0, nullptr, d);
+    cudaCheck(cudaMalloc(&d, blocks * threads * sizeof(Record)));
+    rl::launch(tile_kernel<Size>, dim3(blocks), block, 0, nullptr, d);
     cudaCheck(cudaGetLastError());
-    std::vector<Record> h(threads);
-    cudaCheck(cudaMemcpy(h.data(), d, threads * sizeof(Record), cudaMemcpyDeviceToHost));
+    std::vector<Record> h(blocks * threads);
+    cudaCheck(cudaMemcpy(h.data(), d, h.size() * sizeof(Record), cudaMemcpyDeviceToHost));
     cudaCheck(cudaFree(d));
     return h;
   });
   ASSERT_TRUE(third_party_style::bitwise_equal(runs[0], runs[1]));
-  for (unsigned t = 0; t < threads; ++t) {
-    const Record& r = runs[0][t];
+  for (unsigned i = 0; i < blocks * threads; ++i) {
+    const Record& r = runs[0][i];
+    const unsigned t = i % threads;  // every block sees the same ranks
     const unsigned rank = t % Size, base = t - rank;
     const int v = static_cast<int>(t) * 10;
     EXPECT_EQ(r.rank, rank);
