@@ -16,6 +16,10 @@ function(rl_add_gtest)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 300)
   endif()
+  if(RL_SANITIZE STREQUAL "thread")
+    # Racecheck runs every emulated access through TSan's vector clocks.
+    math(EXPR T_TIMEOUT "${T_TIMEOUT} * 3")
+  endif()
   set(props LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
   if(T_ENVIRONMENT)
     # gtest_discover_tests flattens PROPERTIES, so a second VAR=value would be

@@ -345,13 +345,18 @@ std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_byt
 
 std::optional<std::string> Harness::cannot_run_here(const KernelRecord& record) const {
   const roofline::Context& context = results_.context;
-  if (record.gpu_only && context.backend == "emulator")
-    return "GPU-only kernel: the emulator cannot run it (covered by static checks)";
+  const bool emulator = context.backend == "emulator";
   const std::string& cc = context.device.compute_capability;  // "9.0"
   const int cc_x10 = roofline::compute_capability_x10(cc);
   auto cc_text = [](int x10) { return std::to_string(x10 / 10) + "." + std::to_string(x10 % 10); };
+  // Before gpu_only: the emulator runs the sm_90a records as a Hopper.
   if (record.min_cc > 0 && cc_x10 < record.min_cc)
-    return "needs compute capability " + cc_text(record.min_cc) + ", the device has " + cc;
+    return "needs compute capability " + cc_text(record.min_cc) + ", the device has " + cc +
+           (emulator && record.min_cc == 90
+                ? " (the emulator runs it as a Hopper with RL_EMU_CC=90, as scripts/run does)"
+                : "");
+  if (record.gpu_only && emulator)
+    return "GPU-only kernel: the emulator cannot run it (covered by static checks)";
   if (record.max_cc > 0 && cc_x10 > record.max_cc)
     return "built for compute capability up to " + cc_text(record.max_cc) + ", the device has " +
            cc;

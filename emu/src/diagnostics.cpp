@@ -197,8 +197,10 @@ void crash_handler(int sig, siginfo_t* info, void* context) {
         static_cast<std::uintptr_t>(static_cast<ucontext_t*>(context)->uc_mcontext.gregs[REG_RSP]);
     overflow = overflow || sp < low;
 #endif
-    // Best effort from here: naming the kernel allocates, which is safe
-    // unless the fault hit inside the allocator itself.
+    // Nothing here allocates (the kernel's name was looked up at launch):
+    // the fault may have hit inside the allocator.
+    char where[1024];
+    write_current_thread_label(where, sizeof where);
     char line[512];
     if (overflow) {
       std::snprintf(line, sizeof line,
@@ -209,10 +211,9 @@ void crash_handler(int sig, siginfo_t* info, void* context) {
       std::snprintf(line, sizeof line, ": invalid %s at address %p\n",
                     sig == SIGBUS ? "access (SIGBUS)" : "memory access (SIGSEGV)", info->si_addr);
     }
-    const std::string where = current_thread_label();
     write_stderr("rl::emu: ");
     write_stderr(sig == SIGBUS ? "SIGBUS in " : "SIGSEGV in ");
-    write_stderr(where.c_str());
+    write_stderr(where);
     write_stderr(line);
   }
   const struct sigaction& previous = sig == SIGBUS ? g_previous_bus : g_previous_segv;
@@ -404,19 +405,39 @@ void unwatch(WorkerWatch& w) {
   if (watchdog_seconds() > 0.0) watchdog().unwatch(w);
 }
 
-void prepare_worker_thread() {
-  // Keep an alternate stack someone else installed (ASan installs its own).
+namespace {
+constexpr std::size_t kAlternateStackBytes = 256 * 1024;
+
+// Installs an alternate signal stack on the calling thread unless it has one
+// (ASan installs its own); returns the new mapping, or nullptr.
+void* install_alternate_stack() {
   stack_t current{};
-  if (sigaltstack(nullptr, &current) != 0 || (current.ss_flags & SS_DISABLE) == 0) return;
-  // Never freed: a host thread's alternate stack must outlive every signal
-  // delivered to it, and worker threads live as long as the process.
-  constexpr std::size_t kBytes = 256 * 1024;
-  void* stack = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (stack == MAP_FAILED) return;
+  if (sigaltstack(nullptr, &current) != 0 || (current.ss_flags & SS_DISABLE) == 0) return nullptr;
+  void* stack = mmap(nullptr, kAlternateStackBytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (stack == MAP_FAILED) return nullptr;
   stack_t alternate{};
   alternate.ss_sp = stack;
-  alternate.ss_size = kBytes;
+  alternate.ss_size = kAlternateStackBytes;
   sigaltstack(&alternate, nullptr);
+  return stack;
+}
+}  // namespace
+
+void prepare_worker_thread() {
+  // Never freed: a host thread's alternate stack must outlive every signal
+  // delivered to it, and worker threads live as long as the process.
+  install_alternate_stack();
+}
+
+BlockThreadSignalStack::BlockThreadSignalStack() : stack_(install_alternate_stack()) {}
+
+BlockThreadSignalStack::~BlockThreadSignalStack() {
+  if (stack_ == nullptr) return;
+  stack_t off{};
+  off.ss_flags = SS_DISABLE;
+  sigaltstack(&off, nullptr);
+  munmap(stack_, kAlternateStackBytes);
 }
 
 void install_signal_handlers() {
@@ -473,8 +494,6 @@ extern "C" [[noreturn]] void __assert_fail(const char* assertion, const char* fi
     char message[1024];
     std::snprintf(message, sizeof message, "device assertion `%s' failed at %s:%u in %s", assertion,
                   file, line, function);
-    std::fprintf(stderr, "rl::emu: %s: %s\n", rl::emu::detail::current_thread_label().c_str(),
-                 message);
     rl::emu::detail::stop_current_thread(cudaErrorAssert, message);
   }
   using AssertFail = void (*)(const char*, const char*, unsigned int, const char*);
@@ -489,6 +508,5 @@ void __trap() {
     std::fprintf(stderr, "rl::emu: __trap() called outside a kernel\n");
     std::abort();
   }
-  std::fprintf(stderr, "rl::emu: %s: __trap()\n", rl::emu::detail::current_thread_label().c_str());
   rl::emu::detail::stop_current_thread(cudaErrorLaunchFailure, "__trap()");
 }

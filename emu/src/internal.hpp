@@ -141,6 +141,18 @@ void unwatch(WorkerWatch& watch);
 // Once per host thread that runs blocks: an alternate signal stack, so the
 // crash report runs after a fiber overflowed its stack.
 void prepare_worker_thread();
+// The same for a host thread that runs one block and ends (racecheck), freed
+// with the object.
+class BlockThreadSignalStack {
+ public:
+  BlockThreadSignalStack();
+  ~BlockThreadSignalStack();
+  BlockThreadSignalStack(const BlockThreadSignalStack&) = delete;
+  BlockThreadSignalStack& operator=(const BlockThreadSignalStack&) = delete;
+
+ private:
+  void* stack_;
+};
 // Once per process, at the first launch: SIGSEGV/SIGBUS reports and the
 // watchdog's signal.
 void install_signal_handlers();
@@ -158,11 +170,14 @@ void poison_static_shared(const void* kernel);
 bool in_kernel();
 // "kernel K, block (x,y,z), thread (x,y,z)" of the running CUDA thread.
 std::string current_thread_label();
+// The same into `out` without allocating (for signal handlers); false outside a kernel.
+bool write_current_thread_label(char* out, std::size_t size);
 // Fails the launch with `error` and unwinds the calling CUDA thread (an
 // exception: callable where the call chain may throw).
 [[noreturn]] void fail_current_thread(cudaError_t error, std::string message);
 // Fails the launch with `error` and leaves the calling CUDA thread without
-// unwinding it (device assert, __trap: their callers are noexcept).
+// unwinding it (device assert, __trap: their callers are noexcept), after
+// printing "rl::emu: <kernel, block, thread>: <message>".
 // `message` is plain characters: the caller's frames are never unwound, so
 // nothing on them may own heap memory.
 [[noreturn]] void stop_current_thread(cudaError_t error, const char* message);

@@ -362,6 +362,7 @@ Thread& current_thread() {
 
 struct Job {
   LaunchSpec spec;
+  const std::string* name = nullptr;  // kernel_name(spec), looked up once per kernel
   Schedule schedule;
   std::uint64_t blocks = 0;
   std::atomic<std::uint64_t> next_block{0};
@@ -407,6 +408,17 @@ std::string kernel_name(const LaunchSpec& spec) {
   char address[32];
   std::snprintf(address, sizeof address, "%p", spec.kernel);
   return std::string("<kernel at ") + address + ">(" + params + ")";
+}
+
+// kernel_name() once per kernel: reports made where nothing may allocate
+// (the SIGSEGV handler) read the Job's copy.
+const std::string& cached_kernel_name(const LaunchSpec& spec) {
+  static std::mutex mutex;
+  static std::unordered_map<const void*, std::string> names;  // node-based: stable references
+  std::lock_guard lock(mutex);
+  auto [at, inserted] = names.try_emplace(spec.kernel);
+  if (inserted) at->second = kernel_name(spec);
+  return at->second;
 }
 
 std::string block_label(const uint3& b) {
@@ -521,7 +533,9 @@ void suspend(Thread& t) {
 // it) and for the watchdog's signal handler.  Only plain stores and the jump
 // itself, so it is async-signal-safe.  The fiber's destructors never run (a
 // kernel's own heap allocations leak) and its stack is reused by the next
-// block, as after a fiber's final jump.
+// block, as after a fiber's final jump.  Under racecheck it is entered with
+// the fiber's accesses ignored (stop_current_thread; the watchdog's signal is
+// not sent there) and leaves for the worker's TSan fiber.
 [[noreturn]] void abandon(Worker& w, Thread& t) {
   Block& b = *t.block;
   t.abandoned = true;
@@ -532,6 +546,8 @@ void suspend(Thread& t) {
   prepare_jump(w, &t, nullptr);
   start_switch(nullptr, w.scheduler_stack);  // nullptr: this fiber's fake stack is freed
   Context finished;
+  race_ignore_end();  // a fiber goes back to the pool with no ignores on
+  race_switch(w.race_fiber);
   switch_context(&finished, w.scheduler);
   __builtin_unreachable();
 }
@@ -948,7 +964,8 @@ void run_block_here(Worker& worker, const Job& job, std::uint64_t linear, std::s
   stack_bytes();
   watchdog_seconds();
   std::thread([&] {
-    const RaceIgnored bookkeeping;  // tearing the worker down included
+    const RaceIgnored bookkeeping;              // tearing the worker down included
+    const BlockThreadSignalStack signal_stack;  // for the crash report after a stack overflow
     Worker block_worker;
     tl_worker = &block_worker;
     watch(block_worker.watch);
@@ -1128,6 +1145,7 @@ void launch(const LaunchSpec& spec) {
   }
   Job job;
   job.spec = spec;
+  job.name = &cached_kernel_name(spec);
   job.schedule = current_schedule();
   job.blocks = static_cast<std::uint64_t>(spec.grid.x) * spec.grid.y * spec.grid.z;
   const std::uint64_t workers =
@@ -1138,7 +1156,7 @@ void launch(const LaunchSpec& spec) {
     worker_pool().run(job, static_cast<int>(workers - 1));
   race_acquire(&job);  // every CUDA thread's exit happens before the launch returns
   if (job.failed.load()) {
-    std::fprintf(stderr, "rl::emu: kernel %s failed in %s\n", kernel_name(spec).c_str(),
+    std::fprintf(stderr, "rl::emu: kernel %s failed in %s\n", job.name->c_str(),
                  job.failure.c_str());
     record_launch_failure(job.error);
   }
@@ -1149,9 +1167,19 @@ bool in_kernel() {
 }
 
 std::string current_thread_label() {
-  const Thread& t = current_thread();
-  return "kernel " + kernel_name(t.block->job->spec) + ", block " + block_label(t.block->index) +
-         ", thread " + block_label(t.index);
+  char label[1024];
+  write_current_thread_label(label, sizeof label);
+  return label;
+}
+
+bool write_current_thread_label(char* out, std::size_t size) {
+  const RaceIgnored bookkeeping;
+  const Thread* t = tl_thread;
+  if (t == nullptr || size == 0) return false;
+  const uint3 b = t->block->index;
+  std::snprintf(out, size, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u)",
+                t->block->job->name->c_str(), b.x, b.y, b.z, t->index.x, t->index.y, t->index.z);
+  return true;
 }
 
 [[noreturn]] void fail_current_thread(cudaError_t error, std::string message) {
@@ -1160,6 +1188,10 @@ std::string current_thread_label() {
 }
 
 [[noreturn]] void stop_current_thread(cudaError_t error, const char* message) {
+  race_ignore_begin();  // emulator bookkeeping from here; abandon() ends it
+  char where[1024];     // no std::string: this frame is never unwound
+  write_current_thread_label(where, sizeof where);
+  std::fprintf(stderr, "rl::emu: %s: %s\n", where, message);
   Thread& t = current_thread();
   Block& b = *t.block;
   if (b.failure.empty()) {
