@@ -168,10 +168,9 @@ void poison_static_shared(const void* kernel);
 
 // Inside a kernel (scheduler.cpp): the running CUDA thread, for reports.
 bool in_kernel();
-// "kernel K, block (x,y,z), thread (x,y,z)" of the running CUDA thread.
-std::string current_thread_label();
-// The same into `out` without allocating (for signal handlers); false outside a kernel.
-bool write_current_thread_label(char* out, std::size_t size);
+// "kernel K, block (x,y,z), thread (x,y,z)" of the running CUDA thread into
+// `out`, without allocating (signal handlers call it); "outside a kernel" else.
+void write_current_thread_label(char* out, std::size_t size);
 // Fails the launch with `error` and unwinds the calling CUDA thread (an
 // exception: callable where the call chain may throw).
 [[noreturn]] void fail_current_thread(cudaError_t error, std::string message);

@@ -421,6 +421,13 @@ const std::string& cached_kernel_name(const LaunchSpec& spec) {
   return at->second;
 }
 
+// blockIdx of the `linear`-th block of `grid` (x fastest).
+uint3 block_index(std::uint64_t linear, const dim3& grid) {
+  return uint3{static_cast<unsigned>(linear % grid.x),
+               static_cast<unsigned>((linear / grid.x) % grid.y),
+               static_cast<unsigned>(linear / (static_cast<std::uint64_t>(grid.x) * grid.y))};
+}
+
 std::string block_label(const uint3& b) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "(%u,%u,%u)", b.x, b.y, b.z);
@@ -836,9 +843,7 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
   b.job = &job;
   b.count = count;
   b.live = count;
-  b.index = uint3{static_cast<unsigned>(linear % grid.x),
-                  static_cast<unsigned>((linear / grid.x) % grid.y),
-                  static_cast<unsigned>(linear / (static_cast<std::uint64_t>(grid.x) * grid.y))};
+  b.index = block_index(linear, grid);
   b.activemask_waiting.assign((count + 31) / 32, 0);
   b.collective_waiting.assign((count + 31) / 32, 0);
   b.gone_lanes.assign((count + 31) / 32, 0);
@@ -1166,20 +1171,16 @@ bool in_kernel() {
   return tl_thread != nullptr;
 }
 
-std::string current_thread_label() {
-  char label[1024];
-  write_current_thread_label(label, sizeof label);
-  return label;
-}
-
-bool write_current_thread_label(char* out, std::size_t size) {
+void write_current_thread_label(char* out, std::size_t size) {
   const RaceIgnored bookkeeping;
   const Thread* t = tl_thread;
-  if (t == nullptr || size == 0) return false;
+  if (t == nullptr) {
+    std::snprintf(out, size, "outside a kernel");
+    return;
+  }
   const uint3 b = t->block->index;
   std::snprintf(out, size, "kernel %s, block (%u,%u,%u), thread (%u,%u,%u)",
                 t->block->job->name->c_str(), b.x, b.y, b.z, t->index.x, t->index.y, t->index.z);
-  return true;
 }
 
 [[noreturn]] void fail_current_thread(cudaError_t error, std::string message) {
@@ -1207,12 +1208,8 @@ bool write_current_thread_label(char* out, std::size_t size) {
 std::string watched_block_label(const WorkerWatch& w) {
   const LaunchSpec* spec = w.spec.load(std::memory_order_acquire);
   if (spec == nullptr) return "a kernel";
-  const std::uint64_t linear = w.block.load(std::memory_order_relaxed);
-  const dim3 grid = spec->grid;
-  const uint3 index{static_cast<unsigned>(linear % grid.x),
-                    static_cast<unsigned>((linear / grid.x) % grid.y),
-                    static_cast<unsigned>(linear / (static_cast<std::uint64_t>(grid.x) * grid.y))};
-  return "kernel " + kernel_name(*spec) + ", block " + block_label(index);
+  return "kernel " + cached_kernel_name(*spec) + ", block " +
+         block_label(block_index(w.block.load(std::memory_order_relaxed), spec->grid));
 }
 
 void interrupt_current_thread() {

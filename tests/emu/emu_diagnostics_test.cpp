@@ -37,6 +37,19 @@ __global__ void spin_without_yield(int* out) {
   }
 }
 
+// A thread the watchdog's signal cannot reach (blocked here; under TSan any
+// spinning thread) would hang the process for good: it ends with 124 instead.
+__global__ void spin_with_the_watchdog_signal_blocked(int* out) {
+  sigset_t blocked;
+  sigemptyset(&blocked);
+  sigaddset(&blocked, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
+  volatile int forever = 1;
+  while (forever != 0) {
+  }
+  out[0] = 1;
+}
+
 // Thread 0 yields in __nanosleep waiting for thread 1, which waits at a
 // barrier thread 0 never reaches: every pass runs, nothing progresses.
 __global__ void nanosleep_livelock(int* out) {
@@ -206,19 +219,6 @@ TEST_F(Watchdog, stops_a_spinning_block_on_each_of_several_workers) {
       testing::ExitedWithCode(0), "spin_without_yield.*watchdog");
 }
 #endif
-
-// A thread the watchdog's signal cannot reach (blocked here; under TSan any
-// spinning thread) would hang the process for good: it ends with 124 instead.
-__global__ void spin_with_the_watchdog_signal_blocked(int* out) {
-  sigset_t blocked;
-  sigemptyset(&blocked);
-  sigaddset(&blocked, SIGUSR2);
-  pthread_sigmask(SIG_BLOCK, &blocked, nullptr);
-  volatile int forever = 1;
-  while (forever != 0) {
-  }
-  out[0] = 1;
-}
 
 TEST_F(Watchdog, ends_the_process_when_the_spinning_thread_cannot_be_stopped) {
   EXPECT_EXIT(
