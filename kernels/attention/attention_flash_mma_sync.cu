@@ -25,7 +25,7 @@
 //     matrices) with one instruction, each lane receiving exactly the
 //     registers the mma wants; K with the plain form (Kᵀ's column is K's row),
 //     V with .trans (P·V reads V down its columns).
-//  4. A swizzled shared-memory layout (swizzled_index in attention_common.hpp):
+//  4. A swizzled shared-memory layout (swizzled_index in attention_swizzle.hpp):
 //     ldmatrix's 8 row reads per phase hit 8 different bank quads, where the
 //     plain row-major tile would serialise them 8-way.  No padding, so the
 //     tile stays a power of two and cp.async chunks stay 16-byte aligned.
@@ -59,7 +59,12 @@
 // the softmax from the matmuls across warps (FlashAttention-3), Hopper's
 // wgmma and TMA.  Performance goals (issue 11, unmeasured): ≥ 50% of cuDNN
 // SDPA on H100, ≥ 70% on A100 at d = 128, N = 4k.
-#include "attention/attention_common.hpp"
+#include "attention/attention_cost.hpp"
+#include "attention/attention_error_model.hpp"
+#include "attention/attention_launch.hpp"
+#include "attention/attention_problem.hpp"
+#include "attention/attention_swizzle.hpp"
+#include "attention/attention_workload.hpp"
 #include "rl/ptx.hpp"
 
 #include <cstring>
@@ -73,7 +78,7 @@ constexpr int kFlashWarps = kFlashBlockM / 16;
 constexpr int kFlashThreads = 32 * kFlashWarps;
 constexpr int kFlashStages = 2;  // K/V double buffer
 
-// Cost model: fused_bytes_model (attention_common.hpp) with the tiles above,
+// Cost model: fused_bytes_model (attention_cost.hpp) with the tiles above,
 // at T's size: Q read and O written once, K and V once per 64-row query tile
 // (the causal mask skips the tiles above the diagonal).
 template <typename T>

@@ -37,14 +37,18 @@
 // parameter (loops unroll, accumulators stay in registers), compiled for
 // d = 64 and 128; any other d is refused with an error naming the supported
 // ones (make_record's head_dims), never run generically.
-#include "attention/attention_common.hpp"
+#include "attention/attention_cost.hpp"
+#include "attention/attention_error_model.hpp"
+#include "attention/attention_launch.hpp"
+#include "attention/attention_problem.hpp"
+#include "attention/attention_workload.hpp"
 
 namespace rl::attention {
 
 constexpr int kFusedBlockM = 64;  // query rows per block
 constexpr int kFusedBlockN = 64;  // keys per K/V tile
 
-// Cost model: fused_bytes_model (attention_common.hpp) with the tiles above.
+// Cost model: fused_bytes_model (attention_cost.hpp) with the tiles above.
 double bytes_model_fused(const Dims& p) {
   return fused_bytes_model(p, kFusedBlockM, kFusedBlockN, sizeof(float));
 }

@@ -17,11 +17,15 @@
 // at long sequences (device_bytes_needed_naive).  Under the causal mask it
 // computes and stores the whole N×N anyway (half of it zeros), while the FLOP
 // convention credits only half: that waste is part of what it shows.
-#include "attention/attention_common.hpp"
+#include "attention/attention_cost.hpp"
+#include "attention/attention_error_model.hpp"
+#include "attention/attention_launch.hpp"
+#include "attention/attention_problem.hpp"
+#include "attention/attention_workload.hpp"
 
 namespace rl::attention {
 
-// Cost model: rl::attention::naive_bytes_model in attention_common.hpp (S and
+// Cost model: rl::attention::naive_bytes_model in attention_cost.hpp (S and
 // P written and re-read, and the 16×16 tiles' re-reads of Q, K, P and V).
 // Error model: kErrorSimtFp32 (fp32 throughout).
 

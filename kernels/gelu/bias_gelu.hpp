@@ -3,7 +3,11 @@
 // can reach the workload's launch hook.
 #pragma once
 
-#include "gelu/gelu_common.hpp"
+#include "gelu/gelu_cost.hpp"
+#include "gelu/gelu_forms.hpp"
+#include "gelu/gelu_launch.hpp"
+#include "gelu/gelu_reference.hpp"
+#include "gelu/gelu_workload.hpp"
 
 #include <type_traits>
 

@@ -1,4 +1,5 @@
-// GELU rung 1: one element per thread, grid-stride loop (the baseline).
+// GELU gelu_{tanh,erf}_{f32,bf16}_scalar (the ladder's floor, no baseline): one
+// element per thread, grid-stride loop.
 //
 // The obvious kernel.  Consecutive threads touch consecutive elements, so
 // every warp access is coalesced (128 B for fp32), but each thread issues one
@@ -14,7 +15,9 @@
 // Checked on every architecture by the max_loop_instructions_per_store
 // budgets below (about 10% above the larger of sm_90a and sm_100a), so an
 // issue-cost regression fails the static tests.
-#include "gelu/gelu_common.hpp"
+#include "gelu/gelu_forms.hpp"
+#include "gelu/gelu_launch.hpp"
+#include "gelu/gelu_workload.hpp"
 
 namespace rl::gelu {
 

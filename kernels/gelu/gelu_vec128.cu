@@ -1,6 +1,7 @@
-// GELU rungs 2-4: 128-bit vector loads and stores.
+// GELU's vector rungs, 128-bit loads and stores; each one's baseline is the
+// scalar record of its form and storage type (gelu_tanh_f32_scalar, ...).
 //
-// Rung 2, fp32 vec4: each thread moves 16 bytes per load and per store
+// gelu_{tanh,erf}_f32_vec4: each thread moves 16 bytes per load and per store
 // (LDG.E.128 / STG.E.128) instead of 4.  Same bytes, same FLOPs as the scalar
 // rung, so the same intensity; what changes is that a quarter of the memory
 // instructions keep the same number of bytes in flight, which is what a
@@ -8,16 +9,16 @@
 // n % 4 elements, so any length works (buffers come 256-byte aligned from
 // cudaMalloc, which the 16-byte accesses need).
 //
-// Rung 3, bf16 vec8: bf16 storage, fp32 math.  One 16-byte access now carries
-// 8 elements: half the bytes per element for the same FLOPs, so the point moves
-// right on the roofline (twice the intensity) and, still memory bound, twice
-// the elements per second at the same GB/s.
+// gelu_{tanh,erf}_bf16_vec8: bf16 storage, fp32 math.  One 16-byte access now
+// carries 8 elements: half the bytes per element for the same FLOPs, so the
+// point moves right on the roofline (twice the intensity) and, still memory
+// bound, twice the elements per second at the same GB/s.
 //
-// Rung 4, fast math (tanh form): the tanh becomes the hardware tanh.approx.f32
-// (one MUFU instruction instead of tanhf's ~20 FP32 instructions).  Memory
-// bound either way, so it should buy little time; it is here to show what the
-// approximation costs in accuracy (a documented bound) for what it saves in
-// instructions.
+// gelu_tanh_{f32_vec4,bf16_vec8}_fastmath (tanh form): the tanh becomes the
+// hardware tanh.approx.f32 (one MUFU instruction instead of tanhf's ~20 FP32
+// instructions).  Memory bound either way, so it should buy little time; it is
+// here to show what the approximation costs in accuracy (a documented bound)
+// for what it saves in instructions.
 //
 // Issue cost (SASS of nvcc 13.0 for sm_90a; hot-loop instructions per
 // element written, per 128-bit store / 4 or 8 elements; sm_100a within 2%
@@ -31,7 +32,10 @@
 // well below it.  Checked on every architecture by the
 // max_loop_instructions_per_store budgets below (about 10% above the larger
 // of sm_90a and sm_100a).
-#include "gelu/gelu_common.hpp"
+#include "gelu/gelu_forms.hpp"
+#include "gelu/gelu_launch.hpp"
+#include "gelu/gelu_reference.hpp"
+#include "gelu/gelu_workload.hpp"
 #include "rl/ptx.hpp"
 
 namespace rl::gelu {
@@ -44,8 +48,8 @@ struct ExactGelu {
   __device__ __forceinline__ float operator()(float x) const { return gelu_f32<F>(x); }
 };
 
-// Rung 4: the same formula with the hardware tanh (documented error bound:
-// error_bound in gelu_common.hpp).
+// The fastmath records: the same formula with the hardware tanh (documented
+// error bound: error_bound in gelu_reference.hpp).
 struct FastTanhGelu {
   __device__ __forceinline__ float operator()(float x) const {
     const float inner = kSqrt2OverPi * (x + kCubicCoeff * x * x * x);

@@ -1,4 +1,5 @@
-// GEMM rung 4 (FP32 SIMT): 1-D register blocking, ThreadM outputs per thread.
+// GEMM gemm_f32_blocktile_1d (FP32 SIMT ladder, baseline gemm_f32_smem_tiled):
+// 1-D register blocking, ThreadM outputs per thread.
 //
 // The block tile grows to BlockM x BlockN = 64 x 64 with a thin BlockK = 8,
 // and each thread computes a column of ThreadM = 8 outputs instead of one.
@@ -9,7 +10,9 @@
 // Roofline: reuse tile 64 x 64, half the global requests of the 32 x 32 rung
 // (the point moves right again, past the ridge of most GPUs at large K); the
 // fewer shared loads per FMA let it climb towards the FP32 roof.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_tiles.hpp"
+#include "gemm/gemm_workload.hpp"
 
 namespace rl::gemm {
 

@@ -1,5 +1,5 @@
-// GEMM rung 5 (FP32 SIMT): 2-D register blocking, a ThreadM x ThreadN tile
-// of outputs per thread.
+// GEMM gemm_f32_blocktile_2d (FP32 SIMT ladder, baseline gemm_f32_blocktile_1d):
+// 2-D register blocking, a ThreadM x ThreadN tile of outputs per thread.
 //
 // Block tile 128 x 128 x 8, 256 threads, each computing an 8 x 8 tile of C.
 // At each k a thread loads a column of 8 elements of the A tile and a row of
@@ -11,7 +11,9 @@
 // by the 64 x 64 rung, so the point moves right; with the shared-memory
 // traffic per FMA cut 4x, it is the first rung that can approach the FP32
 // roof rather than a memory roof.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_tiles.hpp"
+#include "gemm/gemm_workload.hpp"
 
 namespace rl::gemm {
 

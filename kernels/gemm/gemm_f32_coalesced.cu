@@ -1,4 +1,5 @@
-// GEMM rung 2 (FP32 SIMT): coalesced, one thread per output of C.
+// GEMM gemm_f32_coalesced (FP32 SIMT ladder, baseline gemm_f32_naive):
+// coalesced, one thread per output of C.
 //
 // The same dot product per thread as the naive rung; only the mapping of
 // threads to outputs changes: threadIdx.x now walks ALONG a row of C.  The 32
@@ -10,7 +11,8 @@
 // requested M times over, so the modelled bytes are the naive rung's
 // mirrored, about the same for square shapes.  What it buys is achieved
 // bandwidth: the point moves up towards the memory roof, not right.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_workload.hpp"
 
 namespace rl::gemm {
 

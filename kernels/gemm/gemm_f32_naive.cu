@@ -1,4 +1,5 @@
-// GEMM rung 1 (FP32 SIMT): naive, one thread per output of C.
+// GEMM gemm_f32_naive (FP32 SIMT ladder, its floor: no baseline): naive, one
+// thread per output of C.
 //
 // Each thread computes one c_ij as a K-long dot product, reading its row of A
 // and its column of B straight from global memory.  The 32 x 32 block is laid
@@ -8,7 +9,7 @@
 // element of B (a broadcast), and their stores of C are N floats apart.  This
 // is the floor of the ladder: memory bound, and wasteful even at that.
 //
-// Roofline: reuse tile 32 x 1 (the warp's footprint; see gemm_common.hpp), so
+// Roofline: reuse tile 32 x 1 (the warp's footprint; see gemm_cost.hpp), so
 // A is requested N times over: about 2 FLOPs per 4 bytes, deep on the
 // memory-bound side, and below even that roof because most of each sector
 // fetched for A is thrown away.
@@ -16,7 +17,8 @@
 // Large shapes: only those up to 2^37 FLOPs (4096^3 and below).  At the few
 // hundred GFLOP/s this rung reaches, 8192^3 (1.1 TFLOP) and the Llama MLP
 // shape would take seconds per launch and minutes per benchmark.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_workload.hpp"
 
 namespace rl::gemm {
 

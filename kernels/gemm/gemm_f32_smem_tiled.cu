@@ -1,4 +1,5 @@
-// GEMM rung 3 (FP32 SIMT): shared-memory tiling, one thread per output.
+// GEMM gemm_f32_smem_tiled (FP32 SIMT ladder, baseline gemm_f32_coalesced):
+// shared-memory tiling, one thread per output.
 //
 // A 32 x 32 block of threads still computes a 32 x 32 tile of C, one output
 // per thread, but now walks K in steps of BlockK = 32: at each step the block
@@ -11,7 +12,9 @@
 // times less often than by the rungs below: the point moves right, by about
 // 16x in intensity.  The limit is now the shared-memory traffic: two shared
 // loads per FMA.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_tiles.hpp"
+#include "gemm/gemm_workload.hpp"
 
 namespace rl::gemm {
 

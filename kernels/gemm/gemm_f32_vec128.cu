@@ -1,5 +1,5 @@
-// GEMM rung 6 (FP32 SIMT): 128-bit global and shared-memory accesses, A
-// transposed in shared memory.
+// GEMM gemm_f32_vec128 (FP32 SIMT ladder, baseline gemm_f32_blocktile_2d):
+// 128-bit global and shared-memory accesses, A transposed in shared memory.
 //
 // The 2-D register-blocked rung (128 x 128 x 8 block tile, 8 x 8 per thread)
 // with every memory access widened to 16 bytes:
@@ -16,7 +16,9 @@
 // Roofline: the same reuse tile as the rung below (128 x 128), so the same
 // intensity; what it buys is instruction issue: fewer load instructions per
 // FMA, so the point climbs towards the FP32 roof.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_tiles.hpp"
+#include "gemm/gemm_workload.hpp"
 
 namespace rl::gemm {
 

@@ -1,4 +1,5 @@
-// GEMM rung 7 (FP32 SIMT): warp tiling and double-buffered shared memory.
+// GEMM gemm_f32_warptiled (FP32 SIMT ladder, baseline gemm_f32_vec128): warp
+// tiling and double-buffered shared memory.
 //
 // Block tile 128 x 128 x 8, 8 warps, each owning a WarpM x WarpN = 64 x 32
 // tile of C.  Inside its warp tile a warp works in 32 x 16 sub-tiles, its 32
@@ -20,7 +21,9 @@
 // Roofline: the same 128 x 128 reuse tile (same intensity) as the two rungs
 // below; the climb is towards the FP32 roof (siboehm's warptiled kernel
 // reaches about 90% of cuBLAS SGEMM; ours is measured, not assumed).
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_tiles.hpp"
+#include "gemm/gemm_workload.hpp"
 
 namespace rl::gemm {
 

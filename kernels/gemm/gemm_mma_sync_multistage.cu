@@ -1,6 +1,8 @@
-// GEMM tensor-core rung 2: mma.sync fed by ldmatrix from swizzled shared
-// memory, filled by a multistage cp.async pipeline (tf32, fp16, bf16, and fp8
-// e4m3, which enters the ladder here: wmma has no fp8 fragments).
+// GEMM gemm_mma_sync_multistage_{tf32,fp16,bf16,fp8} (tensor-core ladder,
+// baselines gemm_wmma_<precision>; fp8's is gemm_mma_sync_multistage_bf16):
+// mma.sync fed by ldmatrix from swizzled shared memory, filled by a multistage
+// cp.async pipeline (fp8 e4m3 enters the ladder here: wmma has no fp8
+// fragments).
 //
 // What changes from the wmma rung (gemm_wmma.cu), and why each matters:
 //  - mma.sync instead of wmma: the fragment layout is the PTX ISA's, known,
@@ -10,7 +12,7 @@
 //  - ldmatrix: one instruction loads a warp's 16 x 16 (16-bit) operand block
 //    from shared memory, four 8 x 8 matrices, 16 bytes per lane, instead of
 //    element loads; .trans turns row-major B into the "col" B fragment;
-//  - the swizzle (gemm_common.hpp, swizzled_offset): each 16-byte chunk is
+//  - the swizzle (gemm_swizzle.hpp, swizzled_offset): each 16-byte chunk is
 //    stored at chunk ^ x(row), which spreads the 8 rows an ldmatrix phase
 //    reads over the 8 bank groups.  Without it those rows sit in the same
 //    group (8-way conflicts on B's 128-byte-multiple rows, 4-way on A's
@@ -70,7 +72,10 @@
 //
 // Roofline: the same 128 x 128 reuse tile as the wmma rung (same intensity
 // per precision); the climb is towards the tensor roof, not to the right.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_swizzle.hpp"
+#include "gemm/gemm_tiles.hpp"
+#include "gemm/gemm_workload.hpp"
 #include "rl/ptx.hpp"
 
 #include <bit>

@@ -53,11 +53,13 @@
 // make_workload throws std::invalid_argument saying why, and its shape lists
 // keep only the shapes it accepts); it does not repack.  M is free.
 //
-// Cost model (gemm_common.hpp): the reuse tile is the block tile, 128 x 128.
+// Cost model (gemm_cost.hpp): the reuse tile is the block tile, 128 x 128.
 //
 // Performance goal (a goal, not a measurement): well above the mma.sync rung
 // on H100, toward the wgmma_loop_bf16_m64n256k16 ceiling.
-#include "gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_tiles.hpp"
+#include "gemm/gemm_workload.hpp"
 #include "rl/cuda.hpp"
 #include "rl/ptx.hpp"
 

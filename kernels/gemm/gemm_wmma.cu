@@ -1,4 +1,5 @@
-// GEMM tensor-core rung 1: nvcuda::wmma (tf32, fp16, bf16).
+// GEMM gemm_wmma_{tf32,fp16,bf16} (the tensor-core ladder's first rung,
+// baseline gemm_f32_warptiled): nvcuda::wmma.
 //
 // The entry to the tensor cores.  What changes from the FP32 SIMT top rung
 // (gemm_f32_warptiled.cu): a warp no longer computes its 64 x 32 tile with
@@ -23,10 +24,12 @@
 // itself would truncate); fp16 and bf16 read stored __half / __nv_bfloat16.
 // wmma's k is 16 for 16-bit inputs and 8 for tf32.
 //
-// Roofline: reuse tile 128 x 128 as the FP32 top rung; at 16-bit storage A
+// Roofline: reuse tile 128 x 128 as gemm_f32_warptiled; at 16-bit storage A
 // and B move half the bytes, so the intensity doubles for fp16/bf16 and the
 // roof is the tensor roof of the precision.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_tiles.hpp"
+#include "gemm/gemm_workload.hpp"
 
 namespace rl::gemm {
 

@@ -1,13 +1,18 @@
-// LayerNorm rung 4: one block per row, for wide rows (C >= 4096).
+// LayerNorm layernorm_block_per_row_* (baseline layernorm_thread_per_row_naive_*):
+// one block per row, for wide rows (C >= 4096).
 //
 // A warp per 8192- or 12288-wide row leaves each lane hundreds of dependent
-// loads and keeps thousands of rows in flight, so the re-reads of rung 3 fall
-// out of L2.  Here 512 threads share a row: 16x more loads in flight per row,
-// only four rows per SM at a time (a 48 KB fp32 row x 528 rows fits in L2), so
-// the second and third sweeps hit cache again and x comes from DRAM once.  The
-// reduction is two-level: shuffles within each warp, then the 16 warp partials
-// through shared memory (block_sum).  Rows narrower than 4096 are not its job.
-#include "layernorm/layernorm_common.hpp"
+// loads and keeps thousands of rows in flight, so the re-reads of
+// layernorm_warp_per_row_twopass_* fall out of L2.  Here 512 threads share a
+// row: 16x more loads in flight per row, only four rows per SM at a time (a
+// 48 KB fp32 row x 528 rows fits in L2), so the second and third sweeps hit cache
+// again and x comes from DRAM once.  The reduction is two-level: shuffles
+// within each warp, then the 16 warp partials through shared memory
+// (block_sum).  Rows narrower than 4096 are not its job.
+#include "layernorm/layernorm_cost.hpp"
+#include "layernorm/layernorm_device.hpp"
+#include "layernorm/layernorm_launch.hpp"
+#include "layernorm/layernorm_workload.hpp"
 
 namespace rl::layernorm {
 

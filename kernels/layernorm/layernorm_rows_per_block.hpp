@@ -1,15 +1,19 @@
-// LayerNorm rungs 7 and 8 share one body: a resident wave of blocks, each
-// normalising rows b, b + gridDim.x, ... with weight and bias loaded once
-// into registers (rung 7, layernorm_vec128_rows_per_block.cu, says why).  The
-// body is templated on how x and y cross the memory bus (`Chunks`), so the
-// only difference measured between the two rungs is that: plain 128-bit
-// accesses in rung 7, streaming (evict-first) ones in rung 8.  Each rung keeps
-// its own kernel name (profiles and static checks tell them apart) and calls
-// normalise_rows from it.
+// layernorm_vec128_rows_per_block_* and its streaming variant
+// layernorm_vec128_rows_per_block_streaming_* share one body: a resident wave
+// of blocks, each normalising rows b, b + gridDim.x, ... with weight and bias
+// loaded once into registers (layernorm_vec128_rows_per_block.cu says
+// why).  The body is templated on how x and y cross the memory bus (`Chunks`),
+// so the only difference measured between the two rungs is that: plain 128-bit
+// accesses in the first, streaming (evict-first) ones in the second.  Each rung
+// keeps its own kernel name (profiles and static checks tell them apart) and
+// calls normalise_rows from it.
 #pragma once
 
 #include "ceilings/support.hpp"
-#include "layernorm/layernorm_common.hpp"
+#include "layernorm/layernorm_cost.hpp"
+#include "layernorm/layernorm_device.hpp"
+#include "layernorm/layernorm_launch.hpp"
+#include "layernorm/layernorm_workload.hpp"
 #include "rl/ptx.hpp"
 
 #include <cstdint>
@@ -21,13 +25,14 @@
 namespace rl::layernorm {
 
 // Threads per block for kChunks 16-byte chunks a thread: each thread caches
-// kChunks chunks of x, weight and bias, three times rung 6's registers (and
-// nvcc hoists the bf16 weight and bias out of the row loop already converted
-// to fp32: twice their bf16 registers), so the launcher picks the smallest
-// kChunks whose thread limit covers the row: 1024 threads (64 registers) for
-// one chunk, 768 (80 registers) for two and, fp32 only, four.  That reaches
-// C = 12288 in both precisions, the large preset's widest rows, with nothing
-// spilled (four bf16 chunks would spill).
+// kChunks chunks of x, weight and bias, three times
+// layernorm_vec128_rowcached_*'s registers (and nvcc hoists the bf16 weight and
+// bias out of the row loop already converted to fp32: twice their bf16
+// registers), so the launcher picks the smallest kChunks whose thread limit
+// covers the row: 1024 threads (64 registers) for one chunk, 768 (80 registers)
+// for two and, fp32 only, four.  That reaches C = 12288 in both precisions, the
+// large preset's widest rows, with nothing spilled (four bf16 chunks would
+// spill).
 //
 // What that costs at wide C (registers from ptxas for sm_90a, an H100's 64 K
 // registers and 2048 threads an SM): rows in flight per SM are 10, 8, 2, 1, 1
@@ -43,7 +48,8 @@ constexpr int kMaxRowsPerBlockThreads = kChunks == 1 ? 1024 : 768;
 // Cost model: x read exactly once, weight and bias once per block (a few
 // hundred blocks read the same C-vectors from L2: counted once, as for every
 // rung): bytes_model = bytes_min.  The streaming hints change which lines L2
-// keeps, not the compulsory traffic, so rung 8 has the same model.
+// keeps, not the compulsory traffic, so the streaming variant has the same
+// model.
 inline double bytes_model_rows_per_block(const Dims& d) {
   return x_read_bytes(d, 1, 1.0) + bytes_except_x(d);
 }
@@ -53,12 +59,14 @@ inline double bytes_model_rows_per_block(const Dims& d) {
 // Whole 16-byte chunks of x and y with the .cs cache operator: each byte of x
 // is read once and each byte of y written once, so their lines are allocated
 // evict-first and the lines that are reused (weight and bias, read by every
-// block) are the ones L2 keeps.  x goes through the read-only path as rung 7's
-// const __restrict__ loads do (LDG.E.EF.128.CONSTANT against
-// LDG.E.128.CONSTANT), so only the eviction policy differs.  A row's ragged
-// end (C not a multiple of the vector) is read through __ldg: nvcc infers the
-// read-only path for rung 7's plain loads, but not past the opaque asm of the
-// streaming store in the same loop, and would fall back to coherent LDG.E.
+// block) are the ones L2 keeps.  x goes through the read-only path as
+// layernorm_vec128_rows_per_block_*'s const __restrict__ loads do
+// (LDG.E.EF.128.CONSTANT against LDG.E.128.CONSTANT), so only the eviction
+// policy differs.  A row's ragged end (C not a multiple of the vector) is read
+// through __ldg: nvcc infers the read-only path for
+// layernorm_vec128_rows_per_block_*'s plain loads, but not past the opaque asm
+// of the streaming store in the same loop, and would fall back to coherent
+// LDG.E.
 struct StreamingChunks {
   template <typename T>
   __device__ __forceinline__ static Packed128<T> load(const T* address) {

@@ -1,4 +1,5 @@
-// LayerNorm rung 1: one thread per row, three passes over the row (baseline).
+// LayerNorm layernorm_thread_per_row_naive_* (the ladder's floor, no baseline):
+// one thread per row, three passes over the row.
 //
 // The CPU loop moved to the GPU as is: thread r computes the mean of row r,
 // then the centred variance, then writes y, reading the row from memory in
@@ -9,7 +10,9 @@
 // (one per thread), nothing survives in cache between passes: x comes from
 // DRAM three times.  On the roofline: a third of the intensity of the one-pass
 // rungs, and far below the roof even for that.
-#include "layernorm/layernorm_common.hpp"
+#include "layernorm/layernorm_cost.hpp"
+#include "layernorm/layernorm_launch.hpp"
+#include "layernorm/layernorm_workload.hpp"
 
 namespace rl::layernorm {
 

@@ -1,13 +1,17 @@
-// LayerNorm rung 2: three kernels, mean / variance / normalise (unfused).
+// LayerNorm layernorm_unfused_* (baseline layernorm_thread_per_row_naive_*):
+// three kernels, mean / variance / normalise.
 //
 // What a framework gets by composing reductions and element-wise ops: each
-// kernel is individually well written (a warp per row with coalesced reads
-// for the two reductions, a flat coalesced grid for the normalisation), but
-// each launch sweeps the whole tensor again.  At the large preset the tensor
-// is far bigger than L2, so x comes from DRAM three times and the statistics
-// make a round trip through memory.  Against rung 1 it fixes coalescing, not
-// traffic; the fused rungs that follow fix traffic.
-#include "layernorm/layernorm_common.hpp"
+// kernel is individually well written (a warp per row with coalesced reads for
+// the two reductions, a flat coalesced grid for the normalisation), but each
+// launch sweeps the whole tensor again.  At the large preset the tensor is far
+// bigger than L2, so x comes from DRAM three times and the statistics make a
+// round trip through memory.  Against layernorm_thread_per_row_naive_* it fixes
+// coalescing, not traffic; the fused rungs that follow fix traffic.
+#include "layernorm/layernorm_cost.hpp"
+#include "layernorm/layernorm_device.hpp"
+#include "layernorm/layernorm_launch.hpp"
+#include "layernorm/layernorm_workload.hpp"
 
 namespace rl::layernorm {
 

@@ -1,23 +1,28 @@
-// LayerNorm rung 5: rung 4 (a block of 512 threads per row, three sweeps
-// over the row) with 128-bit accesses.
+// LayerNorm layernorm_vec128_block_per_row_*: its baseline
+// layernorm_block_per_row_* (a block of 512 threads per row, three sweeps over
+// the row) with 128-bit accesses.
 //
-// The one idea against rung 4: each thread moves 16-byte chunks (LDG.E.128:
-// 4 floats or 8 bf16) of x, weight and bias and stores y the same way, so a
-// quarter (fp32) or an eighth (bf16) of the memory instructions carry the
-// same bytes.  The row is still swept three times (mean, centred variance,
-// normalisation), the re-reads served by cache while the rows in flight fit;
-// rung 6 then holds the row in registers instead.  Unlike rung 4 it runs at
-// every C of the large preset, so rung 6's arrow has a baseline at each
-// shape (at C = 768 fp32 a row is 192 chunks: 320 of the 512 threads idle).
-// A row whose start is not 16-byte aligned (C not a multiple of the vector
-// width) and the ragged end of a row use scalar accesses.
-#include "layernorm/layernorm_common.hpp"
+// The one idea against layernorm_block_per_row_*: each thread moves 16-byte
+// chunks (LDG.E.128: 4 floats or 8 bf16) of x, weight and bias and stores y the
+// same way, so a quarter (fp32) or an eighth (bf16) of the memory instructions
+// carry the same bytes.  The row is still swept three times (mean, centred
+// variance, normalisation), the re-reads served by cache while the rows in
+// flight fit; layernorm_vec128_rowcached_* then holds the row in registers
+// instead.  Unlike layernorm_block_per_row_* it runs at every C of the large
+// preset, so layernorm_vec128_rowcached_*'s arrow has a baseline at each shape
+// (at C = 768 fp32 a row is 192 chunks: 320 of the 512 threads idle).  A row
+// whose start is not 16-byte aligned (C not a multiple of the vector width) and
+// the ragged end of a row use scalar accesses.
+#include "layernorm/layernorm_cost.hpp"
+#include "layernorm/layernorm_device.hpp"
+#include "layernorm/layernorm_launch.hpp"
+#include "layernorm/layernorm_workload.hpp"
 
 namespace rl::layernorm {
 
 constexpr int kVec128RowThreads = 512;
 
-// Cost model: three sweeps by 512 threads per row, as rung 4.
+// Cost model: three sweeps by 512 threads per row, as layernorm_block_per_row_*.
 double bytes_model_vec128_block_per_row(const Dims& d) {
   return x_read_bytes(d, 3, kVec128RowThreads) + bytes_except_x(d);
 }

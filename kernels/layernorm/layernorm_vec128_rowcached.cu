@@ -1,14 +1,17 @@
-// LayerNorm rung 6: rung 5 (128-bit accesses, a block per row) with the row
-// held in registers, so x is read once.
+// LayerNorm layernorm_vec128_rowcached_*: its baseline
+// layernorm_vec128_block_per_row_* (128-bit accesses, a block per row) with
+// the row held in registers, so x is read once.
 //
-// Rungs 3-5 sweep the row three times and rely on cache for the re-reads.
-// Here each thread of the row's block (up to 1024 threads) loads its slice
-// of the row once, as 16-byte vectors, into registers; the mean, the
-// centred variance (a second pass, over registers instead of memory) and the
-// normalisation all run on those registers.  The one idea against rung 5:
-// register caching, so x crosses the memory bus exactly once whatever C and
-// however many rows are in flight.  This is the rung that should sit on the
-// hbm.copy roof at every C, bf16 at twice the intensity of fp32.
+// layernorm_warp_per_row_twopass_*, layernorm_block_per_row_* and
+// layernorm_vec128_block_per_row_* sweep the row three times and rely on cache
+// for the re-reads.  Here each thread of the row's block (up to 1024 threads)
+// loads its slice of the row once, as 16-byte vectors, into registers; the
+// mean, the centred variance (a second pass, over registers instead of memory)
+// and the normalisation all run on those registers.  The one idea against
+// layernorm_vec128_block_per_row_*: register caching, so x crosses the memory
+// bus exactly once whatever C and however many rows are in flight.  This is the
+// rung that should sit on the hbm.copy roof at every C, bf16 at twice the
+// intensity of fp32.
 //
 // Each thread caches kChunks 16-byte chunks; the launcher picks the smallest
 // kChunks that covers the row within that kChunks' thread limit (C up to
@@ -17,7 +20,10 @@
 // leave 64 registers a thread, in which 4 chunks of bf16 spill on sm_100a;
 // 768 threads leave 80.  A row whose start is not 16-byte aligned (C not a multiple of
 // the vector width) and the ragged end of a row use scalar accesses.
-#include "layernorm/layernorm_common.hpp"
+#include "layernorm/layernorm_cost.hpp"
+#include "layernorm/layernorm_device.hpp"
+#include "layernorm/layernorm_launch.hpp"
+#include "layernorm/layernorm_workload.hpp"
 
 #include <stdexcept>
 

@@ -1,18 +1,20 @@
-// LayerNorm rung 7: each block normalises many rows, weight and bias loaded
-// once per block.
+// LayerNorm layernorm_vec128_rows_per_block_* (baseline
+// layernorm_vec128_rowcached_*): each block normalises many rows, weight and
+// bias loaded once per block.
 //
-// Rung 6 (vec128_rowcached) launches a block per row: every row loads weight
-// and bias again, and only after its two reductions, so each row waits for
-// one more L2 round trip behind two block barriers; at wide C a row fills a
-// whole SM (up to 1024 threads), so that wait is not hidden by other rows.
-// Here the grid is one resident wave of blocks (as many as fit on the GPU at
-// once) and block b takes rows b, b + gridDim.x, ...: each thread loads its
-// slice of weight and bias into registers once, before its first row, and a
-// row then costs only its x load (held in registers as in rung 6), the two
-// reductions and the y store.  The one idea against rung 6: weight and bias
-// per block instead of per row.  Streaming cache hints on x and y are the next
-// idea (rung 8, layernorm_vec128_rows_per_block_streaming.cu); the body both
-// share, the launcher's choice of chunks a thread and the cost model are in
+// layernorm_vec128_rowcached_* launches a block per row: every row loads weight
+// and bias again, and only after its two reductions, so each row waits for one
+// more L2 round trip behind two block barriers; at wide C a row fills a whole
+// SM (up to 1024 threads), so that wait is not hidden by other rows.  Here the
+// grid is one resident wave of blocks (as many as fit on the GPU at once) and
+// block b takes rows b, b + gridDim.x, ...: each thread loads its slice of
+// weight and bias into registers once, before its first row, and a row then
+// costs only its x load (held in registers as in layernorm_vec128_rowcached_*),
+// the two reductions and the y store.  The one idea against
+// layernorm_vec128_rowcached_*: weight and bias per block instead of per
+// row.  Streaming cache hints on x and y are the next idea
+// (layernorm_vec128_rows_per_block_streaming_*); the body both share, the
+// launcher's choice of chunks a thread and the cost model are in
 // layernorm_rows_per_block.hpp.
 #include "layernorm/layernorm_rows_per_block.hpp"
 

@@ -1,21 +1,23 @@
-// LayerNorm rung 8: rung 7 (many rows a block, weight and bias loaded once per
-// block) with x read and y written through streaming cache hints.
+// LayerNorm layernorm_vec128_rows_per_block_streaming_*: its baseline
+// layernorm_vec128_rows_per_block_* (many rows a block, weight and bias loaded
+// once per block) with x read and y written through streaming cache hints.
 //
 // Every byte of x is read once and every byte of y written once, yet plain
 // loads and stores allocate their lines in L2 with the normal eviction policy,
 // the same as weight and bias, which every block reads again at the start of
 // its rows.  At the large preset 2 GiB of x and y flow through a 50 MB L2, so
-// those streams compete for lines with the data that is reused.  Here
-// whole 16-byte chunks of x use ld.global.cs.nc (the read-only path of rung
-// 7's const __restrict__ loads, plus the streaming hint) and of y
-// st.global.cs: their lines are allocated evict-first, so L2 gives them up
-// before anything else.  The one idea against rung 7: the cache hint on x and
-// y (weight, bias, mean, rstd and a row's scalar ends keep plain accesses).
-// What it should buy: the last few percent between rung 7 and the hbm.copy
-// roof at large C, where rung 7 is already memory-bound; a goal until
+// those streams compete for lines with the data that is reused.  Here whole
+// 16-byte chunks of x use ld.global.cs.nc (the read-only path of
+// layernorm_vec128_rows_per_block_*'s const __restrict__ loads, plus the
+// streaming hint) and of y st.global.cs: their lines are allocated evict-first,
+// so L2 gives them up before anything else.  The one idea against
+// layernorm_vec128_rows_per_block_*: the cache hint on x and y (weight, bias,
+// mean, rstd and a row's scalar ends keep plain accesses).  What it should buy:
+// the last few percent between layernorm_vec128_rows_per_block_* and the
+// hbm.copy roof at large C, where it is already memory-bound; a goal until
 // measured on a GPU.  Through rl::ptx wrappers (LDG.E.EF.128.CONSTANT and
-// STG.E.EF.128 in the SASS of every architecture built; the emulator treats
-// the hint as the plain access it is semantically).
+// STG.E.EF.128 in the SASS of every architecture built; the emulator treats the
+// hint as the plain access it is semantically).
 #include "layernorm/layernorm_rows_per_block.hpp"
 
 namespace rl::layernorm {

@@ -1,4 +1,6 @@
-// LayerNorm rung 3: one warp per row, fused, shuffle reductions, two passes.
+// LayerNorm layernorm_warp_per_row_twopass_* (baseline
+// layernorm_thread_per_row_naive_*, fuses layernorm_unfused_*): one warp per
+// row, fused, shuffle reductions, two passes.
 //
 // One kernel does everything for a row, so the statistics never leave the
 // chip and x is fetched from DRAM once: the second and third sweeps over the
@@ -9,7 +11,10 @@
 // for C <= ~1K, so the point moves right (3x intensity) and up.  Its limit is
 // wide rows: a warp per 12288-wide row keeps too many rows in flight for the
 // re-reads to stay in cache, and too little parallelism per row.
-#include "layernorm/layernorm_common.hpp"
+#include "layernorm/layernorm_cost.hpp"
+#include "layernorm/layernorm_device.hpp"
+#include "layernorm/layernorm_launch.hpp"
+#include "layernorm/layernorm_workload.hpp"
 
 namespace rl::layernorm {
 

@@ -20,7 +20,13 @@
 #include <string>
 #include <vector>
 
-#include "attention/attention_common.hpp"
+#include "attention/attention_cost.hpp"
+#include "attention/attention_error_model.hpp"
+#include "attention/attention_launch.hpp"
+#include "attention/attention_problem.hpp"
+#include "attention/attention_reference.hpp"
+#include "attention/attention_swizzle.hpp"
+#include "attention/attention_workload.hpp"
 #include "emu_kernel_test.hpp"
 
 namespace {

@@ -4,7 +4,7 @@
 // at odd shapes under two schedules with bit-identical outputs, and the
 // records are no longer gpu_only for the emulator.
 #include "emu_kernel_test.hpp"
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_workload.hpp"
 #include "rl/cuda.hpp"
 #include "rl/registry.hpp"
 

@@ -20,7 +20,9 @@
 #include <vector>
 
 #include "emu_kernel_test.hpp"
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_reference.hpp"
+#include "gemm/gemm_swizzle.hpp"
+#include "gemm/gemm_workload.hpp"
 #if defined(RL_EMULATE)
 #include "rl/ptx.hpp"  // host code of the CUDA backend does not compile device wrappers
 #endif

@@ -17,7 +17,9 @@
 #include <vector>
 
 #include "emu_kernel_test.hpp"
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_cost.hpp"
+#include "gemm/gemm_reference.hpp"
+#include "gemm/gemm_workload.hpp"
 
 namespace {
 

@@ -9,7 +9,7 @@
 // that the 4-stage ring wraps several times (mbarrier parity), a grid of many
 // blocks.  A negative test shows the check can fail: dropping the last 8
 // columns of K must fail validation.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_workload.hpp"
 #include "gpu.hpp"
 #include "rl/check.hpp"
 #include "rl/cuda.hpp"

@@ -13,7 +13,11 @@
 #include <vector>
 
 #include "emu_kernel_test.hpp"
-#include "gelu/gelu_common.hpp"
+#include "gelu/gelu_cost.hpp"
+#include "gelu/gelu_forms.hpp"
+#include "gelu/gelu_launch.hpp"
+#include "gelu/gelu_reference.hpp"
+#include "gelu/gelu_workload.hpp"
 
 namespace {
 

@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "emu_kernel_test.hpp"
-#include "layernorm/layernorm_common.hpp"
+#include "layernorm/layernorm_launch.hpp"
+#include "layernorm/layernorm_reference.hpp"
+#include "layernorm/layernorm_workload.hpp"
 
 namespace {
 

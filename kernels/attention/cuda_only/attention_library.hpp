@@ -3,12 +3,14 @@
 // once per shape in the workload's constructor, behind AttentionWorkload's
 // launcher, and reports what the library chose through Workload::notes().
 //
-// The records come from attention_common.hpp's make_record<T> (shapes, cost
+// The records come from attention_workload.hpp's make_record<T> (shapes, cost
 // model, error model, device_bytes with the library's workspace); only the
 // workload is built here, because the library state belongs to an instance.
 #pragma once
 
-#include "attention/attention_common.hpp"
+#include "attention/attention_launch.hpp"
+#include "attention/attention_problem.hpp"
+#include "attention/attention_workload.hpp"
 
 #include <functional>
 #include <memory>

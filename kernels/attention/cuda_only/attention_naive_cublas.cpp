@@ -13,7 +13,7 @@
 // GEMMs accumulate in fp32 (CUBLAS_COMPUTE_32F; the fp32 record therefore uses
 // no TF32) and cuBLAS picks its algorithm inside the call (CUBLAS_GEMM_DEFAULT).
 //
-// Cost model: attention_common's naive_bytes_model at T's size (S and P
+// Cost model: attention_cost.hpp's naive_bytes_model at T's size (S and P
 // written and read back; its 16×16-tile re-reads of Q, K, P and V stand in for
 // the library's unknown tiling).  Memory: Q, K, V, O, S, P and cuBLAS's
 // workspace (handed to it with cublasSetWorkspace, so the figure is exact).

@@ -19,8 +19,8 @@
 //   gemm_cublaslt_fp8        cuBLASLt, e4m3 A and B (sm_89+), fp32 accumulate,
 //                            fp32 C, no scale factors (scale 1).
 //
-// The problem is the ladder's (gemm_common.hpp): row-major A (M x K), B (K x N),
-// C (M x N) in fp32.  cuBLAS is column-major, so every record computes the
+// The problem is the ladder's (gemm_problem.hpp): row-major A (M x K),
+// B (K x N), C (M x N) in fp32.  cuBLAS is column-major, so every record computes the
 // column-major Cᵀ = Bᵀ·Aᵀ on the same buffers (rl::cublaslt::as_column_major:
 // the operands swap places, nothing is copied), layout "NN".  The exception is
 // fp8: cuBLASLt runs fp8 only as "TN" (first operand transposed), so that
@@ -40,7 +40,8 @@
 // cublasSetWorkspace so the figure is exact) and fp8's transposed B.
 //
 // GPU only (no library under the emulator).  Not yet run on a GPU.
-#include "gemm/gemm_common.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_workload.hpp"
 
 #include "rl/check.hpp"
 #include "rl/check_libs.hpp"
@@ -288,7 +289,7 @@ std::size_t workspace_and_transposed_b(const Dims& d) {
   return kWorkspaceBytes + static_cast<std::size_t>(d.N * d.K) * sizeof(__nv_fp8_e4m3);
 }
 
-// Error models (gemm_common.hpp's bound, per element against sum |a||b|):
+// Error models (gemm_reference.hpp's bound, per element against sum |a||b|):
 //  - cuBLAS SGEMM: FFMA on the FP32 pipe, the SIMT ladder's bound.
 //  - TF32: the tensor-core accumulation bound; cuBLAS does not document
 //    whether it rounds fp32 inputs to tf32 to nearest (2^-11) or truncates

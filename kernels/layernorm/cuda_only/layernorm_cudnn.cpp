@@ -11,7 +11,9 @@
 // cuDNN is found, registered with gpu_only = true.  cuDNN 9 has the operation
 // (CUDNN_BACKEND_OPERATION_NORM_FORWARD_DESCRIPTOR); a shape its engines do
 // not support fails the workload with cuDNN's own message.
-#include "layernorm/layernorm_common.hpp"
+#include "layernorm/layernorm_cost.hpp"
+#include "layernorm/layernorm_launch.hpp"
+#include "layernorm/layernorm_workload.hpp"
 
 #if defined(RL_HAVE_CUDNN)
 

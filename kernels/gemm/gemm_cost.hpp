@@ -1,0 +1,67 @@
+// GEMM cost model: FLOPs, bytes_min and the reuse-tile bytes_model every rung
+// declares, and the device memory an instance allocates.
+#pragma once
+
+#include "gemm/gemm_problem.hpp"
+#include "rl/roofline/cost.hpp"
+
+#include <cmath>
+#include <cstddef>
+
+namespace rl::gemm {
+
+// ---------------------------------------------------------------- cost model
+//
+// FLOPs: 2 M N K (one multiply and one add per term; an FMA counts 2).
+//
+// bytes_min: A and B read once, C written once, at their storage sizes.
+//
+// bytes_model: the global-memory traffic the rung requests, counted at the
+// granularity at which the rung shares a load between the outputs that need
+// it, its reuse tile (TileM x TileN outputs).  A tile of C needs a TileM x K
+// panel of A and a K x TileN panel of B; so A is requested ceil(N / TileN)
+// times in all, B ceil(M / TileM) times, and C is written once:
+//
+//   bytes_model = M K ceil(N / TileN) sizeof(A) + K N ceil(M / TileM) sizeof(B)
+//                 + M N sizeof(C)
+//
+// The reuse tile is the block tile (BlockM x BlockN) for every rung that
+// stages its panels in shared memory.  The naive and coalesced rungs stage
+// nothing; the only sharing they get without relying on a cache is a warp's
+// broadcast (one request serves every lane that reads the same address), so
+// their reuse tile is the warp's footprint in C: 32 x 1 (naive) or 1 x 32
+// (coalesced).  Whatever L1 and L2 recover on top of that shows as achieved
+// bandwidth above the model, not as fewer modelled bytes.  BlockK does not
+// enter: it sets how a panel is cut into steps, not how often it is read.
+// As tiles grow the ladder moves right on the roofline, and the FP32 rungs
+// cross from the memory-bound side to the compute-bound side.
+struct ReuseTile {
+  int M;
+  int N;
+};
+
+inline double ceil_div(double a, double b) {
+  return std::ceil(a / b);
+}
+
+inline roofline::Cost cost(const Dims& d, ReuseTile tile, std::size_t input_bytes,
+                           roofline::ComputeUnit unit) {
+  const double M = static_cast<double>(d.M), N = static_cast<double>(d.N),
+               K = static_cast<double>(d.K);
+  const double in = static_cast<double>(input_bytes);
+  const double c_bytes = M * N * sizeof(float);
+  return {
+      .flops = 2.0 * M * N * K,
+      .bytes_min = (M * K + K * N) * in + c_bytes,
+      .bytes_model = M * K * ceil_div(N, tile.N) * in + K * N * ceil_div(M, tile.M) * in + c_bytes,
+      .unit = unit};
+}
+
+// The device memory an instance allocates: A and B at storage size, C fp32.
+inline std::size_t device_bytes(const Dims& d, std::size_t input_bytes) {
+  const auto M = static_cast<std::size_t>(d.M), N = static_cast<std::size_t>(d.N),
+             K = static_cast<std::size_t>(d.K);
+  return (M * K + K * N) * input_bytes + M * N * sizeof(float);
+}
+
+}  // namespace rl::gemm

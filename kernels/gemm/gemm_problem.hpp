@@ -1,0 +1,126 @@
+// GEMM: the problem every rung solves, its storage types and its shapes.
+//
+//   C = A * B,   A: M x K, B: K x N, C: M x N, all row-major with leading
+//   dimensions lda, ldb, ldc (the BLAS convention; the workload passes
+//   lda = K, ldb = N, ldc = N).  Any M, N, K >= 1: every rung handles the
+//   tails itself, no padding.  A and B in a storage type T: float (the FP32
+//   SIMT rungs, and TF32, whose kernels round fp32 inputs to tf32 as they
+//   read them), __half, __nv_bfloat16 or __nv_fp8_e4m3 (tensor-core rungs);
+//   C in fp32.
+//
+// Indices are 32-bit in the kernels: the workload refuses a problem whose A,
+// B or C holds 2^31 elements or more (8192^2 is 2^26).
+//
+// The rungs, in ladder order, are listed in README.md here; the other
+// headers: gemm_cost.hpp (the cost model), gemm_reference.hpp (the float64
+// reference and its error bound), gemm_launch.hpp (the launcher interface),
+// gemm_workload.hpp (the workload and the record builder), gemm_tiles.hpp and
+// gemm_swizzle.hpp (device-side tile loaders and shared-memory layouts).
+#pragma once
+
+#include "rl/cuda.hpp"
+#include "rl/registry.hpp"
+
+#if !defined(RL_EMULATE)
+#include <cuda_fp8.h>  // __nv_fp8_e4m3 (the emulator's rl/emu/fp16.hpp has it)
+#endif
+
+#include <cstdint>
+#include <type_traits>
+#include <vector>
+
+namespace rl::gemm {
+
+struct Dims {
+  std::int64_t M;
+  std::int64_t N;
+  std::int64_t K;
+};
+
+inline Dims dims(const Shape& shape) {
+  return {shape.at("M"), shape.at("N"), shape.at("K")};
+}
+
+inline Shape make_shape(std::int64_t M, std::int64_t N, std::int64_t K) {
+  return Shape{{{"M", M}, {"N", N}, {"K", K}}};
+}
+
+// ---------------------------------------------------------------- storage types
+//
+// The value of a stored element of A or B as fp32 (exact for every storage
+// type), and an fp32 value rounded to the storage type: round-to-nearest-even
+// (e4m3 saturating to +-448, as cuda_fp8.h's constructor does).  GEMM-local
+// so that the set of types does not depend on rl/packed128.hpp's.
+template <typename T>
+__host__ __device__ __forceinline__ float input_to_f32(T x) {
+  if constexpr (std::is_same_v<T, float>)
+    return x;
+  else if constexpr (std::is_same_v<T, __half>)
+    return __half2float(x);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __bfloat162float(x);
+  else {
+    static_assert(std::is_same_v<T, __nv_fp8_e4m3>, "gemm inputs: float, half, bf16 or e4m3");
+    return static_cast<float>(x);
+  }
+}
+
+// The storage type's name, as --dump-tensors' manifest gives it.
+template <typename T>
+constexpr const char* storage_name() {
+  if constexpr (std::is_same_v<T, float>)
+    return "fp32";
+  else if constexpr (std::is_same_v<T, __half>)
+    return "fp16";
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return "bf16";
+  else
+    return "fp8_e4m3";
+}
+
+template <typename T>
+__host__ __device__ __forceinline__ T input_from_f32(float x) {
+  if constexpr (std::is_same_v<T, float>)
+    return x;
+  else if constexpr (std::is_same_v<T, __half>)
+    return __float2half_rn(x);
+  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    return __float2bfloat16(x);
+  else {
+    static_assert(std::is_same_v<T, __nv_fp8_e4m3>, "gemm inputs: float, half, bf16 or e4m3");
+    return __nv_fp8_e4m3(x);
+  }
+}
+
+// ---------------------------------------------------------------- shapes
+//
+// small: what the emulator runs in the main job, odd and square.
+// medium: a moderate GPU run (seconds), an odd square among them.
+// large: square 1024 to 8192, and transformer GEMMs: the GPT-2 MLP (8192
+// tokens, 768 -> 3072), the Llama-7B MLP (4096 tokens, 4096 -> 11008) and a
+// skinny decode step (16 tokens).  A rung may drop the large shapes whose
+// FLOPs exceed `max_large_flops` (0: no limit).
+inline std::vector<Shape> shapes(SizePreset preset, double max_large_flops = 0) {
+  switch (preset) {
+    case SizePreset::small:
+      return {make_shape(127, 129, 65), make_shape(256, 256, 256)};
+    case SizePreset::medium:
+      return {make_shape(1024, 1024, 1024), make_shape(1023, 1025, 1021),
+              make_shape(2048, 768, 768)};
+    case SizePreset::large: {
+      std::vector<Shape> out;
+      for (const Dims d : {Dims{1024, 1024, 1024}, Dims{2048, 2048, 2048}, Dims{4096, 4096, 4096},
+                           Dims{8192, 8192, 8192}, Dims{8192, 3072, 768}, Dims{4096, 11008, 4096},
+                           Dims{16, 4096, 4096}}) {
+        const double flops =
+            2.0 * static_cast<double>(d.M) * static_cast<double>(d.N) * static_cast<double>(d.K);
+        if (max_large_flops == 0 || flops <= max_large_flops)
+          out.push_back(make_shape(d.M, d.N, d.K));
+      }
+      return out;
+    }
+  }
+  return {};
+}
+
+}  // namespace rl::gemm

@@ -1,0 +1,210 @@
+// GEMM workload and record builder: the device buffers of one instance
+// (seeded A and B, C), its validation against gemm_reference.hpp's bound, and
+// make_record, which turns what differs between rungs (RecordSpec) into a
+// KernelRecord.
+#pragma once
+
+#include "gemm/gemm_cost.hpp"
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_problem.hpp"
+#include "gemm/gemm_reference.hpp"
+#include "rl/cuda.hpp"
+#include "rl/device_buffer.hpp"
+#include "rl/inspectable_workload.hpp"
+#include "rl/registry.hpp"
+#include "rl/validate.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace rl::gemm {
+
+// Inputs: SeededRng::normal(mean, stddev) rounded to T, an exact zero redrawn
+// (never zeros, never all equal).
+template <typename T>
+class GemmWorkload final : public InspectableWorkload {
+ public:
+  // Public so a test can wrap it (e.g. skip the last K step to prove that a
+  // missing term fails the error bound).
+  Launcher<T> launch;
+
+  GemmWorkload(Launcher<T> launcher, ErrorModel error, const Dims& d, std::uint64_t seed)
+      : launch(std::move(launcher)),
+        error_(error),
+        d_(d),
+        seed_(seed),
+        a_(count(d.M, d.K)),
+        b_(count(d.K, d.N)),
+        c_(count(d.M, d.N)) {
+    redraw_inputs(InputSpec{}, seed);
+  }
+
+  void run(cudaStream_t stream) override {
+    launch(Args<T>{c_.get(), a_.get(), b_.get(), static_cast<int>(d_.M), static_cast<int>(d_.N),
+                   static_cast<int>(d_.K), static_cast<int>(d_.K), static_cast<int>(d_.N),
+                   static_cast<int>(d_.N)},
+           stream);
+  }
+
+  Validation validate(cudaStream_t stream) override {
+    c_.poison(stream);
+    run(stream);
+    RL_CUDA_CHECK(cudaGetLastError());
+    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (!ref_) ref_ = reference<T>(a_host_, b_host_, d_, error_, sampled(), seed_);
+    const std::vector<float> all = download_outputs();
+    if (ref_->positions.empty()) return compare_with_bounds(all, ref_->value, ref_->bound);
+    std::vector<float> got(ref_->positions.size());
+    for (std::size_t p = 0; p < got.size(); ++p)
+      got[p] = all[static_cast<std::size_t>(ref_->positions[p])];
+    Validation v = compare_with_bounds(got, ref_->value, ref_->bound);
+    if (!v.passed)
+      v.detail = "sampled check of " + std::to_string(got.size()) + " outputs (element = index " +
+                 "into checked_positions()): " + v.detail;
+    return v;
+  }
+
+  void redraw_inputs(const InputSpec& spec, std::uint64_t seed) override {
+    SeededRng rng(seed);
+    auto draw = [&](std::vector<T>& host) {
+      for (T& v : host) {
+        do {
+          v = input_from_f32<T>(static_cast<float>(rng.normal(spec.mean, spec.stddev)));
+        } while (input_to_f32(v) == 0.0f);
+      }
+    };
+    a_host_.resize(a_.size());
+    b_host_.resize(b_.size());
+    draw(a_host_);
+    draw(b_host_);
+    a_.upload(a_host_);
+    b_.upload(b_host_);
+    ref_.reset();
+  }
+
+  std::vector<float> download_outputs() const override { return c_.download(); }
+
+  // A and B as the kernel read them (the uploaded values; a tf32 rung rounds
+  // them inside the kernel), C as it wrote it.
+  std::vector<TensorDump> tensors() const override {
+    auto as_float = [](const std::vector<T>& host) {
+      std::vector<float> out(host.size());
+      for (std::size_t i = 0; i < host.size(); ++i) out[i] = input_to_f32(host[i]);
+      return out;
+    };
+    return {{"A", "input", storage_name<T>(), {d_.M, d_.K}, as_float(a_host_)},
+            {"B", "input", storage_name<T>(), {d_.K, d_.N}, as_float(b_host_)},
+            {"C", "output", "fp32", {d_.M, d_.N}, c_.download()}};
+  }
+
+  // Test hooks: the size above which validation is sampled (multiply-adds of
+  // the full reference), and the positions the sampled check looks at.
+  void set_full_check_max_macs(std::int64_t macs) {
+    full_check_max_macs_ = macs;
+    ref_.reset();
+  }
+  bool sampled() const {
+    return d_.M * d_.N * d_.K > full_check_max_macs_ || d_.M * d_.N > kFullCheckMaxOutputs;
+  }
+  std::vector<std::int64_t> checked_positions() const {
+    return sampled() ? sample_positions(d_, seed_) : std::vector<std::int64_t>{};
+  }
+  // The inputs as uploaded (row-major A, then B).
+  const std::vector<T>& host_a() const { return a_host_; }
+  const std::vector<T>& host_b() const { return b_host_; }
+
+ private:
+  static std::size_t count(std::int64_t rows, std::int64_t cols) {
+    if (rows < 1 || cols < 1 || rows * cols >= std::numeric_limits<int>::max())
+      throw std::invalid_argument("gemm: every dimension >= 1 and each matrix < 2^31 elements");
+    return static_cast<std::size_t>(rows * cols);
+  }
+
+  ErrorModel error_;
+  Dims d_;
+  std::uint64_t seed_;
+  std::int64_t full_check_max_macs_ = kFullCheckMaxMacs;
+  DeviceBuffer<T> a_;
+  DeviceBuffer<T> b_;
+  DeviceBuffer<float> c_;
+  std::vector<T> a_host_;
+  std::vector<T> b_host_;
+  std::optional<Reference> ref_;
+};
+
+// What differs between GEMM records; the rest follows from it.  T is the
+// storage type of A and B; `precision` names what the kernel computes in
+// ("fp32", "tf32", "fp16", "bf16", "fp8"), `unit` the pipe it runs on.
+template <typename T>
+struct RecordSpec {
+  std::string name;
+  std::string variant;
+  std::string baseline;
+  std::string precision;
+  roofline::ComputeUnit unit;
+  ReuseTile tile;  // cost model: see bytes_model in gemm_cost.hpp
+  Launcher<T> launcher;
+  ErrorModel error = {};
+  double max_large_flops = 0;  // drop large shapes beyond this many FLOPs (0: keep all)
+  int min_cc = 0;              // minimum compute capability x10 (0: any)
+  bool gpu_only = false;       // cannot run under the emulator (libraries)
+  std::string idea = {};       // what the rung changes from its baseline, one line
+  void (*refuse)() = nullptr;  // run before an instance is made: throws where it must not run
+  // KernelRecord::refuse_on: the architectures the harness skips it on, with the reason.
+  std::optional<std::string> (*refuse_on)(int cc_x10) = nullptr;
+};
+
+template <typename T>
+KernelRecord make_record(RecordSpec<T> spec) {
+  return KernelRecord{
+      .name = std::move(spec.name),
+      .family = "gemm",
+      .variant = std::move(spec.variant),
+      .precision = std::move(spec.precision),
+      .unit = spec.unit,
+      .baseline = std::move(spec.baseline),
+      .ceiling = "",
+      .gpu_only = spec.gpu_only,
+      .min_cc = spec.min_cc,
+      .shapes = [max = spec.max_large_flops](SizePreset preset) { return shapes(preset, max); },
+      .cost = [tile = spec.tile, unit = spec.unit](
+                  const Shape& shape) { return cost(dims(shape), tile, sizeof(T), unit); },
+      .make_workload =
+          [launcher = spec.launcher, error = spec.error, refuse = spec.refuse](const Shape& shape,
+                                                                               std::uint64_t seed) {
+            if (refuse != nullptr) refuse();
+            return std::unique_ptr<Workload>(
+                new GemmWorkload<T>(launcher, error, dims(shape), seed));
+          },
+      .device_bytes = [](const Shape& shape) { return device_bytes(dims(shape), sizeof(T)); },
+      .idea = std::move(spec.idea),
+      .library = {},
+      .refuse_on = spec.refuse_on,
+  };
+}
+
+// An FP32 SIMT rung: fp32 A, B and C, the FP32 pipe, no rounding of the
+// inputs; the variant label is the name without its "gemm_f32_" prefix.
+inline KernelRecord make_fp32_simt_record(std::string name, std::string baseline, ReuseTile tile,
+                                          Launcher<float> launcher, std::string idea,
+                                          double max_large_flops = 0) {
+  std::string variant = name.substr(std::string_view("gemm_f32_").size());
+  return make_record<float>({.name = std::move(name),
+                             .variant = std::move(variant),
+                             .baseline = std::move(baseline),
+                             .precision = "fp32",
+                             .unit = roofline::ComputeUnit::fp32,
+                             .tile = tile,
+                             .launcher = std::move(launcher),
+                             .max_large_flops = max_large_flops,
+                             .idea = std::move(idea)});
+}
+
+}  // namespace rl::gemm
