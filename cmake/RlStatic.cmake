@@ -1,17 +1,14 @@
 # Static checks of the compiled GPU code (ctest label `static`).
 #
-# Every kernel source is compiled once more per target architecture with
-# `nvcc -cubin -arch=sm_<arch> -Xptxas -v` (same include dirs and definitions
-# as rl_kernels_cuda), which proves that each kernel builds for each
-# architecture and gives, per architecture,
+# rl_kernels_cuda compiles every kernel source once for all target
+# architectures; its compiles run with `-Xptxas -v` behind a launcher
+# (tests/static/capture_static.py) that keeps, per architecture,
 #   <stem>.sm_<arch>.ptxas.txt   the ptxas resource report (registers, smem, spills, stack)
 #   <stem>.sm_<arch>.sass        the SASS listing (cuobjdump -sass), when cuobjdump is found
 # tests/static/check_static.py then checks them against the `// rl-static:`
-# declarations in the source (tests/static/README.md).
-#
-# A separate cubin compile (instead of reading rl_kernels_cuda's fat objects)
-# keeps each architecture's ptxas report apart.  ccache cannot cache `-cubin`
-# compiles, so incrementality comes from make and nvcc's dependency file.
+# declarations in the source (tests/static/README.md).  ptxas reports each
+# entry function with its architecture, so one compile for five architectures
+# gives five reports; ccache replays them on a hit.
 #
 # cuobjdump is not part of every toolkit install: RL_CUOBJDUMP is searched in
 # the project venv (scripts/static_tools installs it from PyPI), the toolkit,
@@ -38,7 +35,7 @@ else()
 endif()
 
 set(RL_STATIC_CHECKER ${PROJECT_SOURCE_DIR}/tests/static/check_static.py)
-set(RL_STATIC_COMPILER ${PROJECT_SOURCE_DIR}/tests/static/compile_cubin.py)
+set(RL_STATIC_CAPTURE ${PROJECT_SOURCE_DIR}/tests/static/capture_static.py)
 
 # rl_static_architectures(<out>): CMAKE_CUDA_ARCHITECTURES as the SASS targets
 # the static build compiles for: "80-real" -> 80, virtual-only entries dropped,
@@ -75,42 +72,26 @@ function(rl_static_architectures out)
   set(${out} ${archs} PARENT_SCOPE)
 endfunction()
 
-# rl_add_static_source(SOURCE <file.cu> OUT_DIR <dir> STEM <stem> ARCHS <arch>...
-#                      OUTPUTS_VAR <var>)
-# Adds the per-architecture compile of one source; appends the outputs to <var>.
-function(rl_add_static_source)
-  cmake_parse_arguments(S "" "SOURCE;OUT_DIR;STEM;OUTPUTS_VAR" "ARCHS" ${ARGN})
-  file(MAKE_DIRECTORY ${S_OUT_DIR})
-  set(includes "$<REMOVE_DUPLICATES:$<TARGET_PROPERTY:rl_kernels_cuda,INCLUDE_DIRECTORIES>>")
-  set(defines "$<TARGET_PROPERTY:rl_kernels_cuda,COMPILE_DEFINITIONS>")
-  separate_arguments(user_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS}")
-  set(host_compiler)
-  if(CMAKE_CUDA_HOST_COMPILER)
-    set(host_compiler -ccbin ${CMAKE_CUDA_HOST_COMPILER})
-  endif()
-  set(outputs ${${S_OUTPUTS_VAR}})
-  foreach(arch IN LISTS S_ARCHS)
-    set(prefix ${S_OUT_DIR}/${S_STEM}.sm_${arch})
-    set(produced ${prefix}.cubin ${prefix}.ptxas.txt)
-    if(RL_STATIC_CUOBJDUMP)
-      list(APPEND produced ${prefix}.sass)
-    endif()
-    add_custom_command(
-      OUTPUT ${produced}
-      COMMAND Python3::Interpreter ${RL_STATIC_COMPILER} --prefix ${prefix}
-              "--cuobjdump=${RL_STATIC_CUOBJDUMP}" --
-              ${CMAKE_CUDA_COMPILER} ${host_compiler} ${user_flags}
-              -std=c++20 --expt-relaxed-constexpr -lineinfo -O3 -DNDEBUG
-              "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
-              "$<$<BOOL:${defines}>:-D$<JOIN:${defines},;-D>>"
-              -MD -MF ${prefix}.d -cubin -arch=sm_${arch} ${S_SOURCE}
-      DEPENDS ${S_SOURCE} ${RL_STATIC_COMPILER}
-      DEPFILE ${prefix}.d
-      COMMENT "static: ${S_STEM} for sm_${arch}"
-      COMMAND_EXPAND_LISTS VERBATIM)
-    list(APPEND outputs ${produced})
-  endforeach()
-  set(${S_OUTPUTS_VAR} ${outputs} PARENT_SCOPE)
+# rl_static_capture(TARGET <target> SOURCE_ROOT <dir> OUT_DIR <dir> ARCHS <arch>...)
+# Makes every CUDA compile of <target> keep, for each architecture, its ptxas
+# report and SASS listing under OUT_DIR (capture_static.py, a compiler
+# launcher in front of the configured one, e.g. ccache).  The static checks
+# thus read the objects the build links instead of compiling every kernel a
+# second time, one cubin per architecture.  A kernel that does not compile for
+# one architecture fails the build.
+function(rl_static_capture)
+  cmake_parse_arguments(S "" "TARGET;SOURCE_ROOT;OUT_DIR" "ARCHS" ${ARGN})
+  string(REPLACE ";" "," arch_csv "${S_ARCHS}")
+  set_property(TARGET ${S_TARGET} PROPERTY CUDA_COMPILER_LAUNCHER
+               ${Python3_EXECUTABLE} ${RL_STATIC_CAPTURE} --source-root ${S_SOURCE_ROOT}
+               --out-dir ${S_OUT_DIR} --archs ${arch_csv} "--cuobjdump=${RL_STATIC_CUOBJDUMP}" --
+               ${CMAKE_CUDA_COMPILER_LAUNCHER})
+  # make does not rebuild on a changed command: an edited launcher recompiles
+  # (a ccache hit) so that no report of an older launcher stays behind.
+  get_target_property(sources ${S_TARGET} SOURCES)
+  list(FILTER sources INCLUDE REGEX "\\.cu$")
+  set_source_files_properties(${sources} TARGET_DIRECTORY ${S_TARGET}
+                              PROPERTIES OBJECT_DEPENDS ${RL_STATIC_CAPTURE})
 endfunction()
 
 # rl_add_static_test(NAME <test> SOURCE <file.cu> OUT_DIR <dir> STEM <stem> ARCHS <arch>...)

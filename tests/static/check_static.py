@@ -6,9 +6,10 @@ code must look like, on one comment line per declaration:
 
     // rl-static: kernel=gelu_tanh_f32_vec4 max_regs=40 max_smem=0 sass=LDG.E.128,STG.E.128
 
-The build (cmake/RlStatic.cmake) compiles every kernel source once per target
-architecture with `nvcc -cubin -Xptxas -v`, keeps the ptxas report in
-<stem>.sm_<arch>.ptxas.txt and the SASS (cuobjdump -sass) in <stem>.sm_<arch>.sass.
+The build (cmake/RlStatic.cmake) compiles every kernel source once, for every
+target architecture, with `-Xptxas -v` (capture_static.py), keeps the ptxas
+report in <stem>.sm_<arch>.ptxas.txt and the SASS (cuobjdump -sass) in
+<stem>.sm_<arch>.sass.
 `check` reads both and verifies every entry function against the declarations.
 
 A kernel may have several declarations; a line longer than the 100 columns
@@ -58,7 +59,7 @@ matches LDG.E.128.CONSTANT, HMMA matches HMMA.16816.F32.BF16, LDG matches all
 global loads; LDG.E.12 matches nothing.
 
 Declarations are read from the source and from the project headers it
-includes (as nvcc's dependency file <stem>.sm_<arch>.d lists them), so a kernel
+includes (as nvcc's dependency file <stem>.d lists them), so a kernel
 defined in a shared header is declared in that header.
 
 Rules:
@@ -77,7 +78,7 @@ malformed; 77 the resource checks passed but SASS expectations could not be
 checked because there is no SASS (cuobjdump missing) -- ctest reports it as
 skipped, never as passed.
 
-The build step that produces these files is compile_cubin.py (kept apart so
+The build step that produces these files is capture_static.py (kept apart so
 that editing the checker does not recompile every kernel).
 
 Standard library only (Python >= 3.8).
@@ -536,7 +537,7 @@ def read_text(path):
 
 def cmd_check(args):
     decls = read_declarations(args.source)
-    depfiles = [os.path.join(args.dir, "%s.sm_%s.d" % (args.stem, a)) for a in args.arch]
+    depfiles = [os.path.join(args.dir, "%s.d" % args.stem)]
     for header in project_headers(depfiles, args.root):
         decls += read_declarations(header, from_header=True)
     failures, notes = [], []
@@ -578,7 +579,7 @@ def main(argv):
     check.add_argument("--arch", required=True, action="append",
                        help="architecture as in CMAKE_CUDA_ARCHITECTURES (repeat)")
     check.add_argument("--root", default=os.getcwd(),
-                       help="project root: its headers listed in <stem>.sm_<arch>.d may "
+                       help="project root: its headers listed in <stem>.d may "
                             "declare kernels too (default: the current directory)")
     args = parser.parse_args(argv)
     try:

@@ -20,7 +20,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import check_static as cs  # noqa: E402
-import compile_cubin  # noqa: E402
+import capture_static  # noqa: E402
 
 FIXTURE_DIR = None
 ARCHS = []
@@ -400,16 +400,70 @@ class SassRules(unittest.TestCase):
         self.assertEqual(allowed.failures, [])
 
 
-class CompileStep(unittest.TestCase):
+# nvcc -Xptxas -v for two architectures (nvcc 13.0, bad_spills.cu; trimmed), with
+# a warning among the report lines.
+TWO_ARCH_OUTPUT = textwrap.dedent("""\
+    ptxas info    : 0 bytes gmem
+    ptxas info    : Compiling entry function '_Z1kPf' for 'sm_80'
+    ptxas info    : Function properties for _Z1kPf
+        1088 bytes stack frame, 1368 bytes spill stores, 1720 bytes spill loads
+    ptxas info    : Used 32 registers, used 0 barriers, 1088 bytes cumulative stack size
+    warning: something to read
+    ptxas info    : 0 bytes gmem
+    ptxas info    : Compiling entry function '_Z1kPf' for 'sm_90a'
+    ptxas info    : Function properties for _Z1kPf
+        1864 bytes stack frame, 2172 bytes spill stores, 2668 bytes spill loads
+    ptxas info    : Used 40 registers, used 0 barriers, 1864 bytes cumulative stack size
+    """)
+
+
+class CaptureStep(unittest.TestCase):
+    """capture_static.py, the launcher that keeps each architecture's report."""
+
+    def capture(self, tmp, script, archs="80,90a"):
+        source = os.path.join(tmp, "src", "fam", "k.cu")
+        os.makedirs(os.path.dirname(source), exist_ok=True)
+        open(source, "w").close()
+        obj = os.path.join(tmp, "k.o")
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            rc = capture_static.main(["--source-root", os.path.join(tmp, "src"), "--out-dir",
+                                      os.path.join(tmp, "out"), "--archs", archs, "--",
+                                      sys.executable, "-c", script, "-c", source, "-o", obj])
+        return rc, os.path.join(tmp, "out", "fam", "k"), err.getvalue()
+
+    def test_each_architecture_gets_its_own_report(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            script = "import sys; sys.stderr.write(%r)" % TWO_ARCH_OUTPUT
+            rc, prefix, err = self.capture(tmp, script)
+            self.assertEqual(rc, 0, err)
+            self.assertEqual(err.strip(), "warning: something to read")
+            for arch, regs, spills in (("80", 32, 1368 + 1720), ("90a", 40, 2172 + 2668)):
+                with open(prefix + ".sm_%s.ptxas.txt" % arch) as f:
+                    (res,) = cs.parse_ptxas(f.read()).values()
+                self.assertEqual((res.registers, res.spills), (regs, spills))
+
     def test_failed_compile_leaves_no_report(self):
         with tempfile.TemporaryDirectory() as tmp:
-            prefix = os.path.join(tmp, "k.sm_80")
-            with contextlib.redirect_stderr(io.StringIO()):
-                failing_nvcc = "import sys; sys.stderr.write('error: boom'); sys.exit(2)"
-                rc = compile_cubin.main(["--prefix", prefix, "--", sys.executable, "-c",
-                                         failing_nvcc])
-            self.assertEqual(rc, 1)
-            self.assertFalse(os.path.exists(prefix + ".ptxas.txt"))
+            script = "import sys; sys.stderr.write(%r)" % TWO_ARCH_OUTPUT
+            rc, prefix, _ = self.capture(tmp, script)
+            self.assertTrue(os.path.exists(prefix + ".sm_80.ptxas.txt"))
+            rc, prefix, err = self.capture(tmp, "import sys; sys.stderr.write('error: boom'); "
+                                                "sys.exit(2)")
+            self.assertEqual(rc, 2)
+            self.assertIn("error: boom", err)
+            self.assertFalse(os.path.exists(prefix + ".sm_80.ptxas.txt"))
+
+    def test_sass_listing_splits_by_architecture(self):
+        dump = ("\nFatbin elf code:\n================\narch = sm_80\n\n\tcode for sm_80\n"
+                "\t\tFunction : _Z1kPf\n        /*0000*/    FFMA R0, R0, R0, R0 ;\n"
+                "\nFatbin ptx code:\n================\narch = sm_80\n"
+                "\nFatbin elf code:\n================\narch = sm_90a\n\n\tcode for sm_90a\n"
+                "\t\tFunction : _Z1kPf\n        /*0000*/    HMMA.16816.F32 R0, R0, R0, R0 ;\n")
+        listings = capture_static.split_sass(dump, ["80", "90a"])
+        self.assertEqual(cs.parse_sass("\n".join(listings["80"])), {"_Z1kPf": ["FFMA"]})
+        self.assertEqual(cs.parse_sass("\n".join(listings["90a"])),
+                         {"_Z1kPf": ["HMMA.16816.F32"]})
 
 
 class Fixtures(unittest.TestCase):
