@@ -39,7 +39,22 @@ const KernelRecord* find_kernel(std::string_view name) {
   return nullptr;
 }
 
-KernelRegistrar::KernelRegistrar(KernelRecord record) {
+std::string project_relative_path(std::string_view path) {
+  // The last `kernels/` or `tests/` path component: no folder inside either
+  // carries one of these names, while the root above them might.
+  std::size_t start = std::string_view::npos;
+  for (const std::string_view folder : {std::string_view("kernels/"), std::string_view("tests/")}) {
+    for (std::size_t at = path.find(folder); at != std::string_view::npos;
+         at = path.find(folder, at + 1)) {
+      if (at != 0 && path[at - 1] != '/') continue;
+      if (start == std::string_view::npos || at > start) start = at;
+    }
+  }
+  return std::string(start == std::string_view::npos ? path : path.substr(start));
+}
+
+KernelRegistrar::KernelRegistrar(KernelRecord record, std::string_view source_file) {
+  record.source_file = project_relative_path(source_file);
   if (find_kernel(record.name) != nullptr)
     throw std::logic_error("kernel registered twice: " + record.name);
   kernel_registry().push_back(std::move(record));

@@ -100,13 +100,26 @@ struct KernelRecord {
   // report's fusion pair), declared, never inferred from `baseline`, which
   // names the ladder rung below.  "" for the others.
   std::string fuses = {};
+  // Where the record is registered, relative to the project root
+  // ("kernels/gemm/gemm_f32_naive.cu"): set by RL_REGISTER_KERNEL from
+  // __FILE__ (project_relative_path), for --list.
+  std::string source_file = {};
 };
 
 std::vector<KernelRecord>& kernel_registry();
 const KernelRecord* find_kernel(std::string_view name);
 
+// The part of a source path from the project's `kernels/` or `tests/` folder
+// on (the folders that register records): "/abs/root/kernels/gemm/x.cu" and
+// "../../kernels/gemm/x.cu" both give "kernels/gemm/x.cu".  __FILE__ is
+// absolute or relative depending on how the build names the file (ccache's
+// base_dir makes it relative to the build folder), so only this suffix is
+// the same on every machine.  A path with neither folder is returned whole.
+std::string project_relative_path(std::string_view path);
+
 struct KernelRegistrar {
-  explicit KernelRegistrar(KernelRecord record);
+  // source_file: __FILE__ of the registering file (kept as project_relative_path).
+  KernelRegistrar(KernelRecord record, std::string_view source_file);
 };
 
 }  // namespace rl
@@ -114,7 +127,8 @@ struct KernelRegistrar {
 #define RL_CONCAT_INNER_(a, b) a##b
 #define RL_CONCAT_(a, b) RL_CONCAT_INNER_(a, b)
 // RL_REGISTER_KERNEL(rl::KernelRecord{...});  at namespace scope in the variant's file.
+// The record's source_file is this file.
 #define RL_REGISTER_KERNEL(...)                                                   \
   static const ::rl::KernelRegistrar RL_CONCAT_(rl_kernel_registrar_, __LINE__) { \
-    __VA_ARGS__                                                                   \
+    __VA_ARGS__, __FILE__                                                         \
   }
