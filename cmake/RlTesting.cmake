@@ -6,10 +6,14 @@
 # GPU builds).  GPU tests call RL_REQUIRE_GPU() (tests/support/gpu.hpp), which
 # GTEST_SKIPs with the reason when no device is usable; ctest then reports
 # them as skipped, never as passed.
+include_guard(GLOBAL)
 include(GoogleTest)
 function(rl_add_gtest)
   cmake_parse_arguments(T "GPU" "NAME;TIMEOUT;FILTER" "SOURCES;LIBS;LABELS;ENVIRONMENT" ${ARGN})
   add_executable(${T_NAME} ${T_SOURCES})
+  set_property(DIRECTORY APPEND PROPERTY RL_GTEST_TARGETS ${T_NAME})
+  rl_label_needs("${T_LABELS}" ${T_NAME})
+  rl_label_needs_folder_targets()
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
   rl_target_warnings(${T_NAME})
@@ -42,4 +46,55 @@ function(rl_add_gtest)
   endif()
   gtest_discover_tests(${T_NAME} DISCOVERY_MODE PRE_TEST TEST_PREFIX "${T_NAME}." ${filter}
                        PROPERTIES ${props})
+endfunction()
+
+# rl_tests_<label> (e.g. rl_tests_emu) builds what the tests of one label run,
+# and what those link, but nothing else: a preset that runs only some labels
+# builds only those (CMakePresets.json: the tsan preset runs label emu and
+# builds rl_tests_emu, not the benchmark, the roofline library and their unit
+# tests).  A label needs its gtest executables and, for its add_test() tests,
+# every other target built by default in the same test folder (the helper
+# programs those tests run).  A test that runs a program from another folder
+# is not covered: ctest then reports the program as not found.
+function(rl_label_needs labels)
+  foreach(label IN LISTS labels)
+    if(NOT TARGET rl_tests_${label})
+      add_custom_target(rl_tests_${label})
+    endif()
+    add_dependencies(rl_tests_${label} ${ARGN})
+  endforeach()
+endfunction()
+
+# Once per test folder that calls rl_add_gtest: at the folder's end, its other
+# targets count for the labels of its add_test() tests.
+function(rl_label_needs_folder_targets)
+  get_property(deferred DIRECTORY PROPERTY RL_LABEL_FOLDER_DEFERRED)
+  if(NOT deferred)
+    set_property(DIRECTORY PROPERTY RL_LABEL_FOLDER_DEFERRED ON)
+    cmake_language(DEFER CALL rl_label_folder_targets_now)
+  endif()
+endfunction()
+
+function(rl_label_folder_targets_now)
+  get_property(tests DIRECTORY PROPERTY TESTS)
+  get_property(targets DIRECTORY PROPERTY BUILDSYSTEM_TARGETS)
+  get_property(gtests DIRECTORY PROPERTY RL_GTEST_TARGETS)
+  set(helpers)
+  foreach(target IN LISTS targets)
+    get_target_property(excluded ${target} EXCLUDE_FROM_ALL)
+    if(NOT excluded AND NOT target IN_LIST gtests)
+      list(APPEND helpers ${target})
+    endif()
+  endforeach()
+  set(labels)
+  foreach(test IN LISTS tests)
+    get_test_property(${test} LABELS test_labels)
+    if(test_labels)
+      list(APPEND labels ${test_labels})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES labels)
+  if(helpers AND labels)
+    rl_label_needs("${labels}" ${helpers})
+  endif()
 endfunction()
