@@ -72,6 +72,11 @@ class BadInput(unittest.TestCase):
         self.assertIn("--emulator", line)
         self.assertFalse(os.path.exists(self.out))
 
+    def test_a_folder_of_something_else_is_refused_untouched(self):
+        os.makedirs(os.path.join(self.out, "logs"))
+        self.refused(["--emulator", "--out", self.out], "is not empty and holds no gpu_validate run")
+        self.assertEqual(os.listdir(self.out), ["logs"])
+
     def test_a_folder_of_the_other_mode_is_refused_untouched(self):
         os.makedirs(self.out)
         state = os.path.join(self.out, "state.env")
