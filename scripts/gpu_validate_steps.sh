@@ -53,10 +53,10 @@ step_targets() {
 }
 
 step_build() {
-  local start=$SECONDS log="$out/logs/build.log" preset
+  local start=$SECONDS log="$out/logs/build.log" preset what="emulator backend"
   : >"$log"
   if [[ "$mode" == gpu ]]; then
-    preset=default
+    preset=default what="CUDA architecture $arch"
     say "build: bench_roofline, roofline and the tests of label gpu, for $arch, into $build ($jobs jobs)"
   else
     preset=emu
@@ -98,7 +98,7 @@ step_build() {
   fi
   logged "$log" cmake --build "$build" -j "$jobs" --target "${names[@]}" ||
     { record build failed $((SECONDS - start)) "build failed (logs/build.log)"; return 1; }
-  record build passed $((SECONDS - start)) "${#names[@]} targets for $arch in $build"
+  record build passed $((SECONDS - start)) "${#names[@]} targets ($what) in $build"
 }
 
 step_test() {
@@ -204,7 +204,7 @@ write_versions() {
   fi
   [[ "$mode" == emulator ]] &&
     echo "cuBLAS/cuDNN at run time: not loaded: the emulator backend links neither (on a GPU, results.json context.library_versions holds what the benchmark loaded)"
-  echo "benchmark binary: $("$build/bench/$bench_target" --version 2>&1 | tr '\n' ' ')"
+  echo "benchmark binary: $("$build/bench/$bench_target" --version 2>&1 | tr -s ' \n' ' ')"
 }
 
 step_report() {
@@ -227,10 +227,13 @@ step_report() {
   record report "$outcome" $((SECONDS - start)) "${note:-chart and report rendered, bundle written}"
   python3 "$root/scripts/gpu_validate_summary.py" "$out" >"$out/SUMMARY.md" ||
     { ok=0; record report failed $((SECONDS - start)) "SUMMARY.md could not be written"; }
-  local bundle="$out/bundle.tar.gz" size
+  local bundle="$out/bundle.tar.gz" size tmp
   rm -f "$bundle"
-  tar -czf "$bundle.tmp" -C "$(dirname "$out")" --exclude=bundle.tar.gz --exclude=bundle.tar.gz.tmp \
-    "$(basename "$out")" && mv "$bundle.tmp" "$bundle"
+  # Written outside the folder it packs (tar refuses a folder that changes as it reads it).
+  tmp="$(mktemp "${TMPDIR:-/tmp}/gpu_validate-bundle.XXXXXX")"
+  tar -czf "$tmp" -C "$(dirname "$out")" "$(basename "$out")" 2>>"$log" && chmod 644 "$tmp" &&
+    mv "$tmp" "$bundle"
+  rm -f "$tmp"
   size="$(stat -c %s "$bundle" 2>/dev/null || echo 0)"
   if ((size == 0 || size >= 20 * 1024 * 1024)); then
     ok=0
