@@ -12,6 +12,7 @@ hardware-only tests (label gpu) that passed or failed."""
 import glob
 import json
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
 
@@ -105,6 +106,7 @@ def results_sections(out):
         for key, value in run.items():
             if key not in ("complete", "interrupted_by", "command_line", "settings") and value:
                 lines.append("- run.%s: %s" % (key, json.dumps(value)))
+        lines += left_out(out, results)
     lines.append("")
     kernels = results.get("kernels", [])
     bad = [k for k in kernels if (k.get("status") or "ok") != "ok" or not k.get("validated", True)]
@@ -122,6 +124,35 @@ def results_sections(out):
             lines.append("| %s | %s | %s | %s |" % (k.get("name"), shape, status, reason))
         lines.append("")
     return lines
+
+
+def left_out(out, results):
+    """The instances `--list` planned (logs/bench-list.txt, same selection) that
+    results.json does not hold, as one line."""
+    path = os.path.join(out, "logs", "bench-list.txt")
+    if not os.path.isfile(path):
+        return []
+    done = {(k.get("name"), frozenset("%s=%s" % kv for kv in (k.get("shape") or {}).items()))
+            for k in results.get("kernels", [])}
+    pattern = ((results.get("run") or {}).get("settings") or {}).get("filter") or ""
+    missing = []
+    for line in open(path).read().splitlines()[1:]:
+        fields = line.split()
+        if len(fields) < 6:
+            continue
+        name, shape = fields[0], fields[5]
+        try:
+            if pattern and not re.search(pattern, name + "/" + shape):
+                continue
+        except re.error:
+            pass
+        if (name, frozenset(shape.split(","))) not in done:
+            missing.append("%s %s" % (name, shape))
+    if not missing:
+        return []
+    shown = ", ".join(missing[:40]) + (" and %d more" % (len(missing) - 40) if len(missing) > 40
+                                       else "")
+    return ["- left out (planned by --list, not in results.json): %d: %s" % (len(missing), shown)]
 
 
 def junit_counts(path):

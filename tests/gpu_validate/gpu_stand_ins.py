@@ -2,11 +2,11 @@
 """scripts/gpu_validate's GPU path on a machine without one: stand-ins for
 nvidia-smi, cmake, ctest, bench_roofline and roofline record what the script
 asks of them and answer as the real ones do.  Checks the architecture chosen
-for each compute capability, the flags of every command (ctest -L gpu one at a
-time, the benchmark's sampling flags under a budget), the device facts kept,
-the claim verdicts and gpu test names in SUMMARY.md, exit 1 when a gpu test
-fails, and a benchmark cut by its budget reported as incomplete with what it
-left out.
+for each compute capability, the flags of every command (only the benchmark,
+the CLI and rl_tests_gpu built; ctest -L gpu one at a time; the benchmark's
+sampling flags under a budget), the device facts kept, the claim verdicts and
+gpu test names in SUMMARY.md, exit 1 when a gpu test fails, and a benchmark
+cut by its budget reported as incomplete with what it left out.
 
 usage: gpu_stand_ins.py SOURCE_DIR"""
 
@@ -35,7 +35,9 @@ esac
 CMAKE = """\
 #!/bin/bash
 echo "$*" >> "$FAKE_LOG/cmake.args"
-if [[ "$1" == --build ]]; then
+if [[ "$*" == *"--target help"* ]]; then
+  echo "... rl_tests_gpu"
+elif [[ "$1" == --build ]]; then
   mkdir -p "$2/bench"
   cp "$FAKE_BIN/bench.sh" "$2/bench/bench_roofline"
   cp "$FAKE_BIN/roofline.sh" "$2/bench/roofline"
@@ -135,7 +137,9 @@ class GpuStandIns(unittest.TestCase):
     def test_all_steps_pass_with_the_gpu_flags_and_a_full_summary(self):
         done = self.run_script()
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-        self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=90a", self.read(self.log, "cmake.args"))
+        cmake = self.read(self.log, "cmake.args")
+        self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=90a", cmake)
+        self.assertIn("--target bench_roofline roofline rl_tests_gpu", cmake)
         ctest = self.read(self.log, "ctest.args")
         self.assertIn("-L ^gpu$", ctest)
         self.assertIn("-j 1", ctest)
@@ -159,8 +163,9 @@ class GpuStandIns(unittest.TestCase):
                          ("8.0", "80")):
             done = self.run_script("--step", "build", cc=cc)
             self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-            last = self.read(self.log, "cmake.args").splitlines()[-2]
-            self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=%s " % arch, last + " ")
+            configure = [line for line in self.read(self.log, "cmake.args").splitlines()
+                         if line.startswith("--preset default")]
+            self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=%s " % arch, configure[-1] + " ")
 
     def test_a_failed_gpu_test_is_named_and_exits_1(self):
         done = self.run_script(FAKE_GPU_FAIL="1")
