@@ -81,15 +81,18 @@ step_build() {
     record build passed $((SECONDS - start)) "--prebuilt: $bench_target and roofline found in $build, nothing rebuilt (test binaries not checked)"
     return 0
   fi
-  # rl_tests_<label> (cmake/RlTesting.cmake): what the tests of one label run, nothing else.
   local -a targets=("$bench_target" roofline)
+  logged "$log" cmake --build "$build" -j "$jobs" --target "${targets[@]}" ||
+    { record build failed $((SECONDS - start)) "build failed (logs/build.log)"; return 1; }
+  # rl_tests_<label> (cmake/RlTesting.cmake): what the tests of one label run,
+  # nothing else; asked for after that first build, which regenerated the build files.
   if cmake --build "$build" --target help 2>/dev/null | grep -qw "rl_tests_$test_label"; then
     targets+=("rl_tests_$test_label")
+    logged "$log" cmake --build "$build" -j "$jobs" --target "rl_tests_$test_label" ||
+      { record build failed $((SECONDS - start)) "build of the $test_label tests failed (logs/build.log)"; return 1; }
   else
     echo "no target rl_tests_$test_label in $build: no test of label $test_label to build" >>"$log"
   fi
-  logged "$log" cmake --build "$build" -j "$jobs" --target "${targets[@]}" ||
-    { record build failed $((SECONDS - start)) "build failed (logs/build.log)"; return 1; }
   record build passed $((SECONDS - start)) "${targets[*]} ($what) in $build"
 }
 
