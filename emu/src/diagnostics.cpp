@@ -7,7 +7,7 @@
 // the handler installed before it (ASan's under the asan preset, which then
 // prints its own report) or to the default action (the process dies of the
 // signal).  The watchdog thread sends SIGUSR2 to a worker thread that made no
-// progress; its handler leaves the running fiber (scheduler.cpp, abandon()).
+// progress; its handler leaves the running fiber (fibers.cpp, abandon()).
 // Both run on an alternate signal stack per worker thread, so they also run
 // after a fiber overflowed its stack.
 #include <dlfcn.h>
@@ -120,7 +120,6 @@ class Watchdog {
         } else if (now - e.since >= limit) {
           // The scheduler stops threads that yield at the end of its pass.
           e.watch->timed_out.store(true, std::memory_order_relaxed);
-#if !defined(RL_EMU_TSAN)
           // A thread that never yields is left by the signal's handler.
           // Sent again at every poll while nothing moves: a signal that
           // arrived during a fiber switch is ignored by the handler.  Under
@@ -128,8 +127,7 @@ class Watchdog {
           // TSan: it delays a signal until the thread calls into its
           // runtime (a spinning thread never does), and a handler that
           // leaves by a context switch would corrupt its signal state.
-          pthread_kill(e.watch->thread, kWatchdogSignal);
-#endif
+          if constexpr (!kRacecheck) pthread_kill(e.watch->thread, kWatchdogSignal);
         }
       }
     }
@@ -144,11 +142,9 @@ class Watchdog {
                  "rl::emu: %s: watchdog: no thread of the block made progress for %.1f s and the "
                  "running thread could not be stopped (it never yields%s); exiting with code %d\n",
                  label.c_str(), std::chrono::duration<double>(stood).count(),
-#if defined(RL_EMU_TSAN)
-                 ": under ThreadSanitizer a signal waits until the thread calls into the runtime",
-#else
-                 "",
-#endif
+                 kRacecheck ? ": under ThreadSanitizer a signal waits until the thread calls "
+                              "into the runtime"
+                            : "",
                  kWatchdogExitCode);
     std::fflush(stderr);
     std::_Exit(kWatchdogExitCode);
@@ -381,21 +377,6 @@ void* tls_block(const void* base) {
 }  // namespace
 
 // ---- entry points ---------------------------------------------------------------------
-
-double watchdog_seconds() {
-  static const double seconds = [] {
-    double s = 10.0;
-    if (const char* text = std::getenv("RL_EMU_WATCHDOG_S"); text != nullptr && *text != '\0') {
-      const char* end = text + std::strlen(text);
-      auto [p, ec] = std::from_chars(text, end, s);
-      if (ec != std::errc() || p != end || !(s >= 0.0) || s > 86400.0)
-        bad_environment("RL_EMU_WATCHDOG_S", text,
-                        "seconds in [0, 86400]; 0 disables the watchdog");
-    }
-    return s;
-  }();
-  return seconds;
-}
 
 void watch(WorkerWatch& w) {
   if (watchdog_seconds() > 0.0) watchdog().watch(w);

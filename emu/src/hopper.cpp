@@ -30,19 +30,6 @@ std::string hex(std::uint64_t v) {
 
 }  // namespace
 
-int compute_capability() {
-  static const int cc = [] {
-    const char* text = std::getenv("RL_EMU_CC");
-    if (text == nullptr || *text == '\0') return 89;
-    const std::string s = text;
-    if (s == "89" || s == "8.9") return 89;
-    if (s == "90" || s == "9.0") return 90;
-    detail::bad_environment("RL_EMU_CC", text,
-                            "89 (Ada, the default) or 90 (Hopper with the sm_90a feature set)");
-  }();
-  return cc;
-}
-
 // ---- the shared window ------------------------------------------------------
 
 namespace {

@@ -8,61 +8,11 @@
 #include <cstdint>
 #include <string>
 
+#include "environment.hpp"
 #include "rl/emu/runtime.hpp"
-
-#if defined(RL_EMU_TSAN)
-#include <sanitizer/tsan_interface.h>
-// Exported by libtsan but not declared by GCC 12's header.
-extern "C" void __tsan_ignore_thread_begin();
-extern "C" void __tsan_ignore_thread_end();
-#endif
+#include "sanitizer_hooks.hpp"
 
 namespace rl::emu::detail {
-
-// ---- racecheck (RL_SANITIZE=thread) -------------------------------------------
-// Every CUDA thread is a TSan fiber and a switch between fibers implies no
-// synchronisation, so TSan sees only the happens-before edges these calls
-// add where CUDA gives them (barriers, warp collectives, mbarriers, fenced
-// atomics, kernel boundaries).  The emulator's own bookkeeping, touched by
-// whichever fiber runs, is hidden from TSan with RaceIgnored; a kernel's own
-// memory accesses stay visible.  All no-ops in other builds.
-#if defined(RL_EMU_TSAN)
-inline void race_release(const void* sync) {
-  __tsan_release(const_cast<void*>(sync));
-}
-inline void race_acquire(const void* sync) {
-  __tsan_acquire(const_cast<void*>(sync));
-}
-inline void race_ignore_begin() {
-  __tsan_ignore_thread_begin();
-}
-inline void race_ignore_end() {
-  __tsan_ignore_thread_end();
-}
-#else
-inline void race_release(const void*) {}
-inline void race_acquire(const void*) {}
-inline void race_ignore_begin() {}
-inline void race_ignore_end() {}
-#endif
-
-// Emulator bookkeeping for the rest of the scope: TSan neither checks nor
-// records this fiber's memory accesses (nests).
-struct RaceIgnored {
-  RaceIgnored() { race_ignore_begin(); }
-  ~RaceIgnored() { race_ignore_end(); }
-  RaceIgnored(const RaceIgnored&) = delete;
-  RaceIgnored& operator=(const RaceIgnored&) = delete;
-};
-
-// The opposite, inside a RaceIgnored scope: the kernel's own accesses (its
-// body, a warp instruction's shared-memory reads) are checked again.
-struct RaceVisible {
-  RaceVisible() { race_ignore_end(); }
-  ~RaceVisible() { race_ignore_begin(); }
-  RaceVisible(const RaceVisible&) = delete;
-  RaceVisible& operator=(const RaceVisible&) = delete;
-};
 
 // The calling host thread's error state (cudaGetLastError semantics).
 void record_error(cudaError_t error);
@@ -78,7 +28,6 @@ cudaError_t take_pending_failure();
 // reads memory it never wrote produces NaN (or absurd indices) and fails
 // validation instead of passing on whatever the host allocator returned.
 inline constexpr unsigned char kPoisonByte = 0xFF;
-bool poison_enabled();
 
 inline constexpr std::size_t kDefaultSharedPerBlock = 48 * 1024;
 inline constexpr std::size_t kOptInSharedPerBlock = 227 * 1024;
@@ -129,12 +78,6 @@ class ProgressCount {
   std::atomic<std::uint64_t>& progress_;
 };
 
-// One line naming an RL_EMU_* variable's bad value and what it takes, then
-// exit code 2: the one way the emulator refuses its environment.
-[[noreturn]] void bad_environment(const char* name, const char* value, const char* expected);
-
-// RL_EMU_WATCHDOG_S: seconds without progress before a block is stopped (0: never).
-double watchdog_seconds();
 // The watchdog follows `watch` (the calling worker thread) until unwatch().
 void watch(WorkerWatch& watch);
 void unwatch(WorkerWatch& watch);
@@ -166,7 +109,7 @@ std::size_t static_shared_bytes(const void* kernel);
 std::string symbol_table_name(const void* function);
 void poison_static_shared(const void* kernel);
 
-// Inside a kernel (scheduler.cpp): the running CUDA thread, for reports.
+// Inside a kernel (current_thread.cpp): the running CUDA thread, for reports.
 bool in_kernel();
 // "kernel K, block (x,y,z), thread (x,y,z)" of the running CUDA thread into
 // `out`, without allocating (signal handlers call it); "outside a kernel" else.

@@ -9,7 +9,7 @@
 #include "internal.hpp"
 #include "rl/emu/ptx_warp.hpp"
 
-// The runtime's (scheduler.cpp), declared weak: the per-warp semantics here
+// The runtime's (current_thread.cpp), declared weak: the per-warp semantics here
 // are also linked without the runtime (tests/emu_ptx's math library), and
 // then there is no kernel to fail.
 namespace rl::emu::detail {

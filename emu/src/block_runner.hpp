@@ -1,0 +1,13 @@
+// Runs a launch's blocks on the calling host thread.
+#pragma once
+
+#include "block_state.hpp"
+
+namespace rl::emu::detail {
+
+// Takes the launch's blocks one after another (job.next_block, shared with
+// every other worker running the same job) until none is left or one fails;
+// the first failure is filed in the job.
+void run_blocks(Job& job);
+
+}  // namespace rl::emu::detail

@@ -1,0 +1,171 @@
+// The scheduler's state: a launch (Job), the block a worker runs (Block), its
+// CUDA threads (Thread) and the host worker thread that runs them (Worker).
+//
+// A worker runs one block at a time.  It resumes the block's runnable fibers
+// in schedule order ("a pass"); each runs until it blocks (barrier, warp
+// collective, __activemask, __nanosleep, mbarrier wait) or exits.  Barriers
+// and collectives complete eagerly, in the fiber of the last arrival, which
+// marks every participant runnable and then blocks too, so all of them
+// continue in the next pass in schedule order (collectives.cpp).  A pass that
+// finds no runnable fiber while some are alive is a deadlock: it is reported,
+// the suspended fibers are unwound (AbortBlock thrown at their wait point) and
+// the launch fails (block_runner.cpp).
+#pragma once
+
+#include <atomic>
+#include <csignal>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fiber_stacks.hpp"
+#include "fiber_switch.hpp"
+#include "internal.hpp"
+#include "rl/emu/runtime.hpp"
+
+namespace rl::emu::detail {
+
+// object: sleeping in wait_on until wake_waiters names its object (mbarrier).
+enum class State : std::uint8_t { runnable, barrier, collective, activemask, object, exited };
+
+struct Block;
+struct Job;
+
+struct Thread {
+  Context context = nullptr;  // where it resumes; nullptr once it has finished
+  Block* block = nullptr;
+  uint3 index{};
+  unsigned rank = 0;
+  State* state = nullptr;  // in the worker's dense array, scanned every pass
+  // warp collective in progress
+  unsigned mask = 0;
+  CollectiveFn fn = nullptr;
+  void* post = nullptr;
+  unsigned participants = 0;
+  // wait_on in progress
+  const void* wait_object = nullptr;
+  WaitDescriber describe = nullptr;
+  StackBounds stack;
+  ThreadSlot slot[kThreadSlots];
+  // Left mid-kernel (device assert, __trap, watchdog): its frames are never
+  // unwound (see abandon()).
+  bool abandoned = false;
+  void* race_fiber = nullptr;  // racecheck: this thread's TSan fiber
+  bool fenced = false;         // racecheck: has executed a __threadfence*()
+};
+
+struct Block {
+  const Job* job = nullptr;
+  Thread* threads = nullptr;
+  State* states = nullptr;
+  unsigned count = 0;
+  unsigned live = 0;
+  uint3 index{};
+  unsigned barrier_arrived = 0;
+  int barrier_true = 0;
+  BarrierResult barrier_result{0, 0};
+  // synccheck: threads that exited since the last barrier completed, and
+  // where the pending barrier was first reached (a return address).
+  unsigned exited_since_barrier = 0;
+  const void* barrier_site = nullptr;
+  // racecheck sync objects, fresh for every block (their addresses are all
+  // TSan knows them by): per thread one for arriving at and one for leaving
+  // a warp collective, then two for __syncthreads, alternating by generation
+  // (a thread cannot arrive at barrier g+2 before every thread left g), and
+  // one the worker releases before the block starts (its fibers are reused).
+  // Empty outside racecheck.
+  std::vector<std::uint64_t> race_sync;
+  unsigned barrier_generation = 0;
+  const void* race_object(std::size_t i) const {
+    return race_sync.empty() ? nullptr : &race_sync[i];
+  }
+  const void* race_arrive(unsigned rank) const { return race_object(2 * std::size_t{rank}); }
+  const void* race_depart(unsigned rank) const { return race_object(2 * std::size_t{rank} + 1); }
+  const void* race_barrier(unsigned generation) const {
+    return race_object(2 * std::size_t{count} + (generation & 1u));
+  }
+  const void* race_start() const { return race_object(2 * std::size_t{count} + 2); }
+  std::vector<unsigned> activemask_waiting;  // per warp
+  // Per warp: lanes waiting in any warp collective, and the lanes that have
+  // exited or do not exist (a partial last warp).  A collective cannot
+  // complete before as many lanes wait as its mask names live ones, so most
+  // arrivals skip the scan over the warp.
+  std::vector<unsigned> collective_waiting;
+  std::vector<unsigned> gone_lanes;
+  unsigned object_waiters = 0;  // threads in State::object
+  void* dynamic_shared = nullptr;
+  bool aborting = false;
+  std::string failure;
+  cudaError_t error = cudaErrorLaunchFailure;  // what the launch reports if `failure` is set
+};
+
+// Thrown at a wait point to unwind a fiber of an aborted block.
+struct AbortBlock {};
+
+// One launch: its blocks are taken in order by every worker that runs it.
+struct Job {
+  LaunchSpec spec;
+  const std::string* name = nullptr;  // kernel_name(spec), looked up once per kernel
+  Schedule schedule;
+  std::uint64_t blocks = 0;
+  std::atomic<std::uint64_t> next_block{0};
+  std::atomic<bool> failed{false};
+  std::mutex failure_mutex;
+  std::string failure;  // the first failure's one-line description
+  cudaError_t error = cudaErrorLaunchFailure;
+
+  void fail(std::string message, cudaError_t code) {
+    std::lock_guard lock(failure_mutex);
+    if (!failed.load()) {
+      failure = std::move(message);
+      error = code;
+    }
+    failed.store(true);
+  }
+};
+
+struct Worker {
+  StackPool stacks;
+  std::vector<Thread> threads;
+  std::vector<State> states;      // threads[i]'s state is states[i], dense for the scans
+  std::vector<const char*> hot;   // where threads[i]'s stack was last in use, dense likewise
+  std::vector<unsigned> order;    // this pass's schedule
+  unsigned position = 0;          // next index into `order`
+  Context scheduler = nullptr;    // the worker's own context while a fiber runs
+  Thread* switch_from = nullptr;  // who jumped last (nullptr: the scheduler)
+  StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
+  void* race_fiber = nullptr;     // racecheck: the worker's own TSan fiber
+  std::uint64_t switches = 0;     // fibers resumed this pass
+  WorkerWatch watch;              // what the watchdog reads (diagnostics.cpp)
+  ProgressCount waits{watch};     // threads that blocked or exited this pass
+};
+
+// The running host thread's worker (set while it runs blocks) and CUDA thread
+// (set while one of its fibers runs).  constinit: no dynamic initialisation,
+// so other files read them directly, without a TLS wrapper call.
+extern constinit thread_local Worker* tl_worker;
+extern constinit thread_local Thread* tl_thread;
+// Set while a fiber switch is under way (prepare_jump to arrived): the
+// watchdog's signal handler must not leave a fiber then.
+extern constinit thread_local volatile std::sig_atomic_t tl_switching;
+
+// This host thread's worker, made (with its alternate signal stack) on first use.
+Worker& this_worker();
+
+[[noreturn]] void device_intrinsic_outside_kernel();
+
+// The running CUDA thread; a device intrinsic called from host code ends the
+// process with one line.
+inline Thread& current_thread() {
+  if (tl_thread == nullptr) [[unlikely]]
+    device_intrinsic_outside_kernel();
+  return *tl_thread;
+}
+
+// Fails `t`'s block with `message` (the first failure wins) and unwinds `t`.
+[[noreturn]] void fail_block(Thread& t, std::string message,
+                             cudaError_t error = cudaErrorLaunchFailure);
+
+}  // namespace rl::emu::detail
