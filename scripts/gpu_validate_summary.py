@@ -155,6 +155,16 @@ def left_out(out, results):
     return ["- left out (planned by --list, not in results.json): %d: %s" % (len(missing), shown)]
 
 
+def skip_reason(case):
+    """ " (why)" from a skipped test's output: the line after gtest's "...: Skipped"."""
+    out = case.find("system-out")
+    lines = (out.text or "").splitlines() if out is not None else []
+    for i, line in enumerate(lines[:-1]):
+        if line.rstrip().endswith("Skipped") and lines[i + 1].strip():
+            return " (%s)" % lines[i + 1].strip()
+    return ""
+
+
 def junit_counts(path):
     """(passed, failed, skipped names...) of a ctest JUnit file."""
     passed, failed, skipped = [], [], []
@@ -163,7 +173,7 @@ def junit_counts(path):
         if case.find("failure") is not None or case.find("error") is not None:
             failed.append(name)
         elif case.find("skipped") is not None or case.get("status") in ("notrun", "disabled"):
-            skipped.append(name)
+            skipped.append(name + skip_reason(case))
         else:
             passed.append(name)
     return passed, failed, skipped

@@ -58,7 +58,9 @@ cat > "$junit" <<EOX
 <testsuite name="Linux" tests="3">
  <testcase name="gemm_gpu_test.Ladder/a" status="run"/>
  <testcase name="gemm_gpu_test.Ladder/b" status="run">$failure</testcase>
- <testcase name="hopper_gpu_test.Wgmma.c" status="notrun"><skipped message="no"/></testcase>
+ <testcase name="hopper_gpu_test.Wgmma.c" status="notrun"><skipped message="no"/><system-out>gpu.hpp:9: Skipped
+needs compute capability 9.0
+</system-out></testcase>
 </testsuite>
 EOX
 if [[ -n "$FAKE_GPU_FAIL" ]]; then echo "67% tests passed, 1 tests failed out of 3"; exit 8; fi
@@ -156,6 +158,7 @@ class GpuStandIns(unittest.TestCase):
         self.assertIn("derived peak at the 1755 MHz seen: 900 TFLOP/s (81%)", summary)
         self.assertIn("2 passed, 0 failed, 1 skipped (junit/ctest-gpu.xml)", summary)
         self.assertIn("- passed: gemm_gpu_test.Ladder/a, gemm_gpu_test.Ladder/b", summary)
+        self.assertIn("- skipped: hopper_gpu_test.Wgmma.c (needs compute capability 9.0)", summary)
         self.assertIn("| gemm_b | M=8 | skipped | needs compute capability 10.0 |", summary)
         self.assertTrue(os.path.getsize(os.path.join(self.out, "bundle.tar.gz")) > 0)
 
