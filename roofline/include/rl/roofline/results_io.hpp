@@ -9,6 +9,9 @@
 //    pct_of_roof, datasheet, ...) are null when unknown.
 //  - time_s is null for a kernel that was not timed (failed validation, skipped).
 //  - shape is an object whose key order is the kernel's dimension order.
+//  - "analysis" is derived from the kernels and ceilings: written for scripts
+//    (analyse() in analysis.hpp, once per write), never read back; a reader
+//    that needs it calls analyse() on what it read.
 //
 // Every reading error is a ResultsError whose what() is one line naming the
 // source and where the problem is: line/column/byte for malformed JSON, a JSON

@@ -19,6 +19,7 @@
 #pragma once
 
 #include "rl/roofline/results.hpp"
+#include "rl/roofline/text.hpp"  // xml_escape, si, estimate_text_width
 
 #include <string>
 #include <string_view>
@@ -46,10 +47,6 @@ std::vector<ChartView> chart_views(const Results& results);
 // True for "overview", "memory", "simt", "tensor" and "family:NAME".
 bool valid_view_name(std::string_view view);
 
-// Text estimate shared by the layout and the tests: font size x 0.62 per
-// character (0.68 bold), characters counted as UTF-8 code points.
-double estimate_text_width(std::string_view text, double font_size, bool bold = false);
-
 struct TextBox {  // a drawn text, in SVG user units (y grows downwards)
   std::string text;
   double x0 = 0, y0 = 0, x1 = 0, y1 = 0;
@@ -65,13 +62,6 @@ struct ChartLayout {
   std::vector<std::string> unlabelled_roofs;  // roofs whose label found no room (hover title)
   double width = 0, height = 0;
 };
-
-// Text escaped for XML/HTML content and attribute values; control characters
-// XML cannot carry become '?'.
-std::string xml_escape(std::string_view text);
-
-// SI formatting used by the chart and the report: 2.0e12 -> "2 T".
-std::string si(double value, int significant = 3);
 
 // Both throw std::invalid_argument for a view name valid_view_name refuses.
 ChartLayout layout_roofline_chart(const Results& results, const ChartOptions& options = {});

@@ -1,0 +1,228 @@
+#include "chart_view.hpp"
+
+#include "rl/roofline/model.hpp"
+#include "rl/roofline/svg.hpp"
+#include "rl/roofline/text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <set>
+
+#include <fmt/format.h>
+
+namespace rl::roofline {
+namespace chart {
+
+// Packed-half SIMT and tensor units of one precision share a colour: they
+// never share a view but the overview, where the roof labels tell them apart.
+std::string unit_colour(std::string_view unit) {
+  auto u = parse_compute_unit(unit);
+  if (!u) return "#999999";
+  switch (*u) {
+    case ComputeUnit::fp32:
+      return "#0072B2";  // blue
+    case ComputeUnit::fp64:
+      return "#CC79A7";  // reddish purple
+    case ComputeUnit::fp16:
+    case ComputeUnit::tc_fp16:
+      return "#009E73";  // bluish green
+    case ComputeUnit::bf16:
+    case ComputeUnit::tc_bf16:
+      return "#E69F00";  // orange
+    case ComputeUnit::tc_tf32:
+      return "#56B4E9";  // sky blue
+    case ComputeUnit::tc_fp8:
+      return "#D55E00";  // vermillion
+    case ComputeUnit::tc_int8:
+      return "#000000";
+  }
+  return "#999999";
+}
+
+bool plottable(const KernelResult& k) {
+  return k.time_s && k.flops > 0 && k.bytes_model > 0 && k.achieved_flops_per_s > 0 &&
+         std::isfinite(k.achieved_flops_per_s) && std::isfinite(k.flops) &&
+         std::isfinite(k.bytes_model);
+}
+
+std::string Roof::label() const {
+  return fmt::format("{}{} {}{}", name, datasheet ? " datasheet" : "", si(value),
+                     memory ? "B/s" : "FLOP/s");
+}
+
+namespace {
+
+bool tensor_unit(std::string_view unit) {
+  return unit.starts_with("tc_") || unit.starts_with("tc.");
+}
+
+const Ceiling* best_hbm(const std::vector<Ceiling>& ceilings) {
+  return dram_ceiling(ceilings);
+}
+
+const Ceiling* unit_roof(const std::vector<Ceiling>& ceilings, std::string_view unit) {
+  auto u = parse_compute_unit(unit);
+  return u ? compute_ceiling(ceilings, *u) : nullptr;
+}
+
+// Below its unit's ridge against the best DRAM roof, a kernel is limited by
+// memory; without both roofs, the recorded bound decides.
+bool memory_side(const KernelResult& k, const std::vector<Ceiling>& ceilings) {
+  const Ceiling* hbm = best_hbm(ceilings);
+  const Ceiling* roof = unit_roof(ceilings, k.unit);
+  if (hbm && roof) return intensity(k.flops, k.bytes_model) < roof->value / hbm->value;
+  return k.bound == "memory";
+}
+
+// A family's ladder is drawn at one shape: the one with the most plottable
+// kernels (the most work on a tie), so every rung sits beside its baseline.
+std::optional<ShapeDims> ladder_shape(const Results& r, const std::string& family) {
+  std::vector<std::pair<ShapeDims, std::pair<int, double>>> shapes;
+  for (const auto& k : r.kernels) {
+    if (k.family != family || !plottable(k)) continue;
+    auto it = std::find_if(shapes.begin(), shapes.end(),
+                           [&](const auto& s) { return s.first == k.shape; });
+    if (it == shapes.end()) {
+      shapes.push_back({k.shape, {0, 0.0}});
+      it = shapes.end() - 1;
+    }
+    it->second.first += 1;
+    it->second.second = std::max(it->second.second, k.flops);
+  }
+  if (shapes.empty()) return std::nullopt;
+  auto best = std::max_element(shapes.begin(), shapes.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  return best->first;
+}
+
+std::vector<std::string> ladder_families(const Results& r) {
+  std::set<std::string> names;
+  for (const auto& k : r.kernels) names.insert(k.name);
+  std::vector<std::string> families;
+  for (const auto& k : r.kernels) {
+    if (k.family == "ceilings" || k.baseline.empty() || !names.contains(k.baseline)) continue;
+    if (std::find(families.begin(), families.end(), k.family) == families.end())
+      families.push_back(k.family);
+  }
+  // The suite's ladders first, in the order the README tells them.
+  static const std::vector<std::string> kOrder{"gelu", "bias_gelu", "layernorm", "gemm",
+                                               "attention"};
+  auto rank = [](const std::string& f) {
+    auto it = std::find(kOrder.begin(), kOrder.end(), f);
+    return std::make_pair(static_cast<int>(it - kOrder.begin()), f);
+  };
+  std::sort(families.begin(), families.end(),
+            [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
+  return families;
+}
+
+void add_compute_roof(ViewSpec& v, const Ceiling& c) {
+  for (const auto& r : v.roofs)
+    if (r.name == c.name && !r.datasheet) return;
+  v.roofs.push_back({c.name, false, false, c.value, unit_colour(c.name)});
+  if (c.datasheet && *c.datasheet > 0 && std::isfinite(*c.datasheet))
+    v.roofs.push_back({c.name, false, true, *c.datasheet, unit_colour(c.name)});
+}
+
+void add_memory_roof(ViewSpec& v, const Ceiling& c) {
+  bool l2 = c.name.starts_with("l2");
+  v.roofs.push_back({c.name, true, false, c.value, std::string(l2 ? kL2Colour : kHbmColour)});
+}
+
+// The datasheet DRAM bandwidth is one figure, whichever hbm.* ceiling carries it.
+void add_datasheet_memory(ViewSpec& v, const std::vector<Ceiling>& ceilings, bool with_l2) {
+  double hbm = 0, l2 = 0;
+  for (const auto& c : ceilings) {
+    if (c.kind != "memory" || !c.datasheet || !(*c.datasheet > 0) || !std::isfinite(*c.datasheet))
+      continue;
+    if (c.name.starts_with("hbm.")) hbm = std::max(hbm, *c.datasheet);
+    if (c.name.starts_with("l2.")) l2 = std::max(l2, *c.datasheet);
+  }
+  if (hbm > 0) v.roofs.push_back({"hbm", true, true, hbm, std::string(kHbmColour)});
+  if (with_l2 && l2 > 0) v.roofs.push_back({"l2", true, true, l2, std::string(kL2Colour)});
+}
+
+}  // namespace
+
+ViewSpec view_spec(const Results& r, std::string_view view) {
+  ViewSpec v;
+  const auto& ceilings = r.ceilings;
+  const Ceiling* hbm = best_hbm(ceilings);
+  auto usable = [](const Ceiling& c) { return c.value > 0 && std::isfinite(c.value); };
+  std::string family;
+  std::optional<ShapeDims> shape;
+  if (view.starts_with("family:")) {
+    family = std::string(view.substr(7));
+    shape = ladder_shape(r, family);
+  }
+  for (const auto& k : r.kernels) {
+    if (!plottable(k)) continue;
+    bool keep = false;
+    if (view == "overview")
+      keep = k.family != "ceilings";
+    else if (view == "memory")
+      keep = k.family != "ceilings" && memory_side(k, ceilings);
+    else if (view == "simt")
+      keep = k.family != "ceilings" && !tensor_unit(k.unit);
+    else if (view == "tensor")
+      keep = k.family != "ceilings" && tensor_unit(k.unit);
+    else
+      keep = k.family == family && shape && k.shape == *shape;
+    if (keep) v.kernels.push_back(&k);
+  }
+  if (view == "memory") {
+    v.title = "Memory-bound kernels against the HBM and L2 roofs";
+    for (const auto& c : ceilings)
+      if (c.kind == "memory" && usable(c)) add_memory_roof(v, c);
+    add_datasheet_memory(v, ceilings, true);
+    return v;
+  }
+  if (hbm) add_memory_roof(v, *hbm);
+  if (view == "overview")
+    for (const auto& c : ceilings)
+      if (c.kind == "memory" && c.name.starts_with("l2") && usable(c)) add_memory_roof(v, c);
+  add_datasheet_memory(v, ceilings, false);
+  if (view == "simt") {
+    v.title = "SIMT kernels (FP32, FP64, packed half) against their pipe's roof";
+    for (const char* name : {"fp32", "fp64"})
+      if (const Ceiling* c = unit_roof(ceilings, name)) add_compute_roof(v, *c);
+  } else if (view == "tensor") {
+    v.title = "Tensor-core kernels against the roof of their precision";
+    for (const auto& c : ceilings)
+      if (c.kind == "compute" && c.name.starts_with("tc.") && usable(c)) add_compute_roof(v, c);
+  } else if (view == "overview") {
+    v.title = "Every kernel against the roof of the unit it runs on";
+  } else {
+    v.title = fmt::format("The {} ladder: each arrow goes from a baseline up to its rung", family);
+    if (shape) v.note = "at " + shape_text(*shape);
+  }
+  for (const auto* k : v.kernels)
+    if (const Ceiling* c = unit_roof(ceilings, k->unit)) add_compute_roof(v, *c);
+  return v;
+}
+
+}  // namespace chart
+
+bool valid_view_name(std::string_view view) {
+  return view == "overview" || view == "memory" || view == "simt" || view == "tensor" ||
+         (view.starts_with("family:") && view.size() > 7);
+}
+
+std::vector<ChartView> chart_views(const Results& results) {
+  std::vector<ChartView> views;
+  auto add = [&](std::string id, std::string question) {
+    chart::ViewSpec spec = chart::view_spec(results, id);
+    if (spec.kernels.empty()) return;
+    views.push_back({std::move(id), spec.title, std::move(question)});
+  };
+  add("memory", "Which kernels are limited by memory, and how close do they get to HBM and L2?");
+  add("simt", "How close do the SIMT kernels come to the FP32 and FP64 pipes?");
+  add("tensor", "How close does each tensor-core kernel come to the roof of its precision?");
+  for (const auto& family : chart::ladder_families(results))
+    add("family:" + family,
+        fmt::format("What does each rung of the {} ladder buy over its baseline?", family));
+  return views;
+}
+
+}  // namespace rl::roofline
