@@ -86,7 +86,9 @@ step_build() {
     { record build failed $((SECONDS - start)) "build failed (logs/build.log)"; return 1; }
   # rl_tests_<label> (cmake/RlTesting.cmake): what the tests of one label run,
   # nothing else; asked for after that first build, which regenerated the build files.
-  if cmake --build "$build" --target help 2>/dev/null | grep -qw "rl_tests_$test_label"; then
+  local listed  # not piped into grep -q: with pipefail its early exit would fail the pipe
+  listed="$(cmake --build "$build" --target help 2>/dev/null)"
+  if grep -qw "rl_tests_$test_label" <<<"$listed"; then
     targets+=("rl_tests_$test_label")
     logged "$log" cmake --build "$build" -j "$jobs" --target "rl_tests_$test_label" ||
       { record build failed $((SECONDS - start)) "build of the $test_label tests failed (logs/build.log)"; return 1; }
