@@ -45,7 +45,7 @@ struct Sku {
   // boost clock except where the vendor rates tensor throughput lower
   // (Hopper, Blackwell); `tensor_clock_note` then says why and where from.
   double tensor_clock_mhz = 0;
-  std::string_view tensor_clock_note;
+  std::string_view tensor_clock_note{};
   bool geforce_tensor_rate = false;  // FP32-accumulate tensor ops at half rate
   double memory_gib = 0;             // marketed size ("80 GB" = 80 GiB class)
   double memory_bytes_per_s = 0;     // datasheet bandwidth
