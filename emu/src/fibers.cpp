@@ -61,6 +61,12 @@ namespace {
 
 }  // namespace
 
+void suspend(Thread& t) {
+  Worker& w = *tl_worker;
+  switch_to(w, &t, next_runnable(w));
+  if (t.block->aborting) throw AbortBlock{};
+}
+
 void start_fiber(Thread& t) {
   unpoison_stack(t.stack.bottom, t.stack.size);  // an unwound fiber can leave redzones poisoned
   t.context = make_context<fiber_main>(const_cast<void*>(t.stack.bottom), t.stack.size);
