@@ -138,7 +138,7 @@ struct Worker {
   StackBounds scheduler_stack;    // the worker's own stack, learned on the first switch
   void* race_fiber = nullptr;     // racecheck: the worker's own TSan fiber
   std::uint64_t switches = 0;     // fibers resumed this pass
-  WorkerWatch watch;              // what the watchdog reads (diagnostics.cpp)
+  WorkerWatch watch;              // what the watchdog reads (watchdog.cpp)
   ProgressCount waits{watch};     // threads that blocked or exited this pass
 };
 

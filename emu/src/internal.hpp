@@ -2,6 +2,7 @@
 #pragma once
 
 #include <pthread.h>
+#include <signal.h>
 
 #include <atomic>
 #include <cstddef>
@@ -38,7 +39,8 @@ inline constexpr std::size_t kSharedPerMultiprocessor = 228 * 1024;
 std::size_t max_dynamic_shared(const void* kernel);
 cudaError_t set_max_dynamic_shared(const void* kernel, int bytes);
 
-// ---- diagnostics (diagnostics.cpp): errors instead of hangs and bare crashes
+// ---- diagnostics (watchdog.cpp, thread_faults.cpp, static_shared.cpp): errors
+// instead of hangs and bare crashes
 
 // What the watchdog knows of one worker thread while it runs blocks.
 struct WorkerWatch {
@@ -78,6 +80,9 @@ class ProgressCount {
   std::atomic<std::uint64_t>& progress_;
 };
 
+// The signal the watchdog sends a worker whose running thread never yields
+// (watchdog.cpp); its handler leaves that fiber (thread_faults.cpp).
+inline constexpr int kWatchdogSignal = SIGUSR2;
 // The watchdog follows `watch` (the calling worker thread) until unwatch().
 void watch(WorkerWatch& watch);
 void unwatch(WorkerWatch& watch);
