@@ -48,6 +48,17 @@ function(rl_add_gtest)
                        PROPERTIES ${props})
 endfunction()
 
+# rl_python_test_helpers(<test>...)
+#
+# Python tests import what they share (tests/support/rltest.py) from
+# tests/support, which is put on their PYTHONPATH here and nowhere else: no test
+# edits sys.path.  No bytecode is written beside the sources.
+function(rl_python_test_helpers)
+  set_property(TEST ${ARGN} APPEND PROPERTY ENVIRONMENT_MODIFICATION
+               "PYTHONPATH=path_list_prepend:${PROJECT_SOURCE_DIR}/tests/support"
+               "PYTHONDONTWRITEBYTECODE=set:1")
+endfunction()
+
 # rl_tests_<label> (e.g. rl_tests_emu) builds what the tests of one label run,
 # and what those link, but nothing else: a preset that runs only some labels
 # builds only those (CMakePresets.json: the tsan preset runs label emu and

@@ -13,10 +13,7 @@ import shutil
 import subprocess
 import sys
 
-sys.dont_write_bytecode = True  # no __pycache__ beside the sources
-# The roofline CLI tests' helpers: one way to check an exit code and its one line.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "roofline"))
-from cli_e2e import Failure, check, load, one_line_error  # noqa: E402
+from rltest import check, load, one_line_error, run_scenario
 
 
 class Env:
@@ -276,19 +273,6 @@ def baseline_unmatched_gpus_are_listed(env):
     shutil.rmtree(os.path.join(after, os.path.basename(new_label.replace(" ", "_"))))
     env.gpu("after", 3)
     check(env.run("fleet", "--baseline", before, after).returncode == 0, "matched fleets pass")
-
-
-def run_scenario(scenarios, scenario, work, make_env):
-    """Runs scenarios[scenario](make_env()) in a fresh WORKDIR: 0 ok, 1 failed."""
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    try:
-        scenarios[scenario](make_env())
-    except Failure as e:
-        print(f"{scenario}: FAILED: {e}")
-        return 1
-    print(f"{scenario}: ok")
-    return 0
 
 
 def main():

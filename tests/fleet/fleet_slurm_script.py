@@ -11,8 +11,7 @@ import stat
 import subprocess
 import sys
 
-sys.dont_write_bytecode = True  # no __pycache__ beside the sources
-from fleet_e2e import check, run_scenario  # noqa: E402  (and through it, cli_e2e's helpers)
+from rltest import check, run_scenario
 
 FAKE_SBATCH = """#!/usr/bin/env bash
 # Records one line per call (arguments separated by tabs) and answers a job id.

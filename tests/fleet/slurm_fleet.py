@@ -2,17 +2,17 @@
 
 usage: slurm_fleet.py REPO BENCH_EMU ROOFLINE
 
-Installs Slurm and munge (scripts/setup --with-slurm), starts munged, slurmctld
-and slurmd as this user in a scratch folder of its own (short, under the
-system's temporary folder: munge's socket path must fit a Unix socket name),
-on free loopback ports, submits a fleet of
-five emulator tasks through scripts/fleet-slurm (task 3 degraded to 1% of its
+Needs Slurm and munge (scripts/setup --with-slurm installs them; the test
+installs nothing).  Starts munged, slurmctld and slurmd as this user in a
+scratch folder of its own (short, under the system's temporary folder: munge's
+socket path must fit a Unix socket name), on free loopback ports, submits a
+fleet of five emulator tasks through scripts/fleet-slurm (task 3 degraded to 1% of its
 measured rates, task 4 failing without results; both through the test-only
 degrading_bench.py), waits for the aggregation job, and checks that the report
 names exactly task 3's GPU as the outlier and task 4's as failed.  Then it stops
 the daemons it started, and removes the folder unless the test failed (the
-daemons' logs are in it).  Exit 0 pass, 1 fail, 77 skipped (Slurm cannot be
-installed or started here: the reason is printed).
+daemons' logs are in it).  Exit 0 pass, 1 fail, 77 skipped (Slurm is not
+installed, or cannot be started here: the reason is printed).
 """
 import json
 import os
@@ -24,21 +24,9 @@ import sys
 import tempfile
 import time
 
-SKIP = 77
+from rltest import SKIP, Failure, Skip, check
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-class Skip(Exception):
-    pass
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 def free_ports(count):
@@ -217,14 +205,11 @@ def main():
     started = time.time()
     cluster = Cluster(work)
     try:
-        setup = subprocess.run([os.path.join(repo, "scripts", "setup"), "--with-slurm"],
-                               capture_output=True, text=True, timeout=900)
-        if setup.returncode != 0:
-            raise Skip("Slurm cannot be installed here (scripts/setup --with-slurm: "
-                       f"{(setup.stderr or setup.stdout).strip().splitlines()[-1:]})")
-        for tool in ("munged", "slurmctld", "slurmd", "sbatch", "sinfo"):
-            if not shutil.which(tool):
-                raise Skip(f"{tool} not found after scripts/setup --with-slurm")
+        missing = [tool for tool in ("munged", "slurmctld", "slurmd", "sbatch", "sinfo")
+                   if not shutil.which(tool)]
+        if missing:
+            raise Skip(f"Slurm is not installed ({', '.join(missing)} not on PATH; "
+                       "scripts/setup --with-slurm installs it)")
         cluster.start()
         run_fleet(cluster, repo, bench, roofline)
     except Skip as e:

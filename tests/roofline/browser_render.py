@@ -171,7 +171,7 @@ def main():
     save = sys.argv[5] if len(sys.argv) > 5 and sys.argv[4] == "--save" else None
     chromium = find_chromium()
     if not chromium:
-        print("SKIPPED: no chromium/google-chrome on PATH (Debian: apt-get install chromium)")
+        print("SKIPPED: no chromium/google-chrome on PATH (scripts/setup installs Debian's chromium)")
         return SKIP
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)

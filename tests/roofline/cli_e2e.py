@@ -7,21 +7,13 @@ import json
 import math
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
+from rltest import check, load, one_line_error, run_scenario
+
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-class Failure(Exception):
-    pass
-
-
-def check(condition, message):
-    if not condition:
-        raise Failure(message)
 
 
 class Env:
@@ -40,15 +32,6 @@ class Env:
         p = subprocess.run([self.cli, *args], capture_output=True, text=True, timeout=30)
         check(p.returncode >= 0, f"roofline {args} died with signal {-p.returncode}")
         return p
-
-
-def one_line_error(p, *fragments):
-    check(p.returncode == 2, f"exit {p.returncode}, expected 2; stderr={p.stderr!r}")
-    lines = p.stderr.splitlines()
-    check(len(lines) == 1, f"expected one stderr line, got {lines!r}")
-    check(lines[0].startswith("roofline: "), f"stderr does not start with 'roofline: ': {lines[0]!r}")
-    for f in fragments:
-        check(re.search(f, lines[0]), f"stderr {lines[0]!r} lacks {f!r}")
 
 
 def parse_svg(path):
@@ -203,11 +186,6 @@ def compare_case(env, new_kind, expected_exit, expected_verdict, *flags):
     check(verdicts == [expected_verdict] * 3, f"verdicts {verdicts}\n{p.stdout}")
     check(re.search(rf"→ exit {expected_exit}\.$", p.stdout.strip()), f"no exit line\n{p.stdout}")
     return p
-
-
-def load(path):
-    with open(path, encoding="utf-8") as f:
-        return json.load(f)
 
 
 def save(env, name, results):
@@ -404,15 +382,7 @@ def crowded_svg_labels_do_not_overlap(env):
 
 def main():
     scenario, cli, writer, work = sys.argv[1:5]
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    try:
-        globals()[scenario](Env(cli, writer, work))
-    except Failure as e:
-        print(f"{scenario}: FAILED: {e}")
-        return 1
-    print(f"{scenario}: ok")
-    return 0
+    return run_scenario(globals(), scenario, work, lambda: Env(cli, writer, work))
 
 
 if __name__ == "__main__":
