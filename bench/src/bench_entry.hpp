@@ -1,0 +1,45 @@
+// One registered benchmark, a kernel record on one shape, and what the
+// harness learns about it as it runs: its results.json record, its samples,
+// and why it stopped early.
+#pragma once
+
+#include "rl/bench/policy.hpp"
+#include "rl/registry.hpp"
+#include "rl/roofline/cost.hpp"
+#include "rl/roofline/results.hpp"
+#include "selection.hpp"
+
+#include <chrono>
+#include <optional>
+#include <string>
+
+namespace rl::bench {
+
+struct BenchEntry {
+  const KernelRecord* record = nullptr;
+  Shape shape;
+  std::string name;  // "<kernel>/<shape>", the Google Benchmark name
+  roofline::Cost cost;
+  roofline::KernelResult result;  // filled as the benchmark goes
+  bool prepared = false;          // validated and warmed up
+  bool failed = false;            // failed validation or errored: never timed
+  bool interrupted = false;       // SIGINT/SIGTERM came before it finished: not recorded
+  SampleSet cold{SampleKind::cold, 1, {}, {}};
+  SampleSet batch{SampleKind::batch, 1, {}, {}};
+  int discarded_throttled = 0;  // samples retaken after a throttle reason
+  bool kept_throttled = false;  // discards ran out: throttled samples were kept
+  bool blocking = true;         // queue samples behind the blocking kernel (off after a timeout)
+  std::chrono::steady_clock::time_point started;
+  // The kernel's roofline judgement, made once, after its first repetition
+  // (against the ceilings measured so far, its own included when it measures
+  // one): % of roof at a time of one second, which every repetition's
+  // counter scales by its own time.  Unset until judged; nullopt inside when
+  // no roof applies (no ceiling measured).
+  std::optional<std::optional<double>> pct_of_roof_at_1s;
+};
+
+// The entry of `instance` with its identity and cost fields filled in
+// (name, family, precision, shape, flops, bytes, ...).
+BenchEntry make_entry(Instance instance);
+
+}  // namespace rl::bench

@@ -1,0 +1,187 @@
+#include "measurer.hpp"
+
+#include "dump_instance.hpp"
+#include "rl/bench/interrupt.hpp"
+#include "rl/bench/test_hooks.hpp"
+#include "rl/check.hpp"
+#include "rl/cuda.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace rl::bench {
+
+namespace {
+
+constexpr std::chrono::milliseconds kClockSamplePeriod{10};
+// Warm-up launches before the launch time that picks the batch size is taken.
+constexpr int kWarmupLaunches = 3;
+
+double seconds_since(std::chrono::steady_clock::time_point begin) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+}
+
+}  // namespace
+
+Measurer::Measurer(MeasurerConfig config, Nvml* nvml)
+    : config_(std::move(config)),
+      nvml_(nvml),
+      throttle_every_(count_from_env("RL_BENCH_TEST_THROTTLE_EVERY")) {
+  if (throttle_every_ && *throttle_every_ == 0) throttle_every_.reset();
+  if (nvml_) sampler_ = std::make_unique<ClockSampler>(*nvml_, kClockSamplePeriod);
+  RL_CUDA_CHECK(cudaStreamCreate(&stream_));
+  timer_ = std::make_unique<EventTimer>();
+  blocker_ = std::make_unique<LaunchBlocker>();
+  flusher_ = std::make_unique<L2Flusher>(config_.l2_bytes);
+}
+
+Measurer::~Measurer() {
+  workload_.reset();
+  flusher_.reset();
+  blocker_.reset();
+  timer_.reset();
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+void Measurer::set_sampling_clocks(bool active) {
+  if (sampler_) sampler_->set_active(active);
+}
+
+ClockWindow Measurer::clock_window(const BenchEntry& entry) const {
+  return sampler_ ? sampler_->window(entry.started, std::chrono::steady_clock::now())
+                  : ClockWindow{};
+}
+
+std::string Measurer::notes_of(const BenchEntry& entry) const {
+  return workload_owner_ == &entry && workload_ ? workload_->notes() : std::string();
+}
+
+Workload& Measurer::workload_for(BenchEntry& entry) {
+  if (workload_owner_ != &entry) {
+    workload_.reset();  // free the previous benchmark's buffers first
+    workload_owner_ = nullptr;
+    workload_ = entry.record->make_workload(entry.shape, config_.seed);
+    workload_owner_ = &entry;
+  }
+  return *workload_;
+}
+
+void Measurer::release_workload_of(const BenchEntry& entry) {
+  if (workload_owner_ != &entry) return;
+  workload_.reset();
+  workload_owner_ = nullptr;
+}
+
+std::optional<std::string> Measurer::does_not_fit(const BenchEntry& entry) {
+  if (!entry.record->device_bytes) return std::nullopt;
+  const std::size_t needed = entry.record->device_bytes(entry.shape);
+  // The previous benchmark's buffers are freed first: they are not this
+  // instance's competition.
+  workload_.reset();
+  workload_owner_ = nullptr;
+  std::size_t free_bytes = 0, total_bytes = 0;
+  RL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  if (needed <= free_bytes) return std::nullopt;
+  return memory_shortfall_text(needed, free_bytes);
+}
+
+void Measurer::prepare(BenchEntry& entry) {
+  entry.prepared = true;
+  entry.started = std::chrono::steady_clock::now();
+  roofline::KernelResult& result = entry.result;
+  if (const std::optional<std::string> too_big = does_not_fit(entry)) {
+    // Data, not an error: where a variant runs out of memory is a result.
+    entry.failed = true;
+    result.status = "skipped";
+    result.error = *too_big;
+    return;
+  }
+  Workload& workload = workload_for(entry);
+  const Validation validation = workload.validate(stream_);
+  result.validated = validation.passed;
+  result.max_rel_err = validation.max_rel_err;
+  if (!validation.passed) {
+    entry.failed = true;
+    result.status = "failed_validation";
+    result.error = validation.detail.empty() ? "validation failed" : validation.detail;
+    return;
+  }
+  // Warm-up: cold single launches (through the blocker, so one that cannot
+  // be held is found here); the fastest sets the batch size.
+  double fastest = 0;
+  for (int i = 0; i < kWarmupLaunches; ++i) {
+    const double seconds = time_sample(entry, workload, SampleKind::cold);
+    fastest = i == 0 ? seconds : std::min(fastest, seconds);
+  }
+  entry.batch.launches_per_sample = launches_per_sample(fastest);
+  if (config_.dump_tensors)
+    dump_instance(*config_.dump_tensors, *entry.record, entry.shape, config_.seed,
+                  workload.tensors());
+}
+
+double Measurer::time_sample(BenchEntry& entry, Workload& workload, SampleKind kind) {
+  const int launches = kind == SampleKind::cold ? 1 : entry.batch.launches_per_sample;
+  while (true) {
+    if (entry.blocking) blocker_->block(stream_);
+    if (kind == SampleKind::cold) flusher_->flush(stream_);
+    timer_->start(stream_);
+    for (int i = 0; i < launches; ++i) workload.run(stream_);
+    timer_->stop(stream_);
+    if (entry.blocking) blocker_->release();
+    const double seconds = timer_->seconds();
+    RL_CUDA_CHECK(cudaGetLastError());
+    if (!entry.blocking || !blocker_->timed_out()) return seconds / launches;
+    // The work never reached the GPU while the blocker held it (a workload
+    // that waits on the host inside run(), or a full launch queue): this
+    // sample timed the wait.  Retaken unblocked, as is every later one.
+    entry.blocking = false;
+    std::fprintf(stderr,
+                 "note: %s: the blocking kernel timed out; timing without it (launch "
+                 "latency included)\n",
+                 entry.name.c_str());
+  }
+}
+
+bool Measurer::throttled_now() {
+  if (throttle_every_) return ++throttle_checks_ % *throttle_every_ == 0;
+  if (!nvml_) return false;
+  return is_throttling(nvml_->clock_event_reasons().value_or(0));
+}
+
+bool Measurer::sample_repetition(BenchEntry& entry, SampleKind kind) {
+  Workload& workload = workload_for(entry);
+  SampleSet& set = kind == SampleKind::cold ? entry.cold : entry.batch;
+  const double budget = repetition_budget_s(config_.sampling, config_.repetitions, 2);
+  std::vector<double> samples;
+  const auto begin = std::chrono::steady_clock::now();
+  std::optional<StopReason> stop;
+  while (!stop) {
+    if (interrupt_signal() != 0) {
+      entry.interrupted = true;
+      return false;
+    }
+    const double seconds = time_sample(entry, workload, kind);
+    if (throttled_now()) {
+      if (entry.discarded_throttled < kMaxThrottleDiscards) {
+        // Discarded, and retaken once the clocks had time to recover.
+        ++entry.discarded_throttled;
+        std::this_thread::sleep_for(std::chrono::duration<double>(kThrottleRecoveryPauseSeconds));
+        continue;
+      }
+      entry.kept_throttled = true;
+    }
+    samples.push_back(seconds);
+    stop = should_stop(samples, seconds_since(begin), budget, config_.sampling);
+  }
+  set.repetitions.push_back(std::move(samples));
+  set.stopped_by.push_back(*stop);
+  return true;
+}
+
+}  // namespace rl::bench

@@ -1,0 +1,85 @@
+// Validating, warming up and timing one instance at a time on the device, as
+// the measurement policy (rl/bench/policy.hpp) says: cold and batch samples
+// behind the blocking kernel, repetitions sampled until the noise target or
+// the time budget, throttled samples discarded and retaken.  Owns the device
+// side (stream, L2 flusher, blocking kernel, event timer, clock sampler) and
+// the one workload alive at a time.
+#pragma once
+
+#include "bench_entry.hpp"
+#include "rl/bench/nvml.hpp"
+#include "rl/bench/options.hpp"
+#include "rl/bench/policy.hpp"
+#include "rl/bench/timing.hpp"
+#include "rl/registry.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace rl::bench {
+
+struct MeasurerConfig {
+  std::uint64_t seed = 1;
+  SamplingPolicy sampling;
+  int repetitions = kDefaultRepetitions;  // Google Benchmark's, for the per-repetition budget
+  std::size_t l2_bytes = 0;               // the flush's size
+  std::optional<std::filesystem::path> dump_tensors;  // --dump-tensors DIR
+};
+
+class Measurer {
+ public:
+  Measurer(MeasurerConfig config, Nvml* nvml);
+  ~Measurer();
+  Measurer(const Measurer&) = delete;
+  Measurer& operator=(const Measurer&) = delete;
+
+  // Checks the entry fits in free device memory, validates it, warms it up
+  // (the fastest warm-up launch sets the batch size) and dumps its tensors
+  // when asked.  A shortfall or a failed validation marks it failed, with
+  // its status and error in entry.result.
+  void prepare(BenchEntry& entry);
+  // One repetition of one kind: samples until the policy says stop.
+  // Returns false when an interrupt came first (entry.interrupted is set).
+  bool sample_repetition(BenchEntry& entry, SampleKind kind);
+  // The clock sampler runs only while samples are timed.
+  void set_sampling_clocks(bool active);
+  // Clocks, power and temperature seen since the entry started.
+  ClockWindow clock_window(const BenchEntry& entry) const;
+  // How the entry's live workload did its work (a library's algorithm), "".
+  std::string notes_of(const BenchEntry& entry) const;
+  // Frees the workload when `entry` owns it (its benchmark is over).
+  void release_workload_of(const BenchEntry& entry);
+
+ private:
+  Workload& workload_for(BenchEntry& entry);
+  // The instance declares more device memory than is free now (after the
+  // previous benchmark's buffers are released): the skip reason.
+  std::optional<std::string> does_not_fit(const BenchEntry& entry);
+  // One sample of `kind`: seconds per launch.  Queued behind the blocking
+  // kernel; a blocker that timed out turns blocking off for the entry and the
+  // sample is retaken.
+  double time_sample(BenchEntry& entry, Workload& workload, SampleKind kind);
+  // A clock-lowering throttle reason is set now (NVML, or the test hook).
+  bool throttled_now();
+
+  MeasurerConfig config_;
+  Nvml* nvml_;
+  std::unique_ptr<ClockSampler> sampler_;
+  cudaStream_t stream_ = nullptr;
+  std::unique_ptr<L2Flusher> flusher_;
+  std::unique_ptr<LaunchBlocker> blocker_;
+  std::unique_ptr<EventTimer> timer_;
+  // One workload alive at a time, so large-preset buffers do not accumulate.
+  std::unique_ptr<Workload> workload_;
+  const BenchEntry* workload_owner_ = nullptr;
+  // RL_BENCH_TEST_THROTTLE_EVERY=N (tests only): every Nth throttle check
+  // reports hw_thermal_slowdown, so the discard path runs without a GPU.
+  std::optional<std::uint64_t> throttle_every_;
+  std::uint64_t throttle_checks_ = 0;
+};
+
+}  // namespace rl::bench

@@ -1,0 +1,144 @@
+#include "selection.hpp"
+
+#include "rl/bench/gbench.hpp"
+#include "rl/roofline/sku.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+
+namespace rl::bench {
+
+std::vector<Instance> selected_instances(const Selection& selection) {
+  auto wanted = [&](const KernelRecord& record) {
+    return selection.families.empty() ||
+           std::find(selection.families.begin(), selection.families.end(), record.family) !=
+               selection.families.end();
+  };
+  // Ceilings first: every later kernel's roof is computed from them.  They
+  // are the roofs, not a family the user picks: --family keeps them.
+  std::vector<const KernelRecord*> records;
+  if (!selection.no_ceilings)
+    for (const auto& record : kernel_registry())
+      if (!record.ceiling.empty()) records.push_back(&record);
+  if (!selection.ceilings_only)
+    for (const auto& record : kernel_registry())
+      if (record.ceiling.empty() && wanted(record)) records.push_back(&record);
+  std::vector<Instance> selected;
+  for (const KernelRecord* record : records) {
+    const auto user = selection.shapes.find(record->family);
+    const std::vector<Shape> shapes =
+        user != selection.shapes.end() ? user->second : record->shapes(selection.preset);
+    for (const Shape& shape : shapes) {
+      std::string name = record->name + "/" + shape.to_string();
+      // Google Benchmark matches the filter against the name it reports,
+      // which Iterations(1) and UseManualTime suffix.
+      if (matches_benchmark_filter(name + "/iterations:1/manual_time", selection.filter))
+        selected.push_back({record, shape, std::move(name)});
+    }
+  }
+  return selected;
+}
+
+void resolve_selection(Selection& selection, const std::vector<std::string>& families,
+                       const std::vector<ShapeOverride>& overrides) {
+  std::vector<std::string> known;
+  for (const auto& record : kernel_registry())
+    if (std::find(known.begin(), known.end(), record.family) == known.end())
+      known.push_back(record.family);
+  auto known_list = [&] {
+    std::string list;
+    for (const auto& f : known) list += (list.empty() ? "" : ", ") + f;
+    return list;
+  };
+  for (const std::string& family : families)
+    if (std::find(known.begin(), known.end(), family) == known.end())
+      throw UsageError("--family: unknown family '" + family + "' (families: " + known_list() +
+                       ")");
+  selection.families = families;
+  for (const ShapeOverride& o : overrides) {
+    const std::string quoted = "--shape " + o.family + ":";
+    // The dimensions the family declares, in its records' order, and the
+    // values its presets use (0 is accepted only where a preset uses it).
+    std::vector<std::string> declared;
+    std::vector<std::string> zero_allowed;
+    const KernelRecord* first = nullptr;
+    for (const auto& record : kernel_registry()) {
+      if (record.family != o.family) continue;
+      if (!first) first = &record;
+      for (const SizePreset preset : {SizePreset::small, SizePreset::medium, SizePreset::large})
+        for (const Shape& shape : record.shapes(preset))
+          for (const auto& [dim, extent] : shape.dims) {
+            if (std::find(declared.begin(), declared.end(), dim) == declared.end())
+              declared.push_back(dim);
+            if (extent == 0 &&
+                std::find(zero_allowed.begin(), zero_allowed.end(), dim) == zero_allowed.end())
+              zero_allowed.push_back(dim);
+          }
+    }
+    if (!first)
+      throw UsageError(quoted + " unknown family '" + o.family + "' (families: " + known_list() +
+                       ")");
+    std::string declared_list;
+    for (const auto& d : declared) declared_list += (declared_list.empty() ? "" : ",") + d;
+    Shape shape;
+    for (const std::string& dim : declared) {
+      const auto given = std::find_if(o.dims.begin(), o.dims.end(),
+                                      [&](const auto& kv) { return kv.first == dim; });
+      if (given == o.dims.end())
+        throw UsageError(quoted + " missing " + dim + " (" + o.family + " shapes are " +
+                         declared_list + ")");
+      if (given->second == 0 &&
+          std::find(zero_allowed.begin(), zero_allowed.end(), dim) == zero_allowed.end())
+        throw UsageError(quoted + " " + dim + " must be positive");
+      shape.dims.emplace_back(dim, given->second);
+    }
+    for (const auto& [dim, value] : o.dims)
+      if (std::find(declared.begin(), declared.end(), dim) == declared.end())
+        throw UsageError(quoted + " unknown dimension '" + dim + "' (" + o.family + " shapes are " +
+                         declared_list + ")");
+    // A record's cost model checks what its workload will: a value it cannot
+    // take (causal=2) is refused now, not in the middle of the run.
+    for (const auto& record : kernel_registry()) {
+      if (record.family != o.family) continue;
+      try {
+        record.cost(shape);
+      } catch (const std::exception& e) {
+        throw UsageError(quoted + shape.to_string() + ": " + e.what());
+      }
+    }
+    selection.shapes[o.family].push_back(std::move(shape));
+  }
+}
+
+std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_bytes) {
+  char text[96];
+  std::snprintf(text, sizeof text, "needs %.1f GB of device memory, %.1f GB free",
+                static_cast<double>(needed_bytes) / 1e9, static_cast<double>(free_bytes) / 1e9);
+  return text;
+}
+
+std::optional<std::string> cannot_run_here(const KernelRecord& record,
+                                           const roofline::Context& context) {
+  const bool emulator = context.backend == "emulator";
+  const std::string& cc = context.device.compute_capability;  // "9.0"
+  const int cc_x10 = roofline::compute_capability_x10(cc);
+  auto cc_text = [](int x10) { return std::to_string(x10 / 10) + "." + std::to_string(x10 % 10); };
+  // Before gpu_only: the emulator runs the sm_90a records as a Hopper.
+  if (record.min_cc > 0 && cc_x10 < record.min_cc)
+    return "needs compute capability " + cc_text(record.min_cc) + ", the device has " + cc +
+           (emulator && record.min_cc == 90
+                ? " (the emulator runs it as a Hopper with RL_EMU_CC=90, as scripts/run does)"
+                : "");
+  if (record.gpu_only && emulator)
+    return "GPU-only kernel: the emulator cannot run it (covered by static checks)";
+  if (record.max_cc > 0 && cc_x10 > record.max_cc)
+    return "built for compute capability up to " + cc_text(record.max_cc) + ", the device has " +
+           cc;
+  if (record.refuse_on)
+    if (std::optional<std::string> why = record.refuse_on(cc_x10)) return why;
+  return std::nullopt;
+}
+
+}  // namespace rl::bench

@@ -1,0 +1,61 @@
+// What a run measures and what it skips: the (record, shape) instances the
+// flags select, in the order they are measured, and why a record cannot run
+// on this backend or device.
+#pragma once
+
+#include "rl/bench/options.hpp"
+#include "rl/registry.hpp"
+#include "rl/roofline/results.hpp"
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rl::bench {
+
+// One (record, shape) pair a run would benchmark.  Records that cannot run
+// here are included: they are reported as skipped.
+struct Instance {
+  const KernelRecord* record = nullptr;
+  Shape shape;
+  std::string name;  // "<kernel>/<shape>", the Google Benchmark name
+};
+
+// What a run measures: the preset's shapes (or the user's, per family), the
+// families asked for, with or without the ceilings, narrowed by a Google
+// Benchmark filter.
+struct Selection {
+  SizePreset preset = SizePreset::small;
+  bool ceilings_only = false;
+  bool no_ceilings = false;
+  std::vector<std::string> families;                 // empty: every family
+  std::map<std::string, std::vector<Shape>> shapes;  // family -> replaces the preset's shapes
+  std::string filter;                                // "" = everything
+};
+
+// The instances a run benchmarks, in the order it measures them (ceilings
+// first, then the kernels unless ceilings_only), as selected by the filter.
+std::vector<Instance> selected_instances(const Selection& selection);
+
+// The families --family names, checked against the registry, and the
+// --shape overrides resolved into shapes in the order each family's records
+// declare their dimensions.  Throws UsageError (one line) for an unknown
+// family or dimension, a missing dimension, a value the family cannot take
+// (0 only where the preset uses 0, as causal=0), or a shape a record refuses.
+void resolve_selection(Selection& selection, const std::vector<std::string>& families,
+                       const std::vector<ShapeOverride>& overrides);
+
+// Why `record` cannot run on this backend and device (GPU-only on the
+// emulator, compute capability out of its range, refused on this
+// architecture), or nullopt.
+std::optional<std::string> cannot_run_here(const KernelRecord& record,
+                                           const roofline::Context& context);
+
+// The skip reason of an instance whose declared device memory exceeds what
+// is free: "needs 34.4 GB of device memory, 21.0 GB free" (decimal GB, as
+// nvidia-smi's neighbours and datasheets count).
+std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_bytes);
+
+}  // namespace rl::bench
