@@ -17,10 +17,10 @@ import tempfile
 import textwrap
 import unittest
 
+import capture_static  # beside this file: the script's folder is on sys.path
+import check_static as cs
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import check_static as cs  # noqa: E402
-import capture_static  # noqa: E402
 
 FIXTURE_DIR = None
 ARCHS = []
