@@ -20,10 +20,12 @@ struct BenchEntry {
   Shape shape;
   std::string name;  // "<kernel>/<shape>", the Google Benchmark name
   roofline::Cost cost;
-  roofline::KernelResult result;  // filled as the benchmark goes
-  bool prepared = false;          // validated and warmed up
-  bool failed = false;            // failed validation or errored: never timed
-  bool interrupted = false;       // SIGINT/SIGTERM came before it finished: not recorded
+  roofline::KernelResult result;    // filled as the benchmark goes
+  bool prepared = false;            // validated and warmed up
+  bool failed = false;              // failed validation or errored: never timed
+  bool interrupted = false;         // SIGINT/SIGTERM came before it finished: not recorded
+  bool over_budget = false;         // --budget was spent before it started: not recorded
+  bool repetition_started = false;  // a repetition entered Google Benchmark's timing loop
   SampleSet cold{SampleKind::cold, 1, {}, {}};
   SampleSet batch{SampleKind::batch, 1, {}, {}};
   int discarded_throttled = 0;  // samples retaken after a throttle reason

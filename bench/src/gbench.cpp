@@ -54,11 +54,19 @@ void CollectingReporter::ReportRuns(const std::vector<Run>& runs) {
   const auto timed =
       std::count_if(runs.begin(), runs.end(), [](const Run& run) { return !run.error_occurred; });
   const bool has_aggregates_to_come = only_repetitions && timed > 1;
-  // Benchmarks skipped because the run was interrupted are not shown.
-  const bool interrupted = std::all_of(runs.begin(), runs.end(), [](const Run& run) {
-    return run.error_occurred && run.error_message == kInterruptedMessage;
+  // A benchmark the run left out (interrupted, or not reached within the
+  // budget) is not shown, nor are its aggregates (reported next when two
+  // repetitions had finished before the interrupt): it is not recorded.
+  const bool left_out = std::any_of(runs.begin(), runs.end(), [](const Run& run) {
+    return run.error_occurred &&
+           (run.error_message == kInterruptedMessage || run.error_message == kBudgetMessage);
   });
-  if (!interrupted && !(aggregates_only_ && has_aggregates_to_come)) display_->ReportRuns(runs);
+  const std::string function_name =
+      runs.empty() ? std::string() : runs.front().run_name.function_name;
+  if (left_out) hidden_ = function_name;
+  const bool hidden =
+      left_out || (!only_repetitions && !function_name.empty() && function_name == hidden_);
+  if (!hidden && !(aggregates_only_ && has_aggregates_to_come)) display_->ReportRuns(runs);
   on_runs_(runs);
 }
 

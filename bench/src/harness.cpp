@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <set>
 #include <string>
 
 namespace rl::bench {
@@ -81,32 +82,55 @@ std::size_t Harness::run() {
       *benchmark::CreateDefaultDisplayReporter(), config_.display_aggregates_only,
       [this](const std::vector<benchmark::BenchmarkReporter::Run>& runs) { on_runs(runs); });
   run_started_ = std::chrono::steady_clock::now();
+  test_interrupt_point("start");
   const std::size_t count = benchmark::RunSpecifiedBenchmarks(&reporter);
-  // Read once: a signal that arrives after the last benchmark finished
-  // interrupts nothing, and results, benchmarks.json and exit code agree.
   interrupted_signal_ = interrupt_signal();
-  if (interrupted_signal_ != 0 && config_.benchmarks_json)
-    mark_benchmarks_json_incomplete(*config_.benchmarks_json, signal_name(interrupted_signal_), {});
   flush();
   return count;
+}
+
+void Harness::skip(benchmark::State& state, BenchEntry& entry, const char* message) {
+  // Google Benchmark checks that every repetition of a benchmark reports the
+  // same iteration count (its statistics abort the process otherwise): once
+  // a repetition of this benchmark entered the timing loop and reported one
+  // iteration, a skipped one enters it too.
+  if (!entry.repetition_started) {
+    state.SkipWithError(message);
+    return;
+  }
+  for (auto _ : state) {
+    state.SkipWithError(message);
+    break;
+  }
 }
 
 void Harness::body(benchmark::State& state, BenchEntry& entry) {
   try {
     if (interrupt_signal() != 0) {
       entry.interrupted = true;
-      state.SkipWithError(kInterruptedMessage);
+      skip(state, entry, kInterruptedMessage);
+      return;
+    }
+    // A kernel starts only within the budget; the ceilings always run (no
+    // roof, no verdict without them).
+    if (!entry.prepared && entry.record->ceiling.empty() && config_.budget_s &&
+        std::chrono::steady_clock::now() - run_started_ >=
+            std::chrono::duration<double>(*config_.budget_s))
+      entry.over_budget = true;
+    if (entry.over_budget) {
+      skip(state, entry, kBudgetMessage);
       return;
     }
     if (!entry.prepared) measurer_->prepare(entry);
     if (entry.failed) {
-      state.SkipWithError(entry.result.error.c_str());
+      skip(state, entry, entry.result.error.c_str());
       return;
     }
     const SampleKind judged = config_.judged_by;
     const SampleKind other = judged == SampleKind::cold ? SampleKind::batch : SampleKind::cold;
     double repetition_median = 0;
     for (auto _ : state) {
+      entry.repetition_started = true;
       // The clock sampler runs only while samples are timed.
       measurer_->set_sampling_clocks(true);
       const bool sampled =
@@ -124,6 +148,7 @@ void Harness::body(benchmark::State& state, BenchEntry& entry) {
     state.counters["samples"] = static_cast<double>(
         (judged == SampleKind::cold ? entry.cold : entry.batch).repetitions.back().size());
     set_repetition_counters(state, entry, repetition_median);
+    test_interrupt_point("repetition");
   } catch (const std::exception& error) {
     entry.failed = true;
     entry.result.status = "error";
@@ -196,7 +221,7 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
   const auto found = by_name_.find(runs.front().run_name.function_name);
   if (found == by_name_.end()) return;
   BenchEntry& entry = *found->second;
-  if (entry.interrupted) {
+  if (entry.interrupted || entry.over_budget) {
     // Not finished: neither recorded nor counted (the run is marked incomplete).
     measurer_->release_workload_of(entry);
     return;
@@ -212,6 +237,7 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
                progress_line(reported_, to_run_, results_.kernels.back(),
                              std::chrono::steady_clock::now() - run_started_)
                    .c_str());
+  test_interrupt_point("benchmark");
   if (abort_after_ && reported_ >= *abort_after_) {
     // Simulated crash for the partial-results test: no cleanup, no final write.
     std::fprintf(stderr, "RL_BENCH_TEST_ABORT_AFTER=%zu: exiting as if crashed\n", *abort_after_);
@@ -220,16 +246,43 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
 }
 
 void Harness::flush() const {
-  roofline::write_results_atomic(config_.out_dir / "results.json", results_);
+  write_results(config_.out_dir / "results.json", results_, left_out());
+}
+
+std::vector<LeftOut> Harness::left_out() const {
+  std::vector<LeftOut> left;
+  for (const BenchEntry& entry : entries_)
+    if (entry.interrupted || entry.over_budget)
+      left.push_back({entry.record->name, entry.shape.dims,
+                      entry.interrupted ? kInterruptedMessage : kBudgetMessage});
+  return left;
+}
+
+void Harness::write_final_outputs() {
+  if (interrupted_signal_ != 0)
+    results_.run.interrupted_by = std::string(signal_name(interrupted_signal_));
+  std::set<std::string> unfinished;
+  for (const BenchEntry& entry : entries_)
+    if (entry.interrupted || entry.over_budget) unfinished.insert(entry.name);
+  const bool cut_short = interrupted_signal_ != 0 || !unfinished.empty();
+  results_.run.complete = !cut_short;
+  if (cut_short && config_.benchmarks_json)
+    mark_benchmarks_json_incomplete(*config_.benchmarks_json, results_.run.interrupted_by,
+                                    unfinished);
+  flush();
+  test_interrupt_point("render");
+  roofline::write_chart_and_report(config_.out_dir, results_);
 }
 
 std::size_t Harness::finish() {
-  if (interrupted_signal_ != 0)
-    results_.run.interrupted_by = std::string(signal_name(interrupted_signal_));
-  else
-    results_.run.complete = true;
-  flush();
-  roofline::write_chart_and_report(config_.out_dir, results_);
+  write_final_outputs();
+  // A signal that came after the benchmarks, while the files were written:
+  // they are written again, marked incomplete, so that the files and the exit
+  // status agree (a second signal would stop the process at once).
+  if (interrupted_signal_ == 0 && interrupt_signal() != 0) {
+    interrupted_signal_ = interrupt_signal();
+    write_final_outputs();
+  }
   // Google Benchmark's --benchmark_format=json|csv owns stdout: our summary
   // goes to stderr then, so stdout stays one valid document.
   print_summary(config_.summary_to_stderr ? stderr : stdout, results_, config_.out_dir);

@@ -13,6 +13,7 @@
 #include "rl/bench/nvml.hpp"
 #include "rl/bench/options.hpp"
 #include "rl/bench/policy.hpp"
+#include "rl/bench/run_output.hpp"
 #include "rl/roofline/results.hpp"
 #include "selection.hpp"
 
@@ -45,6 +46,9 @@ struct HarnessConfig {
   std::filesystem::path out_dir;
   std::vector<std::string> command_line;  // recorded in results.json (run.command_line)
   std::optional<std::filesystem::path> benchmarks_json;  // ours to mark after an interrupt
+  // --budget: no kernel starts after this many seconds of the run (the
+  // ceilings always run); what is not reached is listed as left out.
+  std::optional<double> budget_s;
 };
 
 class Harness {
@@ -62,13 +66,18 @@ class Harness {
   std::size_t finish();
 
   const roofline::Results& results() const { return results_; }
-  // The signal that interrupted run() (0: it ran to the end), and how many
-  // benchmarks finished and were recorded.
+  // The signal that interrupted the run before finish() wrote its files (0:
+  // it ran to the end), and how many benchmarks finished and were recorded.
   int interrupted_signal() const { return interrupted_signal_; }
   std::size_t finished_count() const { return reported_; }
+  // The benchmarks the run selected but did not measure (interrupted, or not
+  // reached within --budget), in run order.
+  std::vector<LeftOut> left_out() const;
 
  private:
   void body(benchmark::State& state, BenchEntry& entry);
+  // Skips this repetition of the entry's benchmark with `message`.
+  void skip(benchmark::State& state, BenchEntry& entry, const char* message);
   // This repetition's Google Benchmark counters, from the kernel's one
   // roofline judgement (made at its first repetition).
   void set_repetition_counters(benchmark::State& state, BenchEntry& entry, double seconds);
@@ -77,6 +86,9 @@ class Harness {
   roofline::KernelResult record_of(BenchEntry& entry,
                                    const std::vector<benchmark::BenchmarkReporter::Run>& runs);
   void flush() const;
+  // results.json marked complete or interrupted, benchmarks.json marked
+  // after an interrupt, roofline.svg and report.html.
+  void write_final_outputs();
 
   HarnessConfig config_;
   roofline::Results results_;

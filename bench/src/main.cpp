@@ -163,6 +163,7 @@ int run_main(int argc, char** argv) {
   config.out_dir = out_dir;
   config.command_line.assign(argv, argv + argc);
   config.benchmarks_json = our_benchmarks_json(options, out_dir);
+  config.budget_s = options.budget_s;
   install_interrupt_handlers(program);
   Harness harness(config, std::move(context), std::move(nvml));
   harness.register_benchmarks();
@@ -177,6 +178,11 @@ int run_main(int argc, char** argv) {
                  harness.finished_count());
     return 128 + signal;
   }
+  if (const std::size_t left_out = harness.left_out().size(); left_out > 0)
+    std::fprintf(stderr,
+                 "%s: the %g s --budget was spent: %zu benchmark(s) not reached, listed in "
+                 "results.json (run.left_out); the run is marked incomplete\n",
+                 program.c_str(), options.budget_s.value_or(0), left_out);
   if (failed > 0) {
     std::fprintf(stderr, "%s: %zu kernel(s) failed validation or errored (see results.json)\n",
                  program.c_str(), failed);

@@ -177,6 +177,7 @@ bool Measurer::sample_repetition(BenchEntry& entry, SampleKind kind) {
       entry.kept_throttled = true;
     }
     samples.push_back(seconds);
+    test_interrupt_point("sample");
     stop = should_stop(samples, seconds_since(begin), budget, config_.sampling);
   }
   set.repetitions.push_back(std::move(samples));

@@ -171,6 +171,8 @@ Options parse_options(const std::vector<std::string>& args) {
       options.sampling.max_noise = parse_number("--max-noise", take_value(), 0.01, 100) / 100;
     } else if (name == "--timeout") {
       options.sampling.timeout_s = parse_number("--timeout", take_value(), 0.001, 86400);
+    } else if (name == "--budget") {
+      options.budget_s = parse_number("--budget", take_value(), 0.001, 864000);
     } else if (name == "--min-samples") {
       options.sampling.min_samples =
           static_cast<int>(parse_number("--min-samples", take_value(), 1, 10000));
@@ -224,6 +226,9 @@ std::string our_flags_help(std::string_view program) {
          "                             stop it (default " +
          std::to_string(SamplingPolicy{}.min_samples) +
          "; the timeout comes first)\n"
+         "  --budget SECONDS           start no kernel after this long (the ceilings always\n"
+         "                             run): headline shapes come before the others, and\n"
+         "                             results.json lists what was left out\n"
          "  --ceilings-from FILE       reuse the roofs of an earlier results.json from this\n"
          "                             device instead of measuring them\n"
          "  --seed N                   seed of the input generator (default 1)\n"

@@ -9,6 +9,8 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <regex>
+#include <sstream>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -66,12 +68,39 @@ bool belongs_to(const nlohmann::ordered_json& entry, const std::set<std::string>
 
 }  // namespace
 
+void write_results(const std::filesystem::path& file, const roofline::Results& results,
+                   const std::vector<LeftOut>& left_out) {
+  if (left_out.empty()) {
+    roofline::write_results_atomic(file, results);
+    return;
+  }
+  // Added to roofline's encoding of the results (which the reader of
+  // results.json ignores; the schema lists it).
+  nlohmann::ordered_json json = nlohmann::ordered_json::parse(roofline::results_to_text(results));
+  nlohmann::ordered_json list = nlohmann::ordered_json::array();
+  for (const LeftOut& item : left_out) {
+    nlohmann::ordered_json shape = nlohmann::ordered_json::object();
+    for (const auto& [dim, extent] : item.shape) shape[dim] = extent;
+    list.push_back({{"name", item.kernel}, {"shape", std::move(shape)}, {"reason", item.reason}});
+  }
+  json["run"]["left_out"] = std::move(list);
+  roofline::write_file_atomic(
+      file, json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+}
+
 void mark_benchmarks_json_incomplete(const std::filesystem::path& file,
                                      std::string_view signal_name,
                                      const std::set<std::string>& unfinished) {
   std::ifstream in(file);
   if (!in) return;
-  nlohmann::ordered_json json = nlohmann::ordered_json::parse(in, nullptr, false);
+  std::stringstream text;
+  text << in.rdbuf();
+  // Google Benchmark writes a non-finite value as NaN or Infinity (the
+  // coefficient of variation of a counter that is always 0, as FLOP/s of a
+  // copy), which JSON does not have: null, as results.json writes it.
+  const std::string valid =
+      std::regex_replace(text.str(), std::regex(R"(": -?(NaN|Infinity))"), "\": null");
+  nlohmann::ordered_json json = nlohmann::ordered_json::parse(valid, nullptr, false);
   if (json.is_discarded() || !json.contains("benchmarks")) return;
   nlohmann::ordered_json kept = nlohmann::ordered_json::array();
   for (auto& b : json["benchmarks"]) {
@@ -81,7 +110,8 @@ void mark_benchmarks_json_incomplete(const std::filesystem::path& file,
   }
   json["benchmarks"] = std::move(kept);
   json["context"]["bench_roofline_complete"] = false;
-  json["context"]["bench_roofline_interrupted_by"] = std::string(signal_name);
+  if (!signal_name.empty())
+    json["context"]["bench_roofline_interrupted_by"] = std::string(signal_name);
   roofline::write_file_atomic(file, json.dump(2) + "\n");
 }
 

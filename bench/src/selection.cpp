@@ -10,34 +10,72 @@
 
 namespace rl::bench {
 
+namespace {
+
+// The instances of one record that the filter keeps, in its shapes' order.
+std::vector<Instance> instances_of(const KernelRecord& record, const Selection& selection) {
+  const auto user = selection.shapes.find(record.family);
+  const std::vector<Shape> shapes =
+      user != selection.shapes.end() ? user->second : record.shapes(selection.preset);
+  std::vector<Instance> kept;
+  for (const Shape& shape : shapes) {
+    std::string name = record.name;  // "<kernel>/<shape>"
+    name += '/';
+    name += shape.to_string();
+    // Google Benchmark matches the filter against the name it reports,
+    // which Iterations(1) and UseManualTime suffix.
+    if (matches_benchmark_filter(name + "/iterations:1/manual_time", selection.filter))
+      kept.push_back({&record, shape, std::move(name)});
+  }
+  return kept;
+}
+
+}  // namespace
+
+std::size_t headline_index(const KernelRecord& record, const std::vector<Shape>& shapes) {
+  std::size_t best = 0;
+  roofline::Cost best_cost{};
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const roofline::Cost cost = record.cost(shapes[i]);
+    if (i == 0 || cost.flops > best_cost.flops ||
+        (cost.flops == best_cost.flops && cost.bytes_min >= best_cost.bytes_min)) {
+      best = i;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 std::vector<Instance> selected_instances(const Selection& selection) {
   auto wanted = [&](const KernelRecord& record) {
     return selection.families.empty() ||
            std::find(selection.families.begin(), selection.families.end(), record.family) !=
                selection.families.end();
   };
-  // Ceilings first: every later kernel's roof is computed from them.  They
-  // are the roofs, not a family the user picks: --family keeps them.
-  std::vector<const KernelRecord*> records;
+  std::vector<Instance> selected;
+  // Ceilings first, every shape: every later kernel's roof is computed from
+  // them, and they answer whether the datasheet holds.  They are the roofs,
+  // not a family the user picks: --family keeps them.
   if (!selection.no_ceilings)
     for (const auto& record : kernel_registry())
-      if (!record.ceiling.empty()) records.push_back(&record);
-  if (!selection.ceilings_only)
-    for (const auto& record : kernel_registry())
-      if (record.ceiling.empty() && wanted(record)) records.push_back(&record);
-  std::vector<Instance> selected;
-  for (const KernelRecord* record : records) {
-    const auto user = selection.shapes.find(record->family);
-    const std::vector<Shape> shapes =
-        user != selection.shapes.end() ? user->second : record->shapes(selection.preset);
-    for (const Shape& shape : shapes) {
-      std::string name = record->name + "/" + shape.to_string();
-      // Google Benchmark matches the filter against the name it reports,
-      // which Iterations(1) and UseManualTime suffix.
-      if (matches_benchmark_filter(name + "/iterations:1/manual_time", selection.filter))
-        selected.push_back({record, shape, std::move(name)});
-    }
+      if (!record.ceiling.empty())
+        for (Instance& instance : instances_of(record, selection))
+          selected.push_back(std::move(instance));
+  if (selection.ceilings_only) return selected;
+  // Then the headline shape of every kernel, so that a run cut short still
+  // places each rung of each ladder; then the remaining shapes.
+  std::vector<Instance> remaining;
+  for (const auto& record : kernel_registry()) {
+    if (!record.ceiling.empty() || !wanted(record)) continue;
+    std::vector<Instance> instances = instances_of(record, selection);
+    if (instances.empty()) continue;
+    std::vector<Shape> shapes;
+    for (const Instance& instance : instances) shapes.push_back(instance.shape);
+    const std::size_t headline = headline_index(record, shapes);
+    for (std::size_t i = 0; i < instances.size(); ++i)
+      (i == headline ? selected : remaining).push_back(std::move(instances[i]));
   }
+  for (Instance& instance : remaining) selected.push_back(std::move(instance));
   return selected;
 }
 

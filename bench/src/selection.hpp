@@ -35,9 +35,22 @@ struct Selection {
   std::string filter;                                // "" = everything
 };
 
-// The instances a run benchmarks, in the order it measures them (ceilings
-// first, then the kernels unless ceilings_only), as selected by the filter.
+// The instances a run benchmarks, as selected by the filter, in the order it
+// measures them, what matters first, so that a run cut short by its budget or
+// an interrupt still answers the most:
+//   1. every shape of every ceiling (the roofs and the datasheet verdicts);
+//   2. the headline shape of every kernel, in registry order (one point per
+//      rung of every ladder);   [skipped with ceilings_only]
+//   3. the remaining shapes of every kernel, in registry order.
 std::vector<Instance> selected_instances(const Selection& selection);
+
+// A record's headline shape among `shapes` (its preset's, or the user's, that
+// the filter kept): the one on which it does the most work, most FLOPs by its
+// cost model, ties broken by most compulsory bytes (bytes_min), then by the
+// later shape.  FLOPs and bytes_min are the operation's, not the variant's,
+// so the rungs of a ladder that share shapes share their headline (the
+// family's largest shape of the preset).
+std::size_t headline_index(const KernelRecord& record, const std::vector<Shape>& shapes);
 
 // The families --family names, checked against the registry, and the
 // --shape overrides resolved into shapes in the order each family's records

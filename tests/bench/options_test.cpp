@@ -63,12 +63,25 @@ TEST(CommandLine, unknown_flags_and_bad_values_are_usage_errors) {
   EXPECT_THROW(parse_options({"--out="}), UsageError);
 }
 
+TEST(CommandLine, sampling_and_budget_flags_take_seconds_and_fractions) {
+  const Options o =
+      parse_options({"--timeout", "0.05", "--max-noise=1", "--min-samples", "3", "--budget=510"});
+  EXPECT_DOUBLE_EQ(o.sampling.timeout_s, 0.05);
+  EXPECT_DOUBLE_EQ(o.sampling.max_noise, 0.01);
+  EXPECT_EQ(o.sampling.min_samples, 3);
+  EXPECT_EQ(o.budget_s, 510.0);
+  EXPECT_FALSE(parse_options({}).budget_s.has_value());
+  EXPECT_THROW(parse_options({"--budget", "0"}), UsageError);
+  EXPECT_THROW(parse_options({"--budget", "soon"}), UsageError);
+}
+
 TEST(CommandLine, help_is_recognised_and_lists_every_flag) {
   EXPECT_TRUE(parse_options({"--help"}).help);
   EXPECT_TRUE(parse_options({"-h"}).help);
   const std::string help = rl::bench::our_flags_help("bench_roofline");
-  for (const char* flag : {"--size", "--out", "--warm-l2", "--seed", "--list", "--ceilings-only",
-                           "--benchmark_filter"})
+  for (const char* flag :
+       {"--size", "--out", "--warm-l2", "--seed", "--list", "--ceilings-only", "--budget",
+        "--timeout", "--max-noise", "--min-samples", "--benchmark_filter"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 

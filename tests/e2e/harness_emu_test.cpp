@@ -18,10 +18,14 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace {
 
@@ -408,6 +412,69 @@ TEST_F(HarnessOnEmulator, ceilings_only_measures_only_ceilings) {
   EXPECT_EQ(failed_, 0u);
   EXPECT_TRUE(std::filesystem::exists(g_out_dir / "roofline.svg"));
   EXPECT_TRUE(std::filesystem::exists(g_out_dir / "report.html"));
+}
+
+TEST_F(HarnessOnEmulator, a_spent_budget_measures_the_ceilings_and_lists_every_kernel_left_out) {
+  auto config = quick_config();
+  config.budget_s = 1e-9;  // spent before the first kernel starts
+  const auto results = run_harness(false, config);
+  // The ceiling ran (the budget never stops the roofs); the kernels that
+  // would have run were not started and are not recorded.
+  EXPECT_NE(find(results, "harness_test_c_ceiling_copy"), nullptr);
+  EXPECT_EQ(results.ceilings.size(), 1u);
+  for (const char* name : {"harness_test_a_wrong_output", "harness_test_b_observer",
+                           "harness_test_e_too_big", "harness_test_f_fits"})
+    EXPECT_EQ(find(results, name), nullptr) << name;
+  EXPECT_EQ(results.run.complete, false);
+  EXPECT_EQ(results.run.interrupted_by, "");
+  EXPECT_EQ(failed_, 0u);  // nothing that was left out failed
+  std::ifstream in(g_out_dir / "results.json");
+  const auto json = nlohmann::json::parse(in);
+  std::vector<std::string> left_out;
+  for (const auto& item : json["run"]["left_out"]) {
+    EXPECT_EQ(item["reason"], "not reached: budget");
+    EXPECT_EQ(item["shape"]["n"], kElements);
+    left_out.push_back(item["name"].get<std::string>());
+  }
+  EXPECT_EQ(left_out,
+            (std::vector<std::string>{"harness_test_a_wrong_output", "harness_test_b_observer",
+                                      "harness_test_e_too_big", "harness_test_f_fits"}));
+}
+
+TEST_F(HarnessOnEmulator, an_unspent_budget_leaves_nothing_out) {
+  auto config = quick_config();
+  config.budget_s = 3600;
+  const auto results = run_harness(false, config);
+  EXPECT_EQ(results.run.complete, true);
+  EXPECT_NE(find(results, "harness_test_f_fits"), nullptr);
+  std::ifstream in(g_out_dir / "results.json");
+  EXPECT_FALSE(nlohmann::json::parse(in)["run"].contains("left_out"));
+}
+
+// What matters first: the ceilings (every shape), then one shape per kernel,
+// its headline (the largest), then the remaining shapes.
+TEST(SelectedInstances, run_ceilings_then_each_kernels_headline_shape_then_the_rest) {
+  rl::bench::Selection selection;
+  selection.preset = rl::SizePreset::small;
+  selection.filter = "^scale_f32_|^hbm_write_vec16/";
+  std::vector<std::string> order;
+  for (const auto& instance : rl::bench::selected_instances(selection))
+    order.push_back(instance.name);
+  ASSERT_EQ(order.size(), 5u);
+  EXPECT_EQ(order[0].rfind("hbm_write_vec16/", 0), 0u) << order[0];
+  EXPECT_EQ(std::vector<std::string>(order.begin() + 1, order.end()),
+            (std::vector<std::string>{"scale_f32_scalar/n=4097", "scale_f32_vec4/n=4097",
+                                      "scale_f32_scalar/n=1000", "scale_f32_vec4/n=1000"}));
+}
+
+TEST(HeadlineShape, is_the_shape_with_the_most_flops_then_the_most_compulsory_bytes) {
+  const rl::KernelRecord record = copy_record("headline_probe", "", false, false);
+  // copy_record's cost: flops = n, bytes = 8 n.
+  const std::vector<rl::Shape> shapes{rl::Shape{{{"n", 10}}}, rl::Shape{{{"n", 300}}},
+                                      rl::Shape{{{"n", 20}}}};
+  EXPECT_EQ(rl::bench::headline_index(record, shapes), 1u);
+  const std::vector<rl::Shape> tied{rl::Shape{{{"n", 5}}}, rl::Shape{{{"n", 5}}}};
+  EXPECT_EQ(rl::bench::headline_index(record, tied), 1u);  // the later one
 }
 
 }  // namespace

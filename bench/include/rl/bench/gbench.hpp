@@ -35,8 +35,10 @@ std::vector<double> repetition_seconds(const std::vector<benchmark::BenchmarkRep
 // extended regular expression searched in the name.
 bool matches_benchmark_filter(const std::string& name, const std::string& filter);
 
-// The error message of a benchmark skipped because the run was interrupted.
+// The error messages of a benchmark the run left out: skipped because the
+// run was interrupted, or because --budget was spent before it started.
 inline constexpr const char* kInterruptedMessage = "interrupted";
+inline constexpr const char* kBudgetMessage = "not reached: budget";
 
 // Forwards runs to `display` (the console, or whatever --benchmark_format
 // chose; only aggregates, where there are any, with `aggregates_only`) and
@@ -60,6 +62,7 @@ class CollectingReporter : public benchmark::BenchmarkReporter {
   benchmark::BenchmarkReporter* display_;
   bool aggregates_only_;
   Callback on_runs_;
+  std::string hidden_;  // the benchmark an interrupt cut short: its aggregates are hidden too
 };
 
 }  // namespace rl::bench

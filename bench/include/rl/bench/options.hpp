@@ -35,6 +35,7 @@ struct Options {
   std::optional<std::filesystem::path> dump_tensors;   // --dump-tensors DIR
   std::optional<std::filesystem::path> ceilings_from;  // --ceilings-from results.json
   SamplingPolicy sampling;  // --max-noise PCT (a fraction here), --timeout S, --min-samples N
+  std::optional<double> budget_s;  // --budget S: no kernel starts after S seconds of the run
   bool help = false;
   bool version = false;                  // --version: version, commit, build type, CUDA, backends
   bool display_aggregates_only = false;  // --benchmark_display_aggregates_only

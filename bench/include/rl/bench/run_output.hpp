@@ -1,8 +1,8 @@
-// What a run writes besides the measurements themselves: benchmarks.json
-// marked incomplete after an interrupt, and the lines on the terminal (one
-// progress line per benchmark, the end-of-run summary).  results.json, the
-// chart and the report are roofline's (results_io.hpp, report.hpp).  Plain
-// C++, shared by both backends.
+// What a run writes: results.json with what the run left out,
+// benchmarks.json marked incomplete after an interrupt or a budget, and the
+// lines on the terminal (one progress line per benchmark, the end-of-run
+// summary).  The results' encoding, the chart and the report are roofline's
+// (results_io.hpp, report.hpp).  Plain C++, shared by both backends.
 #pragma once
 
 #include "rl/roofline/results.hpp"
@@ -14,15 +14,30 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rl::bench {
 
-// Google Benchmark's JSON file after an interrupt: without the entries of the
+// A benchmark the run selected but did not measure.
+struct LeftOut {
+  std::string kernel;
+  roofline::ShapeDims shape;
+  std::string reason;  // "interrupted" | "not reached: budget"
+};
+
+// results.json, written atomically; with run.left_out listing `left_out`
+// ({"name", "shape", "reason"} each, in run order) when there is any.
+void write_results(const std::filesystem::path& file, const roofline::Results& results,
+                   const std::vector<LeftOut>& left_out);
+
+// Google Benchmark's JSON file of a run cut short: without the entries of the
 // benchmarks that did not finish (`unfinished` names them as registered,
 // "<kernel>/<shape>"; their repetitions and aggregates go, and so does any
 // entry skipped with the "interrupted" message), context.bench_roofline_complete
-// false and context.bench_roofline_interrupted_by = `signal_name`, written
-// atomically.  A missing or unreadable file is left as it is.
+// false and, after a signal, context.bench_roofline_interrupted_by =
+// `signal_name` ("" for a budget: the key is left out), its NaN and Infinity
+// values (not JSON) written as null, written atomically.
+// A missing or unreadable file is left as it is.
 void mark_benchmarks_json_incomplete(const std::filesystem::path& file,
                                      std::string_view signal_name,
                                      const std::set<std::string>& unfinished);
