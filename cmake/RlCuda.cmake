@@ -2,9 +2,10 @@
 #
 # Architectures, unless CMAKE_CUDA_ARCHITECTURES is given:
 # - a GPU is visible (nvidia-smi answers): that GPU's own architecture, with the
-#   arch-specific feature set where our kernels use one: compute capability 9.0
-#   builds as 90a and 10.0 as 100a (plain `native` would give sm_90 / sm_100,
-#   where the wgmma/TMA code compiles to nothing);
+#   arch-specific feature set where the architecture has one: compute
+#   capability 9.0 builds as 90a, 10.0 as 100a, 10.3 as 103a, 12.0 as 120a and
+#   12.1 as 121a (plain `native` would give sm_90 / sm_100, where the wgmma/TMA
+#   code compiles to nothing); scripts/gpu_validate maps them the same way;
 # - no GPU: the architectures the static checks cover, one per generation we
 #   ship kernels for: Ampere (80), Ada (89, FP8 mma.sync), Hopper (90a: wgmma,
 #   TMA), datacenter Blackwell (100a) and consumer Blackwell (120), each where
@@ -12,14 +13,15 @@
 include(CheckLanguage)
 
 # rl_cuda_archs_of_compute_caps("9.0\n8.0" out): nvidia-smi's compute
-# capabilities as CMake architectures, 9.0 -> 90a and 10.0 -> 100a (the
-# arch-specific feature sets our Hopper/Blackwell kernels need), duplicates dropped.
+# capabilities as CMake architectures, 9.0 -> 90a, 10.0 -> 100a, 10.3 -> 103a,
+# 12.0 -> 120a, 12.1 -> 121a (the arch-specific feature sets of Hopper and
+# Blackwell), duplicates dropped.
 function(rl_cuda_archs_of_compute_caps caps out)
   string(REGEX MATCHALL "[0-9]+\\.[0-9]+" caps "${caps}")
   set(archs)
   foreach(cap IN LISTS caps)
     string(REPLACE "." "" arch ${cap})
-    if(arch STREQUAL "90" OR arch STREQUAL "100")
+    if(arch MATCHES "^(90|100|103|120|121)$")
       set(arch ${arch}a)
     endif()
     list(APPEND archs ${arch})

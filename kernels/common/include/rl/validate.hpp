@@ -126,7 +126,7 @@ inline Validation compare_to_reference(std::span<const float> got, std::span<con
 
 // Element i passes if |got - ref| <= bound[i], an absolute error bound the
 // caller derived for that element (GEMM: gamma * sum_k |a_ik| |b_kj|, see
-// gemm/gemm_common.hpp).  For operations whose error scales with the size of
+// gemm/gemm_reference.hpp).  For operations whose error scales with the size of
 // the terms rather than of the result, where a relative tolerance would be
 // either vacuous or fail on cancellation.  max_rel_err is |got - ref| /
 // max(|ref|, bound[i]); max_abs_err is the largest |got - ref|.
