@@ -31,4 +31,15 @@ TEST(DemoScale, Vec4MatchesReferenceAtOddSizesUnderTwoSchedules) {
   expect_valid_at_odd_sizes("scale_f32_vec4", rl::emu::ScheduleOrder::reverse);
 }
 
+// --list shows each record's file, the same in every build whatever path the
+// compiler was given (absolute under the emulator, relative under nvcc).
+TEST(Registry, RecordsTheProjectRelativeFileThatRegisteredIt) {
+  EXPECT_EQ(rl::find_kernel("scale_f32_vec4")->source_file, "kernels/demo/scale_f32.cu");
+  EXPECT_EQ(rl::project_relative_path("/r/kernels/gemm/x.cu"), "kernels/gemm/x.cu");
+  EXPECT_EQ(rl::project_relative_path("../../kernels/gemm/cuda_only/y.cpp"),
+            "kernels/gemm/cuda_only/y.cpp");
+  EXPECT_EQ(rl::project_relative_path("/home/tests/p/kernels/a.cu"), "kernels/a.cu");
+  EXPECT_EQ(rl::project_relative_path("/x/mykernels/a.cu"), "/x/mykernels/a.cu");
+}
+
 }  // namespace
