@@ -31,18 +31,20 @@ SizePreset preset_from_name(const std::string& name) {
 }
 
 // --list: what a run with the same --size, --family, --shape and ceilings
-// flags would measure (before --benchmark_filter).
+// flags would measure (before --benchmark_filter), and the file each record
+// comes from.
 void print_list(const Selection& selection) {
-  std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12s %12s\n", "kernel", "family", "prec", "unit",
-              "ceiling", "shape", "flops", "bytes_model");
+  std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12s %12s  %s\n", "kernel", "family", "prec",
+              "unit", "ceiling", "shape", "flops", "bytes_model", "source");
   for (const Instance& instance : selected_instances(selection)) {
     const KernelRecord& record = *instance.record;
     const roofline::Cost cost = record.cost(instance.shape);
-    std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12.4g %12.4g\n", record.name.c_str(),
+    std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12.4g %12.4g  %s\n", record.name.c_str(),
                 record.family.c_str(), record.precision.c_str(),
                 std::string(roofline::compute_unit_name(record.unit)).c_str(),
                 record.ceiling.empty() ? "-" : record.ceiling.c_str(),
-                instance.shape.to_string().c_str(), cost.flops, cost.bytes_model);
+                instance.shape.to_string().c_str(), cost.flops, cost.bytes_model,
+                record.source_file.c_str());
   }
 }
 

@@ -576,7 +576,26 @@ def check_emu_second_pass_runs_sm90a_as_hopper(binary, schema_path):
         return 0
 
 
+def check_list_names_each_records_source_file(binary, source_root):
+    """--list ends every line with the file that registered the record, a path
+    that exists in the source tree (a newcomer finds the kernel from the list)."""
+    r = run(binary, "--list", "--size", "small")
+    if r.returncode != 0:
+        return fail(f"--list exited {r.returncode}: {r.stderr.strip()}")
+    lines = r.stdout.splitlines()
+    if not lines or lines[0].split()[-1] != "source":
+        return fail(f"--list's header does not end with 'source': {lines[:1]}")
+    for line in lines[1:]:
+        source = line.split()[-1]
+        if not os.path.isfile(os.path.join(source_root, source)):
+            return fail(f"--list names a source that does not exist: {line}")
+    if len(lines) < 10:
+        return fail(f"--list listed only {len(lines) - 1} instances")
+    return 0
+
+
 CHECKS = {
+    "list_names_each_records_source_file": check_list_names_each_records_source_file,
     "emu_second_pass_runs_sm90a_as_hopper": check_emu_second_pass_runs_sm90a_as_hopper,
     "emu_warm_l2_and_sampling_flags": check_emu_warm_l2_and_sampling_flags,
     "emu_ceilings_from": check_emu_ceilings_from,
