@@ -25,10 +25,7 @@ LAYERS = {
     "roofline": (["roofline"], []),  # pure C++: cost, results I/O, model, charts
     "kernels": (["kernels"], ["portability", "roofline"]),
     "bench": (["bench"], ["kernels"]),  # harness, backends, the executables
-    # Developer tools above the kernels: emu/bench/emu_speed.cpp (the emulator's
-    # speed on kernel-shaped work) is one, not part of the emulator; it moves to
-    # tools/ with its target (emu/CMakeLists.txt), and this entry becomes ["tools"].
-    "tools": (["emu/bench"], ["kernels"]),
+    "tools": (["tools"], ["kernels"]),  # developer tools: emu_speed
 }
 
 SOURCE_SUFFIXES = (".h", ".hpp", ".cuh", ".inc", ".cpp", ".cc", ".cu")
