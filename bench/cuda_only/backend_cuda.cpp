@@ -53,8 +53,8 @@ std::string cublas_version() {
 std::string_view program_name() {
   return "bench_roofline";
 }
-std::string_view backend_name() {
-  return "cuda";
+roofline::Backend backend_kind() {
+  return roofline::Backend::cuda;
 }
 std::string_view default_size() {
   return "large";
@@ -86,7 +86,7 @@ roofline::Context collect_context(std::unique_ptr<Nvml>* nvml) {
   RL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
 
   roofline::Context c;
-  c.backend = std::string(backend_name());
+  c.backend = backend_kind();
   c.device.name = prop.name;
   c.device.uuid = uuid_string(prop.uuid);
   c.device.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);

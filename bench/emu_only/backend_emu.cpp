@@ -11,8 +11,8 @@ namespace rl::bench::backend {
 std::string_view program_name() {
   return "bench_roofline_emu";
 }
-std::string_view backend_name() {
-  return "emulator";
+roofline::Backend backend_kind() {
+  return roofline::Backend::emulator;
 }
 std::string_view default_size() {
   return "small";
@@ -35,7 +35,7 @@ roofline::Context collect_context(std::unique_ptr<Nvml>* nvml) {
   cudaDeviceProp prop{};
   RL_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   roofline::Context c;
-  c.backend = std::string(backend_name());
+  c.backend = backend_kind();
   c.device.name = prop.name;
   c.device.compute_capability = std::to_string(prop.major) + "." + std::to_string(prop.minor);
   c.device.sm_count = prop.multiProcessorCount;

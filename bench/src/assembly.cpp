@@ -34,7 +34,7 @@ void set_cost(roofline::KernelResult& result, const roofline::Cost& cost) {
   result.bytes_min = cost.bytes_min;
   result.bytes_model = cost.bytes_model;
   result.intensity = cost.bytes_model > 0 ? cost.flops / cost.bytes_model : 0.0;
-  result.unit = std::string(roofline::compute_unit_name(cost.unit));
+  result.unit = cost.unit;
 }
 
 void set_timing(roofline::KernelResult& result, std::vector<double> samples) {
@@ -116,8 +116,8 @@ std::vector<roofline::Ceiling> reusable_ceilings(const roofline::Results& earlie
   const roofline::DeviceInfo& was = earlier.context.device;
   const roofline::DeviceInfo& is = here.device;
   auto describe = [](const roofline::Context& c) {
-    return c.device.name + (c.device.uuid.empty() ? "" : " " + c.device.uuid) + " (" + c.backend +
-           ")";
+    return c.device.name + (c.device.uuid.empty() ? "" : " " + c.device.uuid) + " (" +
+           std::string(roofline::to_string(c.backend)) + ")";
   };
   const bool same_device =
       !was.uuid.empty() && !is.uuid.empty()

@@ -47,7 +47,7 @@ void Harness::register_benchmarks() {
     if (const std::optional<std::string> not_here =
             cannot_run_here(*entry.record, results_.context)) {
       // Recorded as skipped, never registered.
-      entry.result.status = "skipped";
+      entry.result.status = roofline::Status::skipped;
       entry.result.error = *not_here;
       results_.kernels.push_back(entry.result);
       std::fprintf(stderr, "[skip] %s: %s\n", entry.name.c_str(), not_here->c_str());
@@ -151,7 +151,7 @@ void Harness::body(benchmark::State& state, BenchEntry& entry) {
     test_interrupt_point("repetition");
   } catch (const std::exception& error) {
     entry.failed = true;
-    entry.result.status = "error";
+    entry.result.status = roofline::Status::error;
     entry.result.error = error.what();
     state.SkipWithError(entry.result.error.c_str());
   }
@@ -186,7 +186,7 @@ roofline::KernelResult Harness::record_of(
   const SampleSet& judged = config_.judged_by == SampleKind::cold ? entry.cold : entry.batch;
   const SampleSet& other = config_.judged_by == SampleKind::cold ? entry.batch : entry.cold;
   if (repetition_seconds(runs).empty() || judged.repetitions.empty()) {
-    result.status = "error";
+    result.status = roofline::Status::error;
     result.error = runs.front().error_occurred ? runs.front().error_message
                                                : "no timed repetition was reported";
     return result;
@@ -196,7 +196,7 @@ roofline::KernelResult Harness::record_of(
   result.discarded_throttled = entry.discarded_throttled;
   set_clocks(result, window);
   result.throttled = result.throttled || entry.kept_throttled;
-  result.status = "ok";
+  result.status = roofline::Status::ok;
   // A library says which algorithm its heuristic picked.
   result.method = measurer_->notes_of(entry);
   if (!entry.record->ceiling.empty()) {
@@ -286,9 +286,11 @@ std::size_t Harness::finish() {
   // Google Benchmark's --benchmark_format=json|csv owns stdout: our summary
   // goes to stderr then, so stdout stays one valid document.
   print_summary(config_.summary_to_stderr ? stderr : stdout, results_, config_.out_dir);
-  return static_cast<std::size_t>(std::count_if(
-      results_.kernels.begin(), results_.kernels.end(),
-      [](const auto& k) { return k.status == "failed_validation" || k.status == "error"; }));
+  return static_cast<std::size_t>(
+      std::count_if(results_.kernels.begin(), results_.kernels.end(), [](const auto& k) {
+        return k.status == roofline::Status::failed_validation ||
+               k.status == roofline::Status::error;
+      }));
 }
 
 }  // namespace rl::bench

@@ -98,7 +98,7 @@ void Measurer::prepare(BenchEntry& entry) {
   if (const std::optional<std::string> too_big = does_not_fit(entry)) {
     // Data, not an error: where a variant runs out of memory is a result.
     entry.failed = true;
-    result.status = "skipped";
+    result.status = roofline::Status::skipped;
     result.error = *too_big;
     return;
   }
@@ -108,7 +108,7 @@ void Measurer::prepare(BenchEntry& entry) {
   result.max_rel_err = validation.max_rel_err;
   if (!validation.passed) {
     entry.failed = true;
-    result.status = "failed_validation";
+    result.status = roofline::Status::failed_validation;
     result.error = validation.detail.empty() ? "validation failed" : validation.detail;
     return;
   }

@@ -117,14 +117,14 @@ void mark_benchmarks_json_incomplete(const std::filesystem::path& file,
 
 std::string progress_line(std::size_t done, std::size_t total, const roofline::KernelResult& k,
                           std::chrono::steady_clock::duration elapsed) {
-  std::string what = k.status;
-  if (k.status == "ok" && k.time_s) {
+  std::string what(roofline::to_string(k.status));
+  if (k.status == roofline::Status::ok && k.time_s) {
     what += ' ';
     what += time_text(k.time_s->median);
     if (k.pct_of_roof) {
       char pct[64];
       std::snprintf(pct, sizeof pct, ", %.1f%% of roof%s", *k.pct_of_roof,
-                    k.bound == "above_roof" ? " (above its roof: not trusted)" : "");
+                    k.bound == roofline::Bound::above_roof ? " (above its roof: not trusted)" : "");
       what += pct;
     }
   } else if (!k.error.empty()) {

@@ -159,7 +159,7 @@ std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_byt
 
 std::optional<std::string> cannot_run_here(const KernelRecord& record,
                                            const roofline::Context& context) {
-  const bool emulator = context.backend == "emulator";
+  const bool emulator = context.backend == roofline::Backend::emulator;
   const std::string& cc = context.device.compute_capability;  // "9.0"
   const int cc_x10 = roofline::compute_capability_x10(cc);
   auto cc_text = [](int x10) { return std::to_string(x10 / 10) + "." + std::to_string(x10 % 10); };

@@ -16,7 +16,7 @@ namespace rl::roofline {
 namespace {
 
 bool timed(const KernelResult& k) {
-  return k.status == "ok" && k.time_s && k.time_s->median > 0;
+  return k.status == Status::ok && k.time_s && k.time_s->median > 0;
 }
 
 std::optional<double> achieved_flops(const KernelResult& k) {
@@ -139,11 +139,9 @@ std::optional<PrecisionLadder> precision_ladder(const std::vector<const KernelRe
       }
       for (const KernelResult* k : here) {
         if (k->precision != precision) continue;
-        if (const auto unit = parse_compute_unit(k->unit)) {
-          step.roof_name = std::string(compute_ceiling_name(*unit));
-          if (const Ceiling* c = compute_ceiling(ceilings, *unit)) step.roof = c->value;
-          break;
-        }
+        step.roof_name = std::string(compute_ceiling_name(k->unit));
+        if (const Ceiling* c = compute_ceiling(ceilings, k->unit)) step.roof = c->value;
+        break;
       }
       ladder.steps.push_back(std::move(step));
     }
@@ -165,10 +163,10 @@ std::string percent(double share) {
 }
 
 std::string bound_text(const AttentionVariant& v) {
-  if (v.bound.empty()) return "no roof measured";
-  std::string text = v.bound == "below_both"   ? "below both roofs"
-                     : v.bound == "above_roof" ? "above its roof: not trusted"
-                                               : v.bound + "-bound";
+  if (v.bound == Bound::none) return "no roof measured";
+  std::string text = v.bound == Bound::below_both   ? "below both roofs"
+                     : v.bound == Bound::above_roof ? "above its roof: not trusted"
+                                                    : fmt::format("{}-bound", to_string(v.bound));
   if (v.pct_of_roof) text += fmt::format(", {:.0f}% of its roof", *v.pct_of_roof);
   return text;
 }
@@ -202,7 +200,8 @@ std::vector<std::string> fusion_findings(const std::vector<AttentionVariant>& va
     out.push_back(text + ".");
   }
   for (const AttentionVariant& v : variants) {
-    if (!v.naive || v.status != "skipped" || v.error.find("device memory") == std::string::npos)
+    if (!v.naive || v.status != Status::skipped ||
+        v.error.find("device memory") == std::string::npos)
       continue;
     std::string text =
         fmt::format("At {} {} did not run: it {}", shape_text(shape), v.name, v.error);
@@ -318,7 +317,7 @@ Analysis analyse(const Results& results) {
   Analysis a;
   a.gemm_ladders = gemm_ladders(gemm);
   if (!gemm.empty()) a.precision_ladder = precision_ladder(gemm, results.ceilings);
-  a.attention_fusion = attention_fusion(attention, results.context.backend == "emulator");
+  a.attention_fusion = attention_fusion(attention, results.context.backend == Backend::emulator);
   return a;
 }
 

@@ -21,7 +21,7 @@ J analysis_json_of(const Analysis& a) {
                         {"precision", r.precision},
                         {"idea", r.idea},
                         {"library", r.library},
-                        {"status", r.status},
+                        {"status", std::string(to_string(r.status))},
                         {"error", r.error},
                         {"flops_per_s", optional_number<J>(r.flops_per_s)},
                         {"pct_of_library", optional_number<J>(r.pct_of_library)},
@@ -48,7 +48,7 @@ J analysis_json_of(const Analysis& a) {
     for (const AttentionVariant& v : f.variants)
       variants.push_back(J{{"name", v.name},
                            {"precision", v.precision},
-                           {"status", v.status},
+                           {"status", std::string(to_string(v.status))},
                            {"error", v.error},
                            {"naive", v.naive},
                            {"bytes_model", number_or_null<J>(v.bytes_model)},
@@ -58,7 +58,7 @@ J analysis_json_of(const Analysis& a) {
                            {"flops_per_s", optional_number<J>(v.flops_per_s)},
                            {"pct_of_roof", optional_number<J>(v.pct_of_roof)},
                            {"device_bytes", optional_number<J>(v.device_bytes)},
-                           {"bound", v.bound},
+                           {"bound", std::string(to_string(v.bound))},
                            {"speedup", optional_number<J>(v.speedup)},
                            {"speedup_over", v.speedup_over}});
     fusion.push_back(J{{"shape", shape_json<J>(f.shape)},

@@ -58,7 +58,7 @@ class Placer {
     int i = 0;
     for (const auto& f : families) c.family_shape[f] = kMarkerShapes[i++ % kMarkerShapes.size()];
     std::set<std::string> units;
-    for (const auto* k : c.spec.kernels) units.insert(k->unit);
+    for (const auto* k : c.spec.kernels) units.insert(std::string(compute_unit_name(k->unit)));
     for (const auto& roof : c.spec.roofs)
       if (!roof.memory)
         if (auto u = parse_compute_unit(roof.name))
@@ -155,9 +155,9 @@ class Placer {
                       true));
     std::string device = r.context.device.name.empty() ? "unknown device" : r.context.device.name;
     std::string date = r.context.timestamp_utc.substr(0, 10);
-    std::string sub = fmt::format("{}{} · backend {} · {}", device,
-                                  c.spec.note.empty() ? "" : " · " + c.spec.note, r.context.backend,
-                                  date.empty() ? "date unknown" : date);
+    std::string sub = fmt::format(
+        "{}{} · backend {} · {}", device, c.spec.note.empty() ? "" : " · " + c.spec.note,
+        to_string(r.context.backend), date.empty() ? "date unknown" : date);
     add_text(text_box(fit_text(sub, width, kFontSize), 12, 44, "subtitle"));
     if (c.emulator) {
       c.banner = text_box("CPU emulator — not GPU performance", (c.left + c.right) / 2, 76,
@@ -326,7 +326,7 @@ PlacedChart place_chart(const Results& results, const ChartOptions& options) {
   c.options = options;
   c.spec = view_spec(results, c.options.view);
   for (char ch : c.options.view) c.id += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '-';
-  c.emulator = results.context.backend == "emulator";
+  c.emulator = results.context.backend == Backend::emulator;
   c.layout.width = c.options.width;
   c.layout.height = c.options.height;
   for (const auto& k : results.kernels)

@@ -53,26 +53,21 @@ std::string Roof::label() const {
 
 namespace {
 
-bool tensor_unit(std::string_view unit) {
-  return unit.starts_with("tc_") || unit.starts_with("tc.");
+bool tensor_unit(ComputeUnit unit) {
+  return compute_unit_name(unit).starts_with("tc_");
 }
 
 const Ceiling* best_hbm(const std::vector<Ceiling>& ceilings) {
   return dram_ceiling(ceilings);
 }
 
-const Ceiling* unit_roof(const std::vector<Ceiling>& ceilings, std::string_view unit) {
-  auto u = parse_compute_unit(unit);
-  return u ? compute_ceiling(ceilings, *u) : nullptr;
-}
-
 // Below its unit's ridge against the best DRAM roof, a kernel is limited by
 // memory; without both roofs, the recorded bound decides.
 bool memory_side(const KernelResult& k, const std::vector<Ceiling>& ceilings) {
   const Ceiling* hbm = best_hbm(ceilings);
-  const Ceiling* roof = unit_roof(ceilings, k.unit);
+  const Ceiling* roof = compute_ceiling(ceilings, k.unit);
   if (hbm && roof) return intensity(k.flops, k.bytes_model) < roof->value / hbm->value;
-  return k.bound == "memory";
+  return k.bound == Bound::memory;
 }
 
 // A family's ladder is drawn at one shape: the one with the most plottable
@@ -185,8 +180,8 @@ ViewSpec view_spec(const Results& r, std::string_view view) {
   add_datasheet_memory(v, ceilings, false);
   if (view == "simt") {
     v.title = "SIMT kernels (FP32, FP64, packed half) against their pipe's roof";
-    for (const char* name : {"fp32", "fp64"})
-      if (const Ceiling* c = unit_roof(ceilings, name)) add_compute_roof(v, *c);
+    for (ComputeUnit unit : {ComputeUnit::fp32, ComputeUnit::fp64})
+      if (const Ceiling* c = compute_ceiling(ceilings, unit)) add_compute_roof(v, *c);
   } else if (view == "tensor") {
     v.title = "Tensor-core kernels against the roof of their precision";
     for (const auto& c : ceilings)
@@ -198,7 +193,7 @@ ViewSpec view_spec(const Results& r, std::string_view view) {
     if (shape) v.note = "at " + shape_text(*shape);
   }
   for (const auto* k : v.kernels)
-    if (const Ceiling* c = unit_roof(ceilings, k->unit)) add_compute_roof(v, *c);
+    if (const Ceiling* c = compute_ceiling(ceilings, k->unit)) add_compute_roof(v, *c);
   return v;
 }
 

@@ -111,7 +111,8 @@ std::string check_same_setup(const Results& base, const Results& next, const Com
     if (x != y) differences.push_back(fmt::format("{} '{}' vs '{}'", what, x, y));
   };
   differ("device", base.context.device.name, next.context.device.name);
-  differ("backend", base.context.backend, next.context.backend);
+  differ("backend", std::string(to_string(base.context.backend)),
+         std::string(to_string(next.context.backend)));
   differ("size preset", base.context.size_preset, next.context.size_preset);
   // Cold samples (L2 flushed) and batch ones (--warm-l2) time different things.
   auto l2_policy = [](const Context& c) { return std::string(c.l2_flushed ? "cold" : "warm"); };
@@ -137,7 +138,7 @@ void diff_context(const Context& a, const Context& b, std::vector<ContextDiffere
     if (x != y) out.push_back({std::move(field), x, y});
   };
   auto mhz = [](double v) { return v > 0 ? fmt::format("{:g} MHz", v) : std::string("unknown"); };
-  add("backend", a.backend, b.backend);
+  add("backend", std::string(to_string(a.backend)), std::string(to_string(b.backend)));
   add("device", a.device.name, b.device.name);
   add("device uuid", a.device.uuid, b.device.uuid);
   add("driver", a.driver_version, b.driver_version);
@@ -224,8 +225,8 @@ void judge(KernelComparison& k, const std::vector<double>& base_samples,
           repetitions_hint(k, t - std::abs(change), normal_upper_quantile(alpha), alpha));
   }
 
-  if (k.base.sm_clock_mhz && k.next.sm_clock_mhz && k.base.bound == "compute" &&
-      k.next.bound == "compute")
+  if (k.base.sm_clock_mhz && k.next.sm_clock_mhz && k.base.bound == Bound::compute &&
+      k.next.bound == Bound::compute)
     k.clock_ratio = k.ratio * *k.next.sm_clock_mhz / *k.base.sm_clock_mhz;
   if (!k.clock_ratio) return;
   const double cycles_change = *k.clock_ratio - 1;
@@ -287,11 +288,11 @@ Comparison compare_results(const Results& base, const Results& next, const Compa
     matched[key] = true;
     const KernelResult& n = *it->second;
     const std::string why = n.error.empty() ? "" : ": " + n.error;
-    if (n.status == "failed_validation" || (n.time_s && !n.validated)) {
+    if (n.status == Status::failed_validation || (n.time_s && !n.validated)) {
       out.failures.push_back({label, fmt::format("failed validation in {}{}", out.new_label, why)});
       continue;
     }
-    if (n.status == "error") {
+    if (n.status == Status::error) {
       out.failures.push_back({label, fmt::format("errored in {}{}", out.new_label, why)});
       continue;
     }
@@ -300,14 +301,16 @@ Comparison compare_results(const Results& base, const Results& next, const Compa
         out.not_compared.push_back(fmt::format("{}: not timed in either run", label));
         continue;
       }
-      GateFailure not_run{label, fmt::format("not run in {} ({}{})", out.new_label,
-                                             n.status.empty() ? "not timed" : n.status, why)};
+      GateFailure not_run{
+          label, fmt::format("not run in {} ({}{})", out.new_label,
+                             n.status == Status::none ? "not timed" : to_string(n.status), why)};
       (allowed_missing(b.name) ? out.allowed : out.failures).push_back(not_run);
       continue;
     }
     if (!b.time_s) {
-      out.not_compared.push_back(fmt::format("{}: not timed in {} ({})", label, out.base_label,
-                                             b.status.empty() ? "no time" : b.status));
+      out.not_compared.push_back(
+          fmt::format("{}: not timed in {} ({})", label, out.base_label,
+                      b.status == Status::none ? "no time" : to_string(b.status)));
       continue;
     }
     KernelComparison c;

@@ -77,7 +77,7 @@ nlohmann::json comparison_json(const Comparison& c) {
                           {"repetitions", s.repetitions},
                           {"noise", s.noise},
                           {"sm_clock_mhz", finite_or_null(s.sm_clock_mhz)},
-                          {"bound", s.bound}};
+                          {"bound", std::string(to_string(s.bound))}};
   };
   nlohmann::json kernels = nlohmann::json::array();
   for (const auto& k : c.kernels) {

@@ -94,7 +94,7 @@ FleetReport analyse_fleet(std::vector<FleetRun> runs, const FleetOptions& option
   FleetReport report;
   report.options = options;
   report.runs = std::move(runs);
-  std::map<std::tuple<std::string, std::string, std::string>, std::size_t> group_of;
+  std::map<std::tuple<std::string, Backend, std::string>, std::size_t> group_of;
   for (std::size_t i = 0; i < report.runs.size(); ++i) {
     if (!report.runs[i].results) continue;
     const Context& c = report.runs[i].results->context;
@@ -119,7 +119,7 @@ FleetReport analyse_fleet(std::vector<FleetRun> runs, const FleetOptions& option
       for (const auto& c : r.ceilings)
         add_value(g.ceilings, ceiling_index, c.name, c.unit, run, c.value);
       for (const auto& k : r.kernels) {
-        if (k.family == "ceilings" || k.status != "ok" || !k.validated || !k.time_s) continue;
+        if (k.family == "ceilings" || k.status != Status::ok || !k.validated || !k.time_s) continue;
         const bool flops = k.flops > 0;
         add_value(g.kernels, kernel_index, shape_label(k), flops ? "FLOP/s" : "B/s", run,
                   flops ? k.achieved_flops_per_s : k.achieved_bytes_per_s);

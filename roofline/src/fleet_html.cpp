@@ -92,7 +92,7 @@ std::string fleet_html(const FleetReport& r) {
       "svg.strip{display:block;margin:.2em 0 1em}\n</style></head><body>\n";
   h += "<h1>roofline fleet</h1>\n";
   bool emulator = false;
-  for (const auto& g : r.groups) emulator |= g.backend == "emulator";
+  for (const auto& g : r.groups) emulator |= g.backend == Backend::emulator;
   if (emulator)
     h += "<div class=\"banner\">CPU emulator — not GPU performance. Values from the emulator "
          "backend measure a CPU; they say nothing about any GPU.</div>\n";

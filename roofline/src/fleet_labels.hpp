@@ -19,7 +19,7 @@ inline std::string shape_label(const KernelResult& k) {
 }
 
 inline std::string group_title(const FleetGroup& g) {
-  return fmt::format("{} ({}, {} preset)", g.model, g.backend, g.size_preset);
+  return fmt::format("{} ({}, {} preset)", g.model, to_string(g.backend), g.size_preset);
 }
 
 // The labels of the runs `which`, the first `cap` of them.

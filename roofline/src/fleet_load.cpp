@@ -47,10 +47,11 @@ std::optional<std::string> incomplete(const Results& r) {
 std::vector<std::string> failed_kernels(const Results& r) {
   std::vector<std::string> out;
   for (const auto& k : r.kernels) {
-    if (k.status == "failed_validation" || (k.status == "ok" && k.time_s && !k.validated))
+    if (k.status == Status::failed_validation ||
+        (k.status == Status::ok && k.time_s && !k.validated))
       out.push_back(fmt::format("{} failed validation{}", shape_label(k),
                                 k.error.empty() ? "" : ": " + k.error));
-    else if (k.status == "error")
+    else if (k.status == Status::error)
       out.push_back(
           fmt::format("{} errored{}", shape_label(k), k.error.empty() ? "" : ": " + k.error));
   }

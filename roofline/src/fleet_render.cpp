@@ -37,7 +37,7 @@ std::string fleet_text(const FleetReport& r) {
     s += fmt::format(
         "\n### {}: {} GPU(s){}\n\n", group_title(g), g.runs.size(),
         g.judged ? "" : fmt::format(" — not judged (fewer than {})", r.options.min_gpus));
-    if (g.backend == "emulator")
+    if (g.backend == Backend::emulator)
       s += "CPU emulator — not GPU performance: these values measure the emulator on a CPU.\n\n";
     s += "| ceiling | median | spread | limit | lowest | GPUs | outliers |\n"
          "|---|---:|---:|---:|---|---:|---:|\n";
@@ -178,7 +178,7 @@ nlohmann::ordered_json fleet_json(const FleetReport& r) {
       drift.push_back({{"field", d.field}, {"values", values}});
     }
     groups.push_back({{"model", g.model},
-                      {"backend", g.backend},
+                      {"backend", std::string(to_string(g.backend))},
                       {"size_preset", g.size_preset},
                       {"judged", g.judged},
                       {"gpus", members},

@@ -79,8 +79,7 @@ RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings,
   const Ceiling* dram = memory_ceiling_for(kernel, ceilings, l2_bytes);
   if (!dram) return v;
   v.memory_roof = dram->name;
-  auto unit = parse_compute_unit(kernel.unit);
-  const Ceiling* compute = unit ? compute_ceiling(ceilings, *unit) : nullptr;
+  const Ceiling* compute = compute_ceiling(ceilings, kernel.unit);
   double ai = intensity(kernel.flops, kernel.bytes_model);
 
   double fraction = 0;
@@ -98,11 +97,11 @@ RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings,
   }
   v.pct_of_roof = 100.0 * fraction;
   if (fraction < kBelowBothFraction)
-    v.bound = "below_both";
+    v.bound = Bound::below_both;
   else if (fraction > kAboveRoofFraction)
-    v.bound = "above_roof";
+    v.bound = Bound::above_roof;
   else
-    v.bound = memory_limited ? "memory" : "compute";
+    v.bound = memory_limited ? Bound::memory : Bound::compute;
   return v;
 }
 

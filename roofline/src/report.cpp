@@ -27,7 +27,7 @@ std::string mhz_pair(double current, double max) {
 
 std::string render_report_html(const Results& r, const ReportOptions& options) {
   const auto& c = r.context;
-  bool emulator = c.backend == "emulator";
+  bool emulator = c.backend == Backend::emulator;
   std::string h;
   h += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
@@ -35,7 +35,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
   h += "<style>" + std::string(kCss) + "</style>\n</head>\n<body>\n";
   h += fmt::format("<h1>bench_roofline report — {}</h1>\n", esc(c.device.name));
   h += fmt::format("<p class=\"muted\">{} · backend <b>{}</b> · git {}</p>\n", esc(c.timestamp_utc),
-                   esc(c.backend), esc(c.git_commit));
+                   esc(to_string(c.backend)), esc(c.git_commit));
   if (emulator)
     h += "<div class=\"banner\">CPU emulator — not GPU performance. Times and rates below "
          "measure the emulator on the host CPU; they say nothing about any GPU.</div>\n";
@@ -78,7 +78,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
   row("CUDA runtime / driver API",
       esc(fmt::format("{} / {}", c.cuda_runtime_version,
                       c.cuda_driver_version.empty() ? "n/a" : c.cuda_driver_version)));
-  row("Backend", esc(c.backend));
+  row("Backend", esc(to_string(c.backend)));
   row("SM clock (current / max)", esc(mhz_pair(c.clocks.sm_mhz, c.clocks.sm_max_mhz)));
   row("Datasheet row",
       options.sku

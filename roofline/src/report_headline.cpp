@@ -75,16 +75,16 @@ Headline headline_facts(const Results& r, const ReportOptions& options) {
   h.device = c.device.name.empty() ? "unknown device" : c.device.name;
   h.compute_capability = c.device.compute_capability.empty() ? "n/a" : c.device.compute_capability;
   h.sm_count = c.device.sm_count;
-  h.backend = c.backend;
-  h.emulator = c.backend == "emulator";
+  h.backend = to_string(c.backend);
+  h.emulator = c.backend == Backend::emulator;
   h.sku = options.sku ? options.sku->name : "";
   h.sku_reason = options.sku_reason;
   for (const auto& k : r.kernels) {
-    if (k.status == "ok" && k.validated)
+    if (k.status == Status::ok && k.validated)
       ++h.ok;
-    else if (k.status == "skipped")
+    else if (k.status == Status::skipped)
       ++h.skipped;
-    else if (k.status == "failed_validation" || k.status == "error" || !k.validated)
+    else if (k.status == Status::failed_validation || k.status == Status::error || !k.validated)
       ++h.failed;
     else
       ++h.other;

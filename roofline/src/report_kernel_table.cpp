@@ -51,7 +51,7 @@ std::string kernel_table(const Results& r) {
     const auto& k = r.kernels[i];
     const bool timed = k.time_s.has_value();
     keys[0][i] = {0, k.name};
-    keys[1][i] = {0, k.precision + " " + k.unit};
+    keys[1][i] = {0, fmt::format("{} {}", k.precision, compute_unit_name(k.unit))};
     keys[2][i] = {0, shape_text(k.shape)};
     keys[3][i] = {timed ? k.time_s->median : kAbsent, ""};
     keys[4][i] = {kernel_noise(k, robust).value_or(kAbsent), ""};
@@ -59,7 +59,7 @@ std::string kernel_table(const Results& r) {
     keys[6][i] = {timed ? k.achieved_bytes_per_s : kAbsent, ""};
     keys[7][i] = {intensity(k.flops, k.bytes_model), ""};
     keys[8][i] = {k.pct_of_roof.value_or(kAbsent), ""};
-    keys[9][i] = {k.validated ? k.max_rel_err : kAbsent, k.status};
+    keys[9][i] = {k.validated ? k.max_rel_err : kAbsent, std::string(to_string(k.status))};
   }
   std::vector<std::vector<std::size_t>> rank(columns.size(), std::vector<std::size_t>(n));
   for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -95,7 +95,7 @@ std::string kernel_table(const Results& r) {
     // Results written before ceilings existed carry no roof: judge them here
     // against the file's own ceilings (what apply_roofline would have filled).
     RoofVerdict verdict{k.roof, k.pct_of_roof, k.bound, k.memory_roof};
-    if (!k.roof && k.bound.empty())
+    if (!k.roof && k.bound == Bound::none)
       verdict = judge(k, r.ceilings, static_cast<double>(r.context.device.l2_bytes));
     std::string style;
     for (std::size_t c = 0; c < columns.size(); ++c)
@@ -112,19 +112,19 @@ std::string kernel_table(const Results& r) {
     std::string validation;
     if (k.validated)
       validation = "passed, " + validation_text(k);
-    else if (k.status == "skipped")
+    else if (k.status == Status::skipped)
       validation = fmt::format("<span class=\"muted\" title=\"{}\">skipped{}</span>", esc(k.error),
                                k.error.empty() ? "" : " (hover for why)");
     else
       validation = fmt::format(
           "<span class=\"bad\">{}</span> <small>{}</small>",
-          esc(k.status.empty() ? "failed" : k.status),
+          esc(k.status == Status::none ? "failed" : to_string(k.status)),
           esc(fmt::format("({}{})", validation_text(k), k.error.empty() ? "" : "; " + k.error)));
     const double ai = intensity(k.flops, k.bytes_model), ai_min = intensity(k.flops, k.bytes_min);
     std::string ai_text = fmt::format("{:.3g}", ai);
     if (std::abs(ai - ai_min) > 1e-9 * std::max(1.0, ai))
       ai_text += fmt::format(" <small>({:.3g} vs bytes_min)</small>", ai_min);
-    std::string bound = verdict.bound.empty() ? "—" : esc(verdict.bound);
+    std::string bound = verdict.bound == Bound::none ? "—" : esc(to_string(verdict.bound));
     if (verdict.pct_of_roof) bound += fmt::format(", {:.1f}%", *verdict.pct_of_roof);
     if (!verdict.memory_roof.empty())
       bound += " <small>vs " + esc(verdict.memory_roof) + "</small>";
@@ -134,7 +134,7 @@ std::string kernel_table(const Results& r) {
         "title=\"{}\">{}</div><div class=\"num\">{}</div><div class=\"num\">{}</div><div "
         "class=\"num\">{}</div><div class=\"num\">{}</div><div>{}</div><div>{}</div></div>\n",
         style, breakable(k.name), k.throttled ? " <span class=\"bad\">(throttled)</span>" : "",
-        esc(k.family), esc(k.variant), esc(k.precision), esc(k.unit),
+        esc(k.family), esc(k.variant), esc(k.precision), esc(compute_unit_name(k.unit)),
         breakable(shape_text(k.shape)), esc(spread), esc(time),
         noise ? fmt::format("{:.2f}%", 100 * *noise) : "—",
         k.time_s ? rate(k.achieved_flops_per_s, "FLOP/s") : "—",

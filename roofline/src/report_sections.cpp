@@ -16,9 +16,10 @@ std::string pct_text(const std::optional<double>& pct) {
   return pct ? fmt::format("{:.1f}%", *pct) : "—";
 }
 
-std::string status_cell(const std::string& status, const std::string& error) {
-  if (status == "ok") return "ok";
-  return fmt::format("<span class=\"bad\">{}</span>{}", esc(status.empty() ? "—" : status),
+std::string status_cell(Status status, const std::string& error) {
+  if (status == Status::ok) return "ok";
+  return fmt::format("<span class=\"bad\">{}</span>{}",
+                     esc(status == Status::none ? "—" : to_string(status)),
                      error.empty() ? "" : ": " + esc(error));
 }
 
@@ -154,7 +155,7 @@ std::string fusion_section(const Results& r) {
   h += "<p class=\"muted\">Each fused kernel beside the unfused kernels it replaces, at the same "
        "shape: bytes are the cost model's (<code>bytes_model</code>), so the saving is the "
        "traffic fusion removes; speed-up = unfused median time / fused median time.";
-  if (r.context.backend == "emulator")
+  if (r.context.backend == Backend::emulator)
     h += " These are CPU-emulator times: the byte savings hold, the speed-ups do not.";
   h += "</p>\n<table class=\"fusion\">\n<tr><th>unfused</th><th>fused</th><th>shape</th><th>"
        "bytes moved (model)</th><th>intensity FLOP/B</th><th>median time</th><th>speed-up"
@@ -170,7 +171,7 @@ std::string ladder_section(const Results& r) {
       "<h2>Ladders: what each rung buys</h2>\n<p class=\"muted\">Each rung against the rung "
       "below it (its <code>baseline</code>) at the same shape: gain = baseline median time / "
       "rung median time. A gain under 1 means the rung is slower there.";
-  if (r.context.backend == "emulator")
+  if (r.context.backend == Backend::emulator)
     h += " These are CPU-emulator times: the gains describe the emulator, not a GPU.";
   h += "</p>\n";
   std::string family;

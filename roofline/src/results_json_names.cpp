@@ -2,9 +2,72 @@
 
 #include "results_json_reader.hpp"
 
+#include <cstddef>
+
 #include <fmt/format.h>
 
-namespace rl::roofline::results_json {
+namespace rl::roofline {
+
+namespace {
+
+template <class E>
+struct Spelling {
+  E state;
+  std::string_view json;
+};
+
+// In the order the reader's error message lists them.
+constexpr std::array<Spelling<Backend>, 2> kBackends{{
+    {Backend::cuda, "cuda"},
+    {Backend::emulator, "emulator"},
+}};
+constexpr std::array<Spelling<Status>, 5> kStatuses{{
+    {Status::ok, "ok"},
+    {Status::failed_validation, "failed_validation"},
+    {Status::error, "error"},
+    {Status::skipped, "skipped"},
+    {Status::none, ""},
+}};
+constexpr std::array<Spelling<Bound>, 5> kBounds{{
+    {Bound::memory, "memory"},
+    {Bound::compute, "compute"},
+    {Bound::below_both, "below_both"},
+    {Bound::above_roof, "above_roof"},
+    {Bound::none, ""},
+}};
+
+template <class E, std::size_t N>
+std::string_view spelling(const std::array<Spelling<E>, N>& table, E state) {
+  for (const auto& s : table)
+    if (s.state == state) return s.json;
+  return "";  // not an enumerator: cast from an int out of range
+}
+
+template <class E, std::size_t N>
+E parse(const std::array<Spelling<E>, N>& table, const std::string& pointer,
+        const std::string& value) {
+  std::array<std::string_view, N> names;
+  for (std::size_t i = 0; i < N; ++i) {
+    if (table[i].json == value) return table[i].state;
+    names[i] = table[i].json;
+  }
+  results_json::require_one_of(pointer, value, names);  // throws: value is none of them
+  return table[0].state;
+}
+
+}  // namespace
+
+std::string_view to_string(Backend backend) {
+  return spelling(kBackends, backend);
+}
+std::string_view to_string(Status status) {
+  return spelling(kStatuses, status);
+}
+std::string_view to_string(Bound bound) {
+  return spelling(kBounds, bound);
+}
+
+namespace results_json {
 
 void require_one_of(const std::string& pointer, const std::string& value,
                     std::span<const std::string_view> allowed) {
@@ -15,4 +78,16 @@ void require_one_of(const std::string& pointer, const std::string& value,
   fail(pointer, fmt::format("\"{}\" is not one of {}", value, list));
 }
 
-}  // namespace rl::roofline::results_json
+Backend parse_backend(const std::string& pointer, const std::string& value) {
+  return parse(kBackends, pointer, value);
+}
+Status parse_status(const std::string& pointer, const std::string& value) {
+  return parse(kStatuses, pointer, value);
+}
+Bound parse_bound(const std::string& pointer, const std::string& value) {
+  return parse(kBounds, pointer, value);
+}
+
+}  // namespace results_json
+
+}  // namespace rl::roofline

@@ -1,8 +1,12 @@
 // The JSON spellings of results.json's enumerated strings (internal): the one
-// place that names them, for the reader to check against (the compute unit's
-// spelling is cost.hpp's compute_unit_name / parse_compute_unit).  Typed
-// states (an enum per field) get their to- and from-JSON conversions here.
+// place that names them.  The typed states (Backend, Status, Bound in
+// results.hpp) convert both ways here: to_string (declared beside the enums)
+// gives the spelling the writer writes, parse_* reads it back.  The compute
+// unit's spelling is cost.hpp's compute_unit_name / parse_compute_unit.  The
+// string fields that are not typed yet are checked against the lists below.
 #pragma once
+
+#include "rl/roofline/results.hpp"
 
 #include <array>
 #include <span>
@@ -11,19 +15,18 @@
 
 namespace rl::roofline::results_json {
 
-inline constexpr std::array<std::string_view, 2> kBackendNames{"cuda", "emulator"};
 inline constexpr std::array<std::string_view, 2> kCeilingKindNames{"memory", "compute"};
 inline constexpr std::array<std::string_view, 2> kCeilingUnitNames{"B/s", "FLOP/s"};
 inline constexpr std::array<std::string_view, 2> kTimeKindNames{"cold", "batch"};
-inline constexpr std::array<std::string_view, 4> kStatusNames{"ok", "failed_validation", "error",
-                                                              "skipped"};
-// "" is a kernel without a roof to judge it by.
-inline constexpr std::array<std::string_view, 5> kBoundNames{"memory", "compute", "below_both",
-                                                             "above_roof", ""};
 
 // Throws ResultsError("<pointer>: \"<value>\" is not one of \"a\", \"b\"") unless
 // `value` is one of `names`.
 void require_one_of(const std::string& pointer, const std::string& value,
                     std::span<const std::string_view> names);
+
+// The state `value` spells; throws as require_one_of when it spells none.
+Backend parse_backend(const std::string& pointer, const std::string& value);
+Status parse_status(const std::string& pointer, const std::string& value);  // "" -> none
+Bound parse_bound(const std::string& pointer, const std::string& value);    // "" -> none
 
 }  // namespace rl::roofline::results_json

@@ -17,8 +17,7 @@ constexpr std::int64_t kMaxInt64 = std::numeric_limits<std::int64_t>::max();
 template <class J>
 Context read_context(const Reader<J>& r) {
   Context c;
-  c.backend = r.string("backend");
-  require_one_of(child(r.pointer(), "backend"), c.backend, kBackendNames);
+  c.backend = parse_backend(child(r.pointer(), "backend"), r.string("backend"));
 
   auto d = r.object("device");
   c.device.name = d.string("name");
@@ -116,9 +115,11 @@ KernelResult read_kernel(const Reader<J>& r) {
   k.family = r.string("family");
   k.variant = r.string("variant");
   k.precision = r.string("precision");
-  k.unit = r.string("unit");
-  if (!parse_compute_unit(k.unit))
-    fail(child(r.pointer(), "unit"), fmt::format("unknown compute unit \"{}\"", k.unit));
+  std::string unit = r.string("unit");
+  auto compute_unit = parse_compute_unit(unit);
+  if (!compute_unit)
+    fail(child(r.pointer(), "unit"), fmt::format("unknown compute unit \"{}\"", unit));
+  k.unit = *compute_unit;
   k.baseline = r.optional_string("baseline");
   k.fuses = r.optional_string("fuses");  // absent in files written before it existed
 
@@ -132,8 +133,7 @@ KernelResult read_kernel(const Reader<J>& r) {
   k.bytes_model = r.non_negative_or_nan("bytes_model");
   k.intensity = r.non_negative_or_nan("intensity");
   k.validated = r.boolean("validated");
-  k.status = r.optional_string("status");
-  if (!k.status.empty()) require_one_of(child(r.pointer(), "status"), k.status, kStatusNames);
+  k.status = parse_status(child(r.pointer(), "status"), r.optional_string("status"));
   k.error = r.optional_string("error");
   k.max_rel_err = r.number_null_is_infinite("max_rel_err");
   if (const J& time = r.required("time_s"); !time.is_null())
@@ -145,8 +145,7 @@ KernelResult read_kernel(const Reader<J>& r) {
   r.required("roof");
   r.required("pct_of_roof");
   k.pct_of_roof = r.optional_number("pct_of_roof");
-  k.bound = r.string("bound");
-  require_one_of(child(r.pointer(), "bound"), k.bound, kBoundNames);
+  k.bound = parse_bound(child(r.pointer(), "bound"), r.string("bound"));
   k.throttled = r.boolean("throttled");
   k.sm_clock_mhz = r.optional_number("sm_clock_mhz");
   k.idea = r.optional_string("idea");

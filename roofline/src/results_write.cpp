@@ -33,7 +33,7 @@ J context_json(const Context& c) {
   for (const auto& [name, version] : c.library_versions) libraries[name] = version;
 
   J j = J::object();
-  j["backend"] = c.backend;
+  j["backend"] = std::string(to_string(c.backend));
   j["device"] = std::move(device);
   j["driver_version"] = c.driver_version;
   j["cuda_driver_version"] = c.cuda_driver_version;
@@ -97,7 +97,7 @@ J kernel_json(const KernelResult& k) {
   j["family"] = k.family;
   j["variant"] = k.variant;
   j["precision"] = k.precision;
-  j["unit"] = k.unit;
+  j["unit"] = std::string(compute_unit_name(k.unit));
   j["baseline"] = k.baseline;
   j["fuses"] = k.fuses;
   j["shape"] = shape_json<J>(k.shape);
@@ -106,7 +106,7 @@ J kernel_json(const KernelResult& k) {
   j["bytes_model"] = number_or_null<J>(k.bytes_model);
   j["intensity"] = number_or_null<J>(k.intensity);
   j["validated"] = k.validated;
-  j["status"] = k.status;
+  j["status"] = std::string(to_string(k.status));
   j["error"] = k.error;
   j["max_rel_err"] = number_or_null<J>(k.max_rel_err);
   j["time_s"] = time_json<J>(k.time_s);
@@ -114,7 +114,7 @@ J kernel_json(const KernelResult& k) {
   j["achieved_bytes_per_s"] = number_or_null<J>(k.achieved_bytes_per_s);
   j["roof"] = optional_number<J>(k.roof);
   j["pct_of_roof"] = optional_number<J>(k.pct_of_roof);
-  j["bound"] = k.bound;
+  j["bound"] = std::string(to_string(k.bound));
   j["throttled"] = k.throttled;
   j["sm_clock_mhz"] = optional_number<J>(k.sm_clock_mhz);
   j["idea"] = k.idea;

@@ -104,11 +104,11 @@ std::string render_summary_text(const Results& r, const ReportOptions& options, 
   };
   s += "\n" + line("kernel", "shape", "median", "FLOP/s", "bound, % roof", "status");
   for (const auto& k : r.kernels) {
-    std::string bound = k.bound.empty() ? "—" : k.bound;
+    std::string bound(k.bound == Bound::none ? "—" : to_string(k.bound));
     if (k.pct_of_roof) bound += fmt::format(" {:.0f}%", *k.pct_of_roof);
-    std::string status = k.status == "ok" && k.validated ? "ok"
-                         : k.status.empty()              ? "failed"
-                                                         : k.status;
+    std::string status(k.status == Status::ok && k.validated ? "ok"
+                       : k.status == Status::none            ? "failed"
+                                                             : to_string(k.status));
     s += line(k.name, shape_text(k.shape), k.time_s ? si(k.time_s->median) + "s" : "—",
               k.time_s && k.flops > 0 ? si(k.achieved_flops_per_s) + "FLOP/s" : "—", bound, status);
   }

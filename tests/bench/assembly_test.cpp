@@ -38,7 +38,7 @@ TEST(KernelResultAssembly, cost_sets_intensity_from_bytes_model_and_unit_name) {
                           .unit = rl::roofline::ComputeUnit::tc_bf16});
   EXPECT_DOUBLE_EQ(r.intensity, 0.125);
   EXPECT_DOUBLE_EQ(r.bytes_min, 400);
-  EXPECT_EQ(r.unit, "tc_bf16");
+  EXPECT_EQ(r.unit, rl::roofline::ComputeUnit::tc_bf16);
 }
 
 TEST(KernelResultAssembly, achieved_rates_use_the_median_time) {

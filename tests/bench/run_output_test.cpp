@@ -87,7 +87,7 @@ TEST(MarkBenchmarksJson, a_budget_names_no_signal_and_a_torn_file_is_left_alone)
 
 rl::roofline::Results small_results() {
   rl::roofline::Results results;
-  results.context.backend = "emulator";
+  results.context.backend = rl::roofline::Backend::emulator;
   results.run.complete = false;
   rl::roofline::KernelResult kernel;
   kernel.name = "scale_f32_vec4";
@@ -97,7 +97,7 @@ rl::roofline::Results small_results() {
                                .bytes_min = 8 * 4097,
                                .bytes_model = 8 * 4097,
                                .unit = rl::roofline::ComputeUnit::fp32});
-  kernel.status = "ok";
+  kernel.status = rl::roofline::Status::ok;
   results.kernels.push_back(kernel);
   return results;
 }
@@ -134,7 +134,7 @@ TEST(ProgressLine, names_count_kernel_shape_outcome_and_elapsed_time) {
   rl::roofline::KernelResult kernel;
   kernel.name = "layernorm_f32";
   kernel.shape = {{"rows", 9}, {"C", 4100}};
-  kernel.status = "failed_validation";
+  kernel.status = rl::roofline::Status::failed_validation;
   kernel.error = "y[3] = nan";
   EXPECT_EQ(rl::bench::progress_line(3, 12, kernel, std::chrono::seconds(83)),
             "[3/12] layernorm_f32 rows=9,C=4100 ... failed_validation: y[3] = nan (1m23s)");

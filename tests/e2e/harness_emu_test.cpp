@@ -177,7 +177,7 @@ class HarnessOnEmulator : public ::testing::Test {
     config.selection.ceilings_only = ceilings_only;
     config.out_dir = g_out_dir;
     rl::roofline::Context context;
-    context.backend = "emulator";
+    context.backend = rl::roofline::Backend::emulator;
     context.device.compute_capability = "8.9";  // what the emulator reports
     {
       rl::bench::Harness harness(config, context, nullptr);
@@ -204,7 +204,7 @@ TEST_F(HarnessOnEmulator, failed_validation_is_recorded_with_its_error_and_not_t
   const auto results = run_harness(false);
   const auto* wrong = find(results, "harness_test_a_wrong_output");
   ASSERT_NE(wrong, nullptr);
-  EXPECT_EQ(wrong->status, "failed_validation");
+  EXPECT_EQ(wrong->status, rl::roofline::Status::failed_validation);
   EXPECT_FALSE(wrong->validated);
   EXPECT_NE(wrong->error.find("element 17"), std::string::npos) << wrong->error;
   EXPECT_FALSE(wrong->time_s.has_value());
@@ -220,7 +220,7 @@ TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
   // does not fit is skipped when its turn comes.)
   std::vector<std::string> timed_order;
   for (const auto& k : results.kernels)
-    if (k.status != "skipped") timed_order.push_back(k.name);
+    if (k.status != rl::roofline::Status::skipped) timed_order.push_back(k.name);
   EXPECT_EQ(timed_order,
             (std::vector<std::string>{"harness_test_c_ceiling_copy", "harness_test_a_wrong_output",
                                       "harness_test_b_observer", "harness_test_f_fits"}));
@@ -353,7 +353,7 @@ TEST_F(HarnessOnEmulator, results_are_flushed_after_every_benchmark) {
   EXPECT_EQ(*g_kernels_seen_on_disk, 5u);
   const auto* observer = find(results, "harness_test_b_observer");
   ASSERT_NE(observer, nullptr);
-  EXPECT_EQ(observer->status, "ok");
+  EXPECT_EQ(observer->status, rl::roofline::Status::ok);
   EXPECT_TRUE(observer->validated);
 }
 
@@ -361,7 +361,7 @@ TEST_F(HarnessOnEmulator, gpu_only_kernels_are_recorded_as_skipped_on_the_emulat
   const auto results = run_harness(false);
   const auto* gpu_only = find(results, "harness_test_d_gpu_only");
   ASSERT_NE(gpu_only, nullptr);
-  EXPECT_EQ(gpu_only->status, "skipped");
+  EXPECT_EQ(gpu_only->status, rl::roofline::Status::skipped);
   EXPECT_NE(gpu_only->error.find("GPU-only"), std::string::npos) << gpu_only->error;
   EXPECT_FALSE(gpu_only->time_s.has_value());
   EXPECT_FALSE(gpu_only->validated);
@@ -372,14 +372,14 @@ TEST_F(HarnessOnEmulator,
   const auto results = run_harness(false);
   const auto* too_big = find(results, "harness_test_e_too_big");
   ASSERT_NE(too_big, nullptr);
-  EXPECT_EQ(too_big->status, "skipped");
+  EXPECT_EQ(too_big->status, rl::roofline::Status::skipped);
   EXPECT_NE(too_big->error.find("needs 4611686018.4 GB of device memory, "), std::string::npos)
       << too_big->error;
   EXPECT_NE(too_big->error.find(" GB free"), std::string::npos) << too_big->error;
   EXPECT_FALSE(too_big->time_s.has_value());
   const auto* fits = find(results, "harness_test_f_fits");
   ASSERT_NE(fits, nullptr);
-  EXPECT_EQ(fits->status, "ok");
+  EXPECT_EQ(fits->status, rl::roofline::Status::ok);
   EXPECT_TRUE(fits->validated);
   // A skip is data, not a failure: only the deliberately wrong kernel counts.
   EXPECT_EQ(failed_, 1u);
@@ -389,7 +389,7 @@ TEST_F(HarnessOnEmulator, a_record_refused_on_this_architecture_is_skipped_with_
   const auto results = run_harness(false);
   const auto* refused = find(results, "harness_test_h_refused_on_89");
   ASSERT_NE(refused, nullptr);
-  EXPECT_EQ(refused->status, "skipped");
+  EXPECT_EQ(refused->status, rl::roofline::Status::skipped);
   EXPECT_EQ(refused->error, "the instruction is emulated on sm_89");
   EXPECT_FALSE(refused->time_s.has_value());
 }
@@ -398,7 +398,7 @@ TEST_F(HarnessOnEmulator, a_record_built_for_older_devices_is_skipped_on_a_newer
   const auto results = run_harness(false);
   const auto* past_max = find(results, "harness_test_g_max_cc_80");
   ASSERT_NE(past_max, nullptr);
-  EXPECT_EQ(past_max->status, "skipped");
+  EXPECT_EQ(past_max->status, rl::roofline::Status::skipped);
   EXPECT_NE(past_max->error.find("built for compute capability up to 8.0, the device has 8.9"),
             std::string::npos)
       << past_max->error;

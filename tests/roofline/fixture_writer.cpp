@@ -32,7 +32,7 @@ Results compare_fixture(const std::string& which) {
   for (const char* name : {"copy_vec4", "gelu_fused", "layernorm_twopass"}) {
     KernelResult k = testing::timed_kernel(name, 1.0e-3 * scale, 0.002, 20);
     k.sm_clock_mhz = r.context.clocks.sm_mhz;
-    k.bound = "compute";
+    k.bound = Bound::compute;
     r.kernels.push_back(k);
   }
   return r;

@@ -12,7 +12,7 @@ namespace {
 
 Context fixture_context() {
   Context c;
-  c.backend = "emulator";
+  c.backend = Backend::emulator;
   c.device.name = "CPU emulator (test fixture, not GPU data)";
   c.device.uuid = "";
   c.device.compute_capability = "8.0";
@@ -50,13 +50,13 @@ KernelResult kernel_with_samples(const std::string& name, std::vector<double> sa
   k.family = "gelu";
   k.variant = name;
   k.precision = "fp32";
-  k.unit = "fp32";
+  k.unit = ComputeUnit::fp32;
   k.shape = {{"n", 1 << 20}};
   k.flops = 8.0 * (1 << 20);
   k.bytes_min = k.bytes_model = 8.0 * (1 << 20);
   k.intensity = k.flops / k.bytes_model;
   k.validated = true;
-  k.status = "ok";
+  k.status = Status::ok;
   TimeStats t;
   t.samples = std::move(samples);
   auto sorted = t.samples;
@@ -102,7 +102,7 @@ Results emulator_fixture() {
   gemm.family = "gemm";
   gemm.variant = "wmma";
   gemm.precision = "bf16";
-  gemm.unit = "tc_bf16";
+  gemm.unit = ComputeUnit::tc_bf16;
   gemm.shape = {{"m", 256}, {"n", 256}, {"k", 256}};
   gemm.flops = 2.0 * 256 * 256 * 256;
   gemm.bytes_min = gemm.bytes_model = 3.0 * 256 * 256 * 2;
@@ -115,7 +115,7 @@ Results emulator_fixture() {
   broken.variant = "broken";
   broken.shape = {{"rows", 64}, {"C", 768}};
   broken.validated = false;
-  broken.status = "failed_validation";
+  broken.status = Status::failed_validation;
   broken.error = "element 17: got NaN, expected 0.25";
   broken.max_rel_err = std::numeric_limits<double>::infinity();
   broken.time_s.reset();

@@ -26,7 +26,7 @@ KernelResult gemm(const std::string& name, const std::string& precision, double 
   k.family = "gemm";
   k.variant = name;
   k.precision = precision;
-  k.unit = precision == "fp32" ? "fp32" : "tc_" + precision;
+  k.unit = *rl::roofline::parse_compute_unit(precision == "fp32" ? "fp32" : "tc_" + precision);
   k.baseline = baseline;
   k.library = library;
   k.idea = "idea of " + name;
@@ -83,12 +83,12 @@ TEST(GemmLadder, climbs_by_precision_then_baseline_chain_with_libraries_last_in_
 
 TEST(GemmLadder, a_rung_that_was_not_timed_has_no_figures_and_keeps_its_status) {
   KernelResult failed = gemm("gemm_wmma_bf16", "bf16", 2.0, "");
-  failed.status = "failed_validation";
+  failed.status = rl::roofline::Status::failed_validation;
   failed.error = "element 3: got 1, expected 2";
   failed.time_s.reset();
   const auto a = analyse(run_of({failed, gemm("gemm_cublaslt_bf16", "bf16", 1.0, "", "cuBLASLt")}));
   const auto& rung = a.gemm_ladders.at(0).rungs.at(0);
-  EXPECT_EQ(rung.status, "failed_validation");
+  EXPECT_EQ(rung.status, rl::roofline::Status::failed_validation);
   EXPECT_FALSE(rung.flops_per_s.has_value());
   EXPECT_FALSE(rung.pct_of_library.has_value());
 }
@@ -153,7 +153,7 @@ TEST(AttentionFusion, a_slower_fused_kernel_is_reported_as_slower_not_hidden) {
 
 TEST(AttentionFusion, the_naive_out_of_memory_point_is_a_finding_with_both_footprints) {
   KernelResult naive = attention("attention_f32_naive", 1.0, 1e9, 7e10, 16384);
-  naive.status = "skipped";
+  naive.status = rl::roofline::Status::skipped;
   naive.error = "needs 69.8 GB of device memory, 79.1 GB free";
   naive.time_s.reset();
   KernelResult fused = attention("attention_f32_fused", 1.0e-2, 1e9, 2e9, 16384);

@@ -112,15 +112,14 @@ Results crowded_run() {
       KernelResult k = testing::timed_kernel(rung.name, 1e-3, 0.02, 5);
       k.family = rung.family;
       k.variant = rung.name;
-      k.unit = rung.unit;
+      k.unit = *parse_compute_unit(rung.unit);
       k.precision = rung.precision;
       k.baseline = rung.baseline;
       k.shape = {{"n", shape == 0 ? 1 << 20 : 1 << 22}};
       k.bytes_min = k.bytes_model = 1e8 * (shape + 1);
       k.flops = rung.intensity * scale * k.bytes_model;
       k.intensity = k.flops / k.bytes_model;
-      auto unit = parse_compute_unit(k.unit);
-      double roof = std::min(compute_ceiling(r.ceilings, *unit)->value, 2.2e12 * k.intensity);
+      double roof = std::min(compute_ceiling(r.ceilings, k.unit)->value, 2.2e12 * k.intensity);
       double median = k.flops / (roof * rung.fraction);
       for (auto& s : k.time_s->samples) s *= median / k.time_s->median;
       k.time_s->min *= median / k.time_s->median;
@@ -185,7 +184,7 @@ TEST(ChartLayout, no_two_texts_overlap_in_any_view_of_a_crowded_run) {
 
 TEST(ChartLayout, no_two_texts_overlap_in_any_view_of_the_emulated_run) {
   Results r = emulated_run();
-  ASSERT_EQ(r.context.backend, "emulator");
+  ASSERT_EQ(r.context.backend, Backend::emulator);
   ASSERT_GE(r.kernels.size(), 50u);
   expect_legible(r, "emulated run");
 }

@@ -27,7 +27,7 @@ Results run_with(double median, double spread, int repetitions = 20) {
 }
 
 KernelResult compute_bound(KernelResult k, double sm_clock_mhz) {
-  k.bound = "compute";
+  k.bound = Bound::compute;
   k.sm_clock_mhz = sm_clock_mhz;
   return k;
 }
@@ -279,12 +279,12 @@ TEST(Compare, a_slowdown_at_the_same_clock_is_confirmed_in_cycles) {
 
 TEST(Compare, clocks_normalise_only_compute_bound_kernels_with_their_own_clock) {
   KernelResult memory = compute_bound(timed_kernel("copy", 1e-3, 0.002, 20), 1000);
-  memory.bound = "memory";
+  memory.bound = Bound::memory;
   Comparison c = compare_results(run_of({memory}), run_of({memory}), {});
   EXPECT_FALSE(c.kernels[0].clock_ratio);
   // Only the context's clock (taken outside the kernel's samples): not used.
   Results base = run_with(1e-3, 0.002), next = run_with(1e-3, 0.002);
-  base.kernels[0].bound = next.kernels[0].bound = "compute";
+  base.kernels[0].bound = next.kernels[0].bound = Bound::compute;
   base.context.clocks.sm_mhz = 1000;
   next.context.clocks.sm_mhz = 900;
   EXPECT_FALSE(compare_results(base, next, {}).kernels[0].clock_ratio);
@@ -294,11 +294,11 @@ TEST(Compare, a_kernel_that_failed_or_errored_in_new_fails_the_gate) {
   Results base = run_of({timed_kernel("a", 1e-3, 0.002, 20), timed_kernel("b", 1e-3, 0.002, 20),
                          timed_kernel("c", 1e-3, 0.002, 20)});
   Results next = base;
-  next.kernels[0].status = "failed_validation";
+  next.kernels[0].status = Status::failed_validation;
   next.kernels[0].validated = false;
   next.kernels[0].error = "element 3: got NaN";
   next.kernels[0].time_s.reset();
-  next.kernels[1].status = "error";
+  next.kernels[1].status = Status::error;
   next.kernels[1].error = "launch failed";
   next.kernels[1].time_s.reset();
   next.kernels[2].validated = false;  // timed, but not validated
@@ -319,7 +319,7 @@ TEST(Compare, a_kernel_missing_or_not_run_in_new_fails_unless_allowed) {
               timed_kernel("gelu_fused", 1e-3, 0.002, 20), timed_kernel("copy", 1e-3, 0.002, 20)});
   Results next = base;
   next.kernels.erase(next.kernels.begin());  // gelu_naive removed
-  next.kernels[0].status = "skipped";        // gelu_fused did not fit this time
+  next.kernels[0].status = Status::skipped;  // gelu_fused did not fit this time
   next.kernels[0].error = "needs 9 GiB";
   next.kernels[0].time_s.reset();
   Comparison strict = compare_results(base, next, {});
@@ -345,7 +345,7 @@ TEST(Compare, a_kernel_missing_or_not_run_in_new_fails_unless_allowed) {
 TEST(Compare, kernels_only_in_new_or_untimed_in_base_are_listed_not_judged) {
   Results base = testing::emulator_fixture();  // its layernorm_f32_broken failed validation
   Results next = base;
-  next.kernels[3].status = "ok";
+  next.kernels[3].status = Status::ok;
   next.kernels[3].validated = true;
   next.kernels[3].time_s = timed_kernel("x", 1e-3, 0.002, 10).time_s;
   next.kernels.push_back(timed_kernel("brand_new", 1e-3, 0.002, 10));
@@ -406,7 +406,7 @@ TEST(Compare, samples_that_disagree_with_the_stated_median_or_count_are_refused)
 TEST(Compare, another_device_backend_preset_or_l2_policy_is_refused_unless_cross_device) {
   Results base = run_with(1e-3, 0.002);
   for (auto change : {+[](Results& r) { r.context.device.name = "NVIDIA H100 80GB HBM3"; },
-                      +[](Results& r) { r.context.backend = "cuda"; },
+                      +[](Results& r) { r.context.backend = Backend::cuda; },
                       +[](Results& r) { r.context.size_preset = "large"; },
                       +[](Results& r) { r.context.l2_flushed = false; }}) {
     Results next = base;

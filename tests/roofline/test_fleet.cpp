@@ -19,7 +19,7 @@ namespace {
 // ceilings and kernel rates multiplied by `scale`.
 FleetRun gpu(int i, double scale = 1.0, double ceiling_scale = -1) {
   Results r = testing::emulator_fixture();
-  std::erase_if(r.kernels, [](const KernelResult& k) { return k.status != "ok"; });
+  std::erase_if(r.kernels, [](const KernelResult& k) { return k.status != Status::ok; });
   r.context.host = "node" + std::to_string(i);
   r.context.device.uuid = "GPU-" + std::to_string(i);
   for (auto& c : r.ceilings) c.value *= ceiling_scale < 0 ? scale : ceiling_scale;

@@ -45,9 +45,10 @@ TEST(RooflineModel, dram_ceiling_is_the_best_hbm_measurement_not_l2) {
   EXPECT_EQ(dram_ceiling(c)->name, "hbm.read");
 }
 
-KernelResult kernel_at(double flops, double bytes, double seconds, std::string unit = "fp32") {
+KernelResult kernel_at(double flops, double bytes, double seconds,
+                       ComputeUnit unit = ComputeUnit::fp32) {
   KernelResult k = testing::timed_kernel("k", seconds, 0, 3);
-  k.unit = std::move(unit);
+  k.unit = unit;
   k.flops = flops;
   k.bytes_min = k.bytes_model = bytes;
   k.achieved_flops_per_s = flops / k.time_s->median;
@@ -65,18 +66,18 @@ TEST(RooflineModel, memory_bound_kernel_gets_its_bandwidth_roof_and_percentage) 
   EXPECT_DOUBLE_EQ(k[0].intensity, 0.25);
   EXPECT_DOUBLE_EQ(*k[0].roof, 0.5e12);
   EXPECT_NEAR(*k[0].pct_of_roof, 80.0, 1e-9);
-  EXPECT_EQ(k[0].bound, "memory");
+  EXPECT_EQ(k[0].bound, Bound::memory);
 }
 
 TEST(RooflineModel, compute_bound_kernel_uses_its_own_unit_roof) {
   std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12), ceiling("fp32.fma", "compute", 20e12),
                          ceiling("tc.bf16", "compute", 300e12)};
   // GEMM-like: 1 TFLOP over 1 GB (1000 FLOP/B): tc.bf16 roof 300 TFLOP/s; 4 ms -> 250 = 83%.
-  std::vector<KernelResult> k{kernel_at(1e12, 1e9, 4e-3, "tc_bf16")};
+  std::vector<KernelResult> k{kernel_at(1e12, 1e9, 4e-3, ComputeUnit::tc_bf16)};
   apply_roofline(k, c);
   EXPECT_DOUBLE_EQ(*k[0].roof, 300e12);
   EXPECT_NEAR(*k[0].pct_of_roof, 83.333, 1e-3);
-  EXPECT_EQ(k[0].bound, "compute");
+  EXPECT_EQ(k[0].bound, Bound::compute);
 }
 
 TEST(RooflineModel, kernel_under_half_of_attainable_is_below_both) {
@@ -84,7 +85,7 @@ TEST(RooflineModel, kernel_under_half_of_attainable_is_below_both) {
                          ceiling("fp32.fma", "compute", 20e12)};
   std::vector<KernelResult> k{kernel_at(1e9, 4e9, 5.1e-3)};  // 0.196 of 0.5 TFLOP/s = 39%
   apply_roofline(k, c);
-  EXPECT_EQ(k[0].bound, "below_both");
+  EXPECT_EQ(k[0].bound, Bound::below_both);
   EXPECT_NEAR(*k[0].pct_of_roof, 39.2, 0.1);
 }
 
@@ -94,12 +95,12 @@ TEST(RooflineModel, kernel_well_above_its_roof_is_flagged_not_trusted) {
   // 1e9 FLOP over 4e9 B in 1e-3 s: 1 TFLOP/s against a 0.5 TFLOP/s memory roof.
   std::vector<KernelResult> k{kernel_at(1e9, 4e9, 1e-3)};
   apply_roofline(k, c);
-  EXPECT_EQ(k[0].bound, "above_roof");
+  EXPECT_EQ(k[0].bound, Bound::above_roof);
   EXPECT_NEAR(*k[0].pct_of_roof, 200.0, 1e-9);
   // Within the 5% allowance it is judged as usual.
   std::vector<KernelResult> near{kernel_at(1e9, 4e9, 1.0 / 0.52 * 1e-3)};
   apply_roofline(near, c);
-  EXPECT_EQ(near[0].bound, "memory");
+  EXPECT_EQ(near[0].bound, Bound::memory);
 }
 
 TEST(RooflineModel, copy_kernel_without_flops_is_judged_on_bandwidth) {
@@ -107,14 +108,14 @@ TEST(RooflineModel, copy_kernel_without_flops_is_judged_on_bandwidth) {
   std::vector<KernelResult> k{kernel_at(0, 3e9, 2e-3)};  // 1.5 TB/s of 2 = 75%
   apply_roofline(k, c);
   EXPECT_NEAR(*k[0].pct_of_roof, 75.0, 1e-9);
-  EXPECT_EQ(k[0].bound, "memory");
+  EXPECT_EQ(k[0].bound, Bound::memory);
 }
 
 TEST(RooflineModel, no_ceilings_or_untimed_kernel_leaves_roof_empty) {
   std::vector<KernelResult> k{kernel_at(1e9, 4e9, 1e-3)};
   apply_roofline(k, {});
   EXPECT_FALSE(k[0].roof.has_value());
-  EXPECT_EQ(k[0].bound, "");
+  EXPECT_EQ(k[0].bound, Bound::none);
   Results r = testing::emulator_fixture();
   apply_roofline(r);
   EXPECT_FALSE(r.kernels[3].roof.has_value());  // failed validation, not timed

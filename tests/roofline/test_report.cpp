@@ -62,7 +62,7 @@ TEST(Report, an_interrupted_run_says_it_is_incomplete) {
 
 TEST(Report, sku_override_puts_datasheet_and_percent_of_claim_beside_measured) {
   Results r = testing::emulator_fixture();
-  r.context.backend = "cuda";
+  r.context.backend = Backend::cuda;
   r.ceilings[0].value = 1.6e12;  // hbm.copy, against A100 80GB's 2039 GB/s
   std::string html = render_report_html(r, report_options_for(r, "a100-sxm4-80gb"));
   EXPECT_EQ(html.find("not GPU performance"), std::string::npos);
@@ -73,7 +73,7 @@ TEST(Report, sku_override_puts_datasheet_and_percent_of_claim_beside_measured) {
 
 TEST(Report, sku_override_replaces_the_datasheet_figures_the_run_recorded) {
   Results r = testing::emulator_fixture();
-  r.context.backend = "cuda";
+  r.context.backend = Backend::cuda;
   r.ceilings[0].value = 1.6e12;
   r.ceilings[0].datasheet = 3.35e12;  // what a run on an H100 recorded for hbm.copy
   std::string html = render_report_html(r, report_options_for(r, "a100-sxm4-80gb"));
@@ -119,7 +119,7 @@ TEST(Report, headline_comes_first_with_counts_noise_and_unknown_throttling) {
 
 TEST(Report, a_ceiling_verdict_names_the_claim_and_the_share_of_it) {
   Results r = testing::emulator_fixture();
-  r.context.backend = "cuda";
+  r.context.backend = Backend::cuda;
   r.context.nvml_available = true;
   r.ceilings[0].value = 1.6e12;  // hbm.copy against A100 80GB's 2039 GB/s: 78%
   std::string html = render_report_html(r, report_options_for(r, "a100-sxm4-80gb"));

@@ -45,12 +45,12 @@ TEST(ResultsIo, round_trip_preserves_every_field) {
   in.ceilings[0].throttle_reasons = {"sw_power_cap"};
   in.kernels[1].roof = 1.5e9;
   in.kernels[1].pct_of_roof = 42.5;
-  in.kernels[1].bound = "memory";
+  in.kernels[1].bound = Bound::memory;
   in.kernels[1].sm_clock_mhz = 1410;
   Results out = parse_results(results_to_text(in), "round-trip");
 
   EXPECT_EQ(results_to_text(out), results_to_text(in));
-  EXPECT_EQ(out.context.backend, "emulator");
+  EXPECT_EQ(out.context.backend, Backend::emulator);
   EXPECT_EQ(out.context.ecc_enabled, std::optional<bool>(true));
   EXPECT_FALSE(out.context.persistence_mode.has_value());
   EXPECT_EQ(out.ceilings[0].throttle_reasons.size(), 1u);

@@ -49,7 +49,7 @@ TEST(RooflineSvg, draws_every_ceiling_point_arrow_and_the_emulator_banner) {
 
 TEST(RooflineSvg, cuda_results_carry_no_emulator_banner) {
   Results r = testing::emulator_fixture();
-  r.context.backend = "cuda";
+  r.context.backend = Backend::cuda;
   std::string svg = render_roofline_svg(r);
   EXPECT_EQ(svg.find("not GPU performance"), std::string::npos);
   EXPECT_EQ(svg.find("emulator-banner"), std::string::npos);
@@ -69,7 +69,7 @@ TEST(RooflineSvg, coordinates_are_finite_even_for_degenerate_input) {
   std::string svg = render_roofline_svg(r);
   EXPECT_FALSE(has_non_finite_text(svg));
   Results empty;
-  empty.context.backend = "cuda";
+  empty.context.backend = Backend::cuda;
   std::string blank = render_roofline_svg(empty);
   EXPECT_NE(blank.find("no timed kernels"), std::string::npos);
   EXPECT_FALSE(has_non_finite_text(blank));

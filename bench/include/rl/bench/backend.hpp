@@ -15,9 +15,9 @@
 
 namespace rl::bench::backend {
 
-std::string_view program_name();  // "bench_roofline" | "bench_roofline_emu"
-std::string_view backend_name();  // "cuda" | "emulator" (context.backend)
-std::string_view default_size();  // preset when --size is not given
+std::string_view program_name();   // "bench_roofline" | "bench_roofline_emu"
+roofline::Backend backend_kind();  // cuda | emulator (context.backend)
+std::string_view default_size();   // preset when --size is not given
 
 // The one line printed (after "<program>: ") when no device can run kernels;
 // nullopt when one can.

@@ -24,8 +24,9 @@ namespace rl::roofline {
 
 struct LadderRung {
   std::string name, variant, precision, idea, library;  // library: "" for hand-written
-  std::string status, error;                            // the kernel's, as recorded
-  std::optional<double> flops_per_s;                    // achieved; timed kernels only
+  Status status = Status::none;                         // the kernel's, as recorded
+  std::string error;
+  std::optional<double> flops_per_s;     // achieved; timed kernels only
   std::optional<double> pct_of_library;  // of the fastest timed library record, same precision
   std::string library_reference;         // that record's name
   std::optional<double> pct_of_roof;
@@ -52,7 +53,9 @@ struct PrecisionLadder {
 };
 
 struct AttentionVariant {
-  std::string name, precision, status, error;
+  std::string name, precision;
+  Status status = Status::none;
+  std::string error;
   bool naive = false;  // writes S and P to memory (its name or variant says "naive")
   double bytes_model = 0, intensity = 0;
   // (bytes_model - bytes_min) / bytes_model: the traffic beyond reading Q, K,
@@ -60,7 +63,7 @@ struct AttentionVariant {
   // read back; for a fused one, the re-reads of K and V per query tile.
   double extra_traffic_share = 0;
   std::optional<double> time_s, flops_per_s, pct_of_roof, device_bytes;
-  std::string bound;
+  Bound bound = Bound::none;
   std::optional<double> speedup;  // time of `speedup_over` / this time
   std::string speedup_over;       // the naive reference: fastest timed naive, same precision first
 };

@@ -110,7 +110,7 @@ struct SideSummary {
   int repetitions = 0;
   double noise = 0;                    // relative_noise of the samples
   std::optional<double> sm_clock_mhz;  // sampled during this kernel's samples
-  std::string bound;
+  Bound bound = Bound::none;
 };
 
 struct KernelComparison {

@@ -113,7 +113,9 @@ struct FleetDrift {
 };
 
 struct FleetGroup {
-  std::string model, backend, size_preset;
+  std::string model;
+  Backend backend = Backend::cuda;
+  std::string size_preset;
   std::vector<std::size_t> runs;  // with results
   bool judged = false;            // at least min_gpus runs
   std::vector<FleetMetric> ceilings, kernels;

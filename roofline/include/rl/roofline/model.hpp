@@ -53,8 +53,8 @@ std::vector<Placement> place(double intensity, ComputeUnit unit, std::span<const
 struct RoofVerdict {
   std::optional<double> roof;         // attainable FLOP/s at the memory level below
   std::optional<double> pct_of_roof;  // achieved / attainable x 100
-  std::string bound;        // "memory" | "compute" | "below_both" | "above_roof" | "" (no ceilings)
-  std::string memory_roof;  // the memory ceiling used ("hbm.copy", "l2.read")
+  Bound bound = Bound::none;          // none: no ceilings to judge by
+  std::string memory_roof;            // the memory ceiling used ("hbm.copy", "l2.read")
 };
 // The memory ceiling a kernel is judged against: the best "l2.*" ceiling when
 // its data lives in L2 while it is timed -- it measures an L2 ceiling, or its

@@ -4,16 +4,32 @@
 // on any machine.
 #pragma once
 
+#include "rl/roofline/cost.hpp"
+
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace rl::roofline {
 
 inline constexpr int kResultsSchemaVersion = 1;
+
+// The enumerated states of a results.json.  Each converts to and from its JSON
+// spelling in one place (results I/O); to_string gives that spelling, which is
+// also the word the reports print.
+enum class Backend { cuda, emulator };
+// none: never set ("" in the file): a kernel the run did not reach.
+enum class Status { none, ok, failed_validation, error, skipped };
+// none: no roof to judge the kernel by ("" in the file).  above_roof: more
+// than 105% of its roof, flagged and not trusted.
+enum class Bound { none, memory, compute, below_both, above_roof };
+std::string_view to_string(Backend backend);  // "cuda" | "emulator"
+std::string_view to_string(Status status);  // "ok" | "failed_validation" | "error" | "skipped" | ""
+std::string_view to_string(Bound bound);  // "memory" | "compute" | "below_both" | "above_roof" | ""
 
 // A kernel's shape: ordered named dimensions, {"M", 4096}, {"N", 4096}, ...
 using ShapeDims = std::vector<std::pair<std::string, std::int64_t>>;
@@ -38,7 +54,7 @@ struct Clocks {           // MHz; 0 = unknown
 };
 
 struct Context {
-  std::string backend;  // "cuda" or "emulator"
+  Backend backend = Backend::cuda;
   DeviceInfo device;
   std::string driver_version;        // NVML driver string, e.g. "550.54.15" ("" when NVML missing)
   std::string cuda_driver_version;   // "12.4"
@@ -93,21 +109,21 @@ struct KernelResult {
   std::string family;     // "gelu", "layernorm", "attention", "gemm", "ceilings", ...
   std::string variant;    // label within the family, e.g. "vec4"
   std::string precision;  // "fp32", "bf16", ...
-  std::string unit;       // compute unit name (ComputeUnit), e.g. "fp32", "tc_bf16"
-  std::string baseline;   // name of the naive sibling this improves on ("" if none)
-  ShapeDims shape;        // ordered; element-wise ops use "n"
+  ComputeUnit unit = ComputeUnit::fp32;  // written as compute_unit_name: "fp32", "tc_bf16"
+  std::string baseline;                  // name of the naive sibling this improves on ("" if none)
+  ShapeDims shape;                       // ordered; element-wise ops use "n"
   double flops = 0, bytes_min = 0, bytes_model = 0;
   double intensity = 0;  // flops / bytes_model
   bool validated = false;
-  std::string status;  // "ok" | "failed_validation" | "error" | "skipped"
-  std::string error;   // why, when status != ok
+  Status status = Status::none;
+  std::string error;  // why, when status != ok
   double max_rel_err = 0;
   std::optional<TimeStats> time_s;  // absent when not timed
   double achieved_flops_per_s = 0;
   double achieved_bytes_per_s = 0;
   std::optional<double> roof;         // attainable FLOP/s at this intensity (measured ceilings)
   std::optional<double> pct_of_roof;  // 0..100
-  std::string bound;                  // "memory" | "compute" | "below_both" | "" (no ceilings)
+  Bound bound = Bound::none;
   bool throttled = false;
   std::optional<double> sm_clock_mhz;  // mean SM clock sampled during the benchmark
   std::string idea;                    // what this variant changes from its baseline ("" unsaid)
