@@ -128,7 +128,17 @@ def results_sections(out):
 
 def left_out(out, results):
     """The instances `--list` planned (logs/bench-list.txt, same selection) that
-    results.json does not hold, as one line."""
+    results.json does not hold, as one line; the harness's own list
+    (run.left_out: name, shape, reason) when results.json has one."""
+    recorded = (results.get("run") or {}).get("left_out")
+    if recorded:
+        items = [("%s %s (%s)" % (e.get("name"),
+                                  ",".join("%s=%s" % kv for kv in (e.get("shape") or {}).items()),
+                                  e.get("reason")) if isinstance(e, dict) else str(e))
+                 for e in recorded]
+        shown = ", ".join(items[:40]) + (" and %d more" % (len(items) - 40) if len(items) > 40
+                                         else "")
+        return ["- left out (results.json run.left_out): %d: %s" % (len(items), shown)]
     path = os.path.join(out, "logs", "bench-list.txt")
     if not os.path.isfile(path):
         return []
