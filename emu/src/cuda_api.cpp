@@ -248,10 +248,9 @@ cudaError_t cudaGetDevice(int* device) {
 
 // The emulated device: compute capability 8.9 because the emulator implements
 // the warp-level instructions up to sm_89 (mma incl. fp8, ldmatrix,
-// cp.async); 9.0 with RL_EMU_CC=90, which adds sm_90a's wgmma, TMA and
-// mbarrier (rl/emu/hopper.hpp).  One "multiprocessor" per host worker, each
-// running one block at a time.  Clocks and bus width are not meaningful and
-// are 0.
+// cp.async); RL_EMU_CC picks another (rl/emu/arch.hpp says which instruction
+// families each has: 9.0 adds sm_90a's wgmma, TMA and mbarrier).  One "multiprocessor" per host
+// worker, each running one block at a time.  Clocks and bus width are not meaningful and are 0.
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   using namespace rl::emu::detail;
   if (prop == nullptr) return status(cudaErrorInvalidValue);
@@ -271,8 +270,8 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   prop->maxGridSize[1] = 65535;
   prop->maxGridSize[2] = 65535;
   prop->totalConstMem = 65536;
-  prop->major = rl::emu::hopper::compute_capability() / 10;  // RL_EMU_CC: 8.9 or 9.0
-  prop->minor = rl::emu::hopper::compute_capability() % 10;
+  prop->major = rl::emu::compute_capability() / 10;  // RL_EMU_CC
+  prop->minor = rl::emu::compute_capability() % 10;
   prop->textureAlignment = 512;
   prop->multiProcessorCount = rl::emu::worker_threads();
   prop->integrated = 1;  // "device" memory is host memory
@@ -561,8 +560,8 @@ cudaError_t cudaFuncGetAttributes(cudaFuncAttributes* attr, const void* func) {
   if (func == nullptr) return status(cudaErrorInvalidDeviceFunction);
   *attr = cudaFuncAttributes{};
   attr->maxThreadsPerBlock = 1024;
-  attr->ptxVersion = rl::emu::hopper::compute_capability();
-  attr->binaryVersion = rl::emu::hopper::compute_capability();
+  attr->ptxVersion = rl::emu::compute_capability();
+  attr->binaryVersion = rl::emu::compute_capability();
   attr->maxDynamicSharedSizeBytes = static_cast<int>(rl::emu::detail::max_dynamic_shared(func));
   attr->preferredShmemCarveout = -1;
   return cudaSuccess;

@@ -11,7 +11,7 @@
 #include <optional>
 #include <string>
 
-#include "rl/emu/hopper.hpp"
+#include "rl/emu/arch.hpp"
 #include "rl/emu/runtime.hpp"
 #include "sanitizer_hooks.hpp"
 
@@ -117,15 +117,19 @@ void set_worker_threads(int count) {
   detail::g_worker_override = std::clamp(count, 1, 256);
 }
 
-int hopper::compute_capability() {
+int compute_capability() {
   static const int cc = [] {
     const char* text = std::getenv("RL_EMU_CC");
     if (text == nullptr || *text == '\0') return 89;
     const std::string s = text;
-    if (s == "89" || s == "8.9") return 89;
-    if (s == "90" || s == "9.0") return 90;
+    for (const int known : {89, 90, 100, 103, 120, 121}) {
+      const std::string dotted = std::to_string(known / 10) + "." + std::to_string(known % 10);
+      if (s == std::to_string(known) || s == dotted) return known;
+    }
     detail::bad_environment("RL_EMU_CC", text,
-                            "89 (Ada, the default) or 90 (Hopper with the sm_90a feature set)");
+                            "89 (Ada, the default), 90 (Hopper, sm_90a), 100 or 103 (Blackwell "
+                            "B200/B300, sm_100a/sm_103a), 120 or 121 (RTX 50, RTX PRO, GB10: "
+                            "sm_120a/sm_121a)");
   }();
   return cc;
 }

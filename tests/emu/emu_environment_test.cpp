@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "rl/cuda.hpp"
+#include "rl/emu/arch.hpp"
 
 namespace emu_environment {
 
@@ -58,5 +59,35 @@ TEST(EmuEnvironment, MalformedValuesExitWithOneLine) {
         cudaDeviceProp prop{};
         cudaGetDeviceProperties(&prop, 0);
       },
-      testing::ExitedWithCode(2), "rl::emu: RL_EMU_CC='75' is invalid \\(expected 89 .* or 90");
+      testing::ExitedWithCode(2),
+      "rl::emu: RL_EMU_CC='75' is invalid \\(expected 89 .*, 90 .*, 100 or 103 .*, 120 or 121");
+  EXPECT_EXIT(
+      {
+        setenv("RL_EMU_CC", "10.1", 1);  // a Blackwell (Thor) the emulator does not model
+        rl::emu::compute_capability();
+      },
+      testing::ExitedWithCode(2), "rl::emu: RL_EMU_CC='10.1' is invalid");
+}
+
+// Each emulated architecture is named by RL_EMU_CC in either spelling and
+// reports itself through cudaGetDeviceProperties; the instruction families
+// follow from it (arch.hpp).
+TEST(EmuEnvironment, EveryModelledComputeCapabilityIsAccepted) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  for (const char* spelling : {"100", "10.0", "103", "12.0", "121", "9.0", "89"}) {
+    EXPECT_EXIT(
+        {
+          setenv("RL_EMU_CC", spelling, 1);
+          cudaDeviceProp prop{};
+          cudaGetDeviceProperties(&prop, 0);
+          const int cc = rl::emu::compute_capability();
+          const bool ok = prop.major * 10 + prop.minor == cc &&
+                          rl::emu::has_tcgen05() == (cc == 100 || cc == 103) &&
+                          rl::emu::has_wgmma() == (cc == 90) && rl::emu::has_tma() == (cc >= 90) &&
+                          rl::emu::has_block_scaled_mma_sync() == (cc == 120 || cc == 121);
+          std::exit(ok ? 3 : 4);
+        },
+        testing::ExitedWithCode(3), "")
+        << spelling;
+  }
 }

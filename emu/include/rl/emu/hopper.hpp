@@ -20,15 +20,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "rl/emu/arch.hpp"
+
 namespace rl::emu::hopper {
 
-// The emulated device's compute capability x10: 89 (default) or 90 when the
-// environment says RL_EMU_CC=90 (or 9.0).  Any other value stops the process
-// with a message: a typo must not silently emulate another device.
-int compute_capability();
+// The emulated device's compute capability (rl/emu/arch.hpp).
+using rl::emu::compute_capability;
 // True when the emulated device is a Hopper with the sm_90a feature set.
 inline bool sm90a() {
-  return compute_capability() == 90;
+  return rl::emu::has_wgmma();
 }
 
 // ---- the shared window ------------------------------------------------------
