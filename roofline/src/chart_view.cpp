@@ -14,8 +14,9 @@
 namespace rl::roofline {
 namespace chart {
 
-// Packed-half SIMT and tensor units of one precision share a colour: they
-// never share a view but the overview, where the roof labels tell them apart.
+// Packed-half SIMT and tensor units of one precision share a colour, as do
+// the unscaled and block-scaled kinds of one width (fp8/mxfp8, fp4/mxfp4/
+// nvfp4): the roof labels tell them apart.
 std::string unit_colour(std::string_view unit) {
   auto u = parse_compute_unit(unit);
   if (!u) return "#999999";
@@ -33,9 +34,17 @@ std::string unit_colour(std::string_view unit) {
     case ComputeUnit::tc_tf32:
       return "#56B4E9";  // sky blue
     case ComputeUnit::tc_fp8:
+    case ComputeUnit::tc_mxfp8:
       return "#D55E00";  // vermillion
     case ComputeUnit::tc_int8:
       return "#000000";
+    case ComputeUnit::tc_fp6:
+    case ComputeUnit::tc_mxfp6:
+      return "#F0E442";  // yellow
+    case ComputeUnit::tc_fp4:
+    case ComputeUnit::tc_mxfp4:
+    case ComputeUnit::tc_nvfp4:
+      return "#882255";  // wine
   }
   return "#999999";
 }

@@ -22,8 +22,22 @@ const Sku& require_sku(const std::string& key) {
   return *sku;
 }
 
+// Four significant digits, without an exponent from 10,000 TFLOP/s up.
 std::string tflops_cell(std::optional<double> v) {
-  return v ? fmt::format("{:.4g}", *v / 1e12) : std::string("-");
+  if (!v) return "-";
+  const double tflops = *v / 1e12;
+  return tflops < 1e4 ? fmt::format("{:.4g}", tflops) : fmt::format("{:.0f}", tflops);
+}
+
+// A unit's column in `roofline skus`: the ceiling name of a tensor unit
+// ("tc.mxfp8"), the short name of the others ("fp32").
+std::string_view column_label(ComputeUnit unit) {
+  const std::string_view ceiling = compute_ceiling_name(unit);
+  return ceiling.starts_with("tc.") ? ceiling : compute_unit_name(unit);
+}
+
+std::size_t column_width(ComputeUnit unit) {
+  return std::max<std::size_t>(6, column_label(unit).size());
 }
 
 }  // namespace
@@ -31,22 +45,21 @@ std::string tflops_cell(std::optional<double> v) {
 int run_skus() {
   fmt::print(
       "Datasheet table: dense peaks (TFLOP/s; INT8 in TOP/s), never the 2:4-sparse figure.\n");
-  fmt::print(
-      "{:<15} {:>4} {:>4} {:>6} {:>5} {:>8} {:>5}  {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} "
-      "{:>7} {:>7} {:>7}\n",
-      "key", "cc", "SMs", "boost", "GiB", "GB/s", "L2MiB", "fp64", "fp32", "fp16", "bf16",
-      "tc.tf32", "tc.fp16", "tc.bf16", "tc.fp8", "tc.int8");
+  const auto units = all_compute_units();
+  std::string header = fmt::format("{:<19} {:>4} {:>4} {:>6} {:>5} {:>8} {:>5} ", "key", "cc",
+                                   "SMs", "boost", "GiB", "GB/s", "L2MiB");
+  for (ComputeUnit u : units) header += fmt::format(" {:>{}}", column_label(u), column_width(u));
+  fmt::print("{}\n", header);
   for (const auto& s : sku_table()) {
-    auto p = [&](ComputeUnit u) { return tflops_cell(s.datasheet[u]); };
-    fmt::print(
-        "{:<15} {:>4} {:>4} {:>6} {:>5} {:>8} {:>5}  {:>6} {:>6} {:>6} {:>6} {:>7} {:>7} "
-        "{:>7} {:>7} {:>7}\n",
-        s.key, s.compute_capability, s.sm_count, s.boost_clock_mhz, s.memory_gib,
+    std::string line = fmt::format(
+        "{:<19} {:>4} {:>4} {:>6} {:>5} {:>8} {:>5} ", s.key, s.compute_capability,
+        s.sm_count > 0 ? fmt::format("{}", s.sm_count) : "-",
+        s.boost_clock_mhz > 0 ? fmt::format("{}", s.boost_clock_mhz) : "-", s.memory_gib,
         s.memory_bytes_per_s > 0 ? fmt::format("{:g}", s.memory_bytes_per_s / 1e9) : "-",
-        s.l2_bytes ? fmt::format("{:g}", *s.l2_bytes / (1 << 20)) : "-", p(ComputeUnit::fp64),
-        p(ComputeUnit::fp32), p(ComputeUnit::fp16), p(ComputeUnit::bf16), p(ComputeUnit::tc_tf32),
-        p(ComputeUnit::tc_fp16), p(ComputeUnit::tc_bf16), p(ComputeUnit::tc_fp8),
-        p(ComputeUnit::tc_int8));
+        s.l2_bytes ? fmt::format("{:g}", *s.l2_bytes / (1 << 20)) : "-");
+    for (ComputeUnit u : units)
+      line += fmt::format(" {:>{}}", tflops_cell(s.datasheet[u]), column_width(u));
+    fmt::print("{}\n", line);
   }
   fmt::print("\nSources ('-' = not in the cited source; never filled in from elsewhere):\n");
   for (const auto& s : sku_table()) {

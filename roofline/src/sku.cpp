@@ -63,42 +63,129 @@ std::set<std::string> words_of(std::string_view name) {
 }
 
 bool is_tensor(ComputeUnit unit) {
-  return unit == U::tc_tf32 || unit == U::tc_fp16 || unit == U::tc_bf16 || unit == U::tc_fp8 ||
-         unit == U::tc_int8;
+  switch (unit) {
+    case U::fp32:
+    case U::fp64:
+    case U::fp16:
+    case U::bf16:
+      return false;
+    case U::tc_tf32:
+    case U::tc_fp16:
+    case U::tc_bf16:
+    case U::tc_fp8:
+    case U::tc_int8:
+    case U::tc_fp6:
+    case U::tc_fp4:
+    case U::tc_mxfp8:
+    case U::tc_mxfp6:
+    case U::tc_mxfp4:
+    case U::tc_nvfp4:
+      return true;
+  }
+  return false;
 }
 
 // GeForce parts halve the FP32-accumulate tensor rates, not INT8 (whitepapers
-// of GA102, AD102: INT8 matches the datacenter per-SM rate).
+// of GA102, AD102: INT8 matches the datacenter per-SM rate), and not the
+// block-scaled FP4 rate: the RTX 5090's dense FP4 figure (1676 TFLOPS) is
+// 4096 FLOP/clk/SM at 170 SMs and 2407 MHz, the 12.0 rate below unhalved.
 bool halved_on_geforce(ComputeUnit unit) {
-  return is_tensor(unit) && unit != U::tc_int8;
+  return is_tensor(unit) && unit != U::tc_int8 && unit != U::tc_mxfp4 && unit != U::tc_nvfp4;
 }
 
 struct ArchRates {
   std::string_view cc;
-  // fp32, fp64, fp16, bf16, tc_tf32, tc_fp16, tc_bf16, tc_fp8, tc_int8 (enum order); 0 = none
-  std::array<double, kComputeUnitCount> flop_per_clk;
+  std::array<double, kComputeUnitCount> flop_per_clk{};  // indexed by ComputeUnit; 0 = none
 };
+
+constexpr ArchRates rates_of(std::string_view cc,
+                             std::initializer_list<std::pair<ComputeUnit, double>> rates) {
+  ArchRates a{cc, {}};
+  for (const auto& [unit, rate] : rates) a.flop_per_clk[static_cast<std::size_t>(unit)] = rate;
+  return a;
+}
 
 // Dense FLOP per SM per clock (FMA = 2) at datacenter rates.  From the
 // architecture whitepapers' per-SM unit counts: e.g. sm_80 has 64 FP32 lanes
 // (128 FLOP/clk) and a tensor core doing 256 FP16 FMA/clk x 4 per SM (2048).
+// A unit left out has no known rate on that architecture.
 constexpr std::array<ArchRates, 7> kArchRates{{
-    {"7.5", {128, 4, 256, 0, 0, 1024, 0, 0, 2048}},
-    {"8.0", {128, 64, 512, 256, 1024, 2048, 2048, 0, 4096}},
-    {"8.6", {256, 4, 256, 256, 512, 1024, 1024, 0, 2048}},
-    {"8.9", {256, 4, 256, 256, 512, 1024, 1024, 2048, 2048}},
-    {"9.0", {256, 128, 512, 512, 2048, 4096, 4096, 8192, 8192}},
+    rates_of(
+        "7.5",
+        {{U::fp32, 128}, {U::fp64, 4}, {U::fp16, 256}, {U::tc_fp16, 1024}, {U::tc_int8, 2048}}),
+    rates_of("8.0", {{U::fp32, 128},
+                     {U::fp64, 64},
+                     {U::fp16, 512},
+                     {U::bf16, 256},
+                     {U::tc_tf32, 1024},
+                     {U::tc_fp16, 2048},
+                     {U::tc_bf16, 2048},
+                     {U::tc_int8, 4096}}),
+    rates_of("8.6", {{U::fp32, 256},
+                     {U::fp64, 4},
+                     {U::fp16, 256},
+                     {U::bf16, 256},
+                     {U::tc_tf32, 512},
+                     {U::tc_fp16, 1024},
+                     {U::tc_bf16, 1024},
+                     {U::tc_int8, 2048}}),
+    rates_of("8.9", {{U::fp32, 256},
+                     {U::fp64, 4},
+                     {U::fp16, 256},
+                     {U::bf16, 256},
+                     {U::tc_tf32, 512},
+                     {U::tc_fp16, 1024},
+                     {U::tc_bf16, 1024},
+                     {U::tc_fp8, 2048},
+                     {U::tc_int8, 2048}}),
+    rates_of("9.0", {{U::fp32, 256},
+                     {U::fp64, 128},
+                     {U::fp16, 512},
+                     {U::bf16, 512},
+                     {U::tc_tf32, 2048},
+                     {U::tc_fp16, 4096},
+                     {U::tc_bf16, 4096},
+                     {U::tc_fp8, 8192},
+                     {U::tc_int8, 8192}}),
     // Blackwell datacenter: non-tensor FP16/BF16 rates are not in the cited
-    // documents, so they are left unknown.
-    {"10.0", {256, 128, 0, 0, 4096, 8192, 8192, 16384, 16384}},
-    {"12.0", {256, 4, 256, 256, 512, 1024, 1024, 2048, 2048}},
+    // documents, so they are left unknown.  FP6 and the MX-scaled 8/6-bit
+    // kinds at the FP8 rate, MXFP4/NVFP4 at twice it: the B200 datasheet gives
+    // one "FP8/FP6" figure and an FP4 figure twice it (sku_blackwell.cpp).
+    // Unscaled FP4 (kind::f8f6f4 with e2m1) has no published rate.
+    rates_of("10.0", {{U::fp32, 256},
+                      {U::fp64, 128},
+                      {U::tc_tf32, 4096},
+                      {U::tc_fp16, 8192},
+                      {U::tc_bf16, 8192},
+                      {U::tc_fp8, 16384},
+                      {U::tc_int8, 16384},
+                      {U::tc_fp6, 16384},
+                      {U::tc_mxfp8, 16384},
+                      {U::tc_mxfp6, 16384},
+                      {U::tc_mxfp4, 32768},
+                      {U::tc_nvfp4, 32768}}),
+    // Blackwell RTX (GB202): Ada's rates, plus the block-scaled FP4 rate of
+    // the RTX 5090's figure.  FP6 and the MX-scaled 8/6-bit kinds have no
+    // published figure here.
+    rates_of("12.0", {{U::fp32, 256},
+                      {U::fp64, 4},
+                      {U::fp16, 256},
+                      {U::bf16, 256},
+                      {U::tc_tf32, 512},
+                      {U::tc_fp16, 1024},
+                      {U::tc_bf16, 1024},
+                      {U::tc_fp8, 2048},
+                      {U::tc_int8, 2048},
+                      {U::tc_mxfp4, 4096},
+                      {U::tc_nvfp4, 4096}}),
 }};
 
 }  // namespace
 
 std::array<ComputeUnit, kComputeUnitCount> all_compute_units() {
-  return {U::fp32,    U::fp64,    U::fp16,   U::bf16,   U::tc_tf32,
-          U::tc_fp16, U::tc_bf16, U::tc_fp8, U::tc_int8};
+  std::array<ComputeUnit, kComputeUnitCount> units{};
+  for (std::size_t i = 0; i < units.size(); ++i) units[i] = static_cast<ComputeUnit>(i);
+  return units;
 }
 
 std::span<const Sku> sku_table() {
@@ -170,8 +257,11 @@ SkuMatch match_sku(const DeviceInfo& device) {
     if (sm_ok && cc_ok && memory_ok) {
       matches.push_back(sku);
     } else {
-      rejected += fmt::format("{}{} (needs {} SMs, cc {}, ~{} GiB)", rejected.empty() ? "" : ", ",
-                              sku->key, sku->sm_count, sku->compute_capability, sku->memory_gib);
+      rejected += fmt::format("{}{} ", rejected.empty() ? "" : ", ", sku->key);
+      rejected += sku->sm_count > 0
+                      ? fmt::format("(needs {} SMs, cc {}, ~{} GiB)", sku->sm_count,
+                                    sku->compute_capability, sku->memory_gib)
+                      : std::string("(its SM count is not in its sources: never matched)");
     }
   }
   if (matches.size() == 1)

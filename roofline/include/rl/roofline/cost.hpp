@@ -11,6 +11,7 @@
 //    intermediates written and re-read).  Intensity uses bytes_model.
 #pragma once
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -19,6 +20,7 @@ namespace rl::roofline {
 
 // The execution unit whose roof bounds a kernel.  The string names are the
 // compute-ceiling names of the architecture notes (fp32.fma, tc.bf16, ...).
+// New units go at the end: the value indexes the SKU table's peaks.
 enum class ComputeUnit {
   fp32,     // FP32 SIMT pipe (FFMA)            -> ceiling "fp32.fma"
   fp64,     // FP64 pipe (DFMA)                 -> "fp64.fma"
@@ -29,7 +31,16 @@ enum class ComputeUnit {
   tc_bf16,  // tensor core, BF16 inputs         -> "tc.bf16"
   tc_fp8,   // tensor core, FP8 inputs          -> "tc.fp8"
   tc_int8,  // tensor core, INT8 inputs         -> "tc.int8"
+  // Blackwell: FP6/FP4 inputs without scales (kind::f8f6f4; e2m3/e3m2, e2m1)
+  // and the block-scaled formats (an 8-bit scale per block of K elements).
+  tc_fp6,    // tensor core, FP6 inputs          -> "tc.fp6"
+  tc_fp4,    // tensor core, FP4 inputs          -> "tc.fp4"
+  tc_mxfp8,  // MXFP8: e4m3/e5m2, ue8m0 per 32   -> "tc.mxfp8"
+  tc_mxfp6,  // MXFP6: e2m3/e3m2, ue8m0 per 32   -> "tc.mxfp6"
+  tc_mxfp4,  // MXFP4: e2m1, ue8m0 per 32        -> "tc.mxfp4"
+  tc_nvfp4,  // NVFP4: e2m1, ue4m3 per 16        -> "tc.nvfp4"
 };
+inline constexpr std::size_t kComputeUnitCount = 15;
 
 std::string_view compute_ceiling_name(ComputeUnit unit);               // "fp32.fma", "tc.bf16", ...
 std::string_view compute_unit_name(ComputeUnit unit);                  // "fp32", "tc_bf16", ...

@@ -10,8 +10,16 @@
 //    a GEMM with float accumulation reaches).  GeForce parts run those at half
 //    the rate of the same-architecture datacenter parts; `geforce_tensor_rate`
 //    records it instead of a second per-SM table.
+//  - Blackwell datasheets give one "FP8/FP6" figure and one "FP4" figure.
+//    The FP8/FP6 figure is the peak of tc.fp8, tc.fp6, tc.mxfp8 and tc.mxfp6
+//    (the 8- and 6-bit kinds, unscaled or MX block-scaled); the FP4 figure is
+//    the peak of the block-scaled 4-bit kinds tc.nvfp4 and tc.mxfp4 (NVIDIA
+//    calls the Blackwell Ultra figure "dense NVFP4").  tc.fp4, unscaled e2m1
+//    through kind::f8f6f4, has no published figure and is left unknown.
 //  - A missing figure (std::nullopt) means the cited source does not give it;
-//    it is never filled in from somewhere else.
+//    it is never filled in from somewhere else.  A row's SM count and clocks
+//    are 0 when its sources do not give them: it then has no derived peaks and
+//    never matches a measured device.
 #pragma once
 
 #include "rl/roofline/cost.hpp"
@@ -25,7 +33,7 @@
 
 namespace rl::roofline {
 
-inline constexpr std::size_t kComputeUnitCount = 9;
+// Every unit, in enum order (kComputeUnitCount is in cost.hpp).
 std::array<ComputeUnit, kComputeUnitCount> all_compute_units();
 
 struct Peaks {  // dense, FLOP/s (OP/s for INT8); indexed by ComputeUnit
@@ -39,8 +47,8 @@ struct Sku {
   std::string_view key;                 // "h100-sxm": what --sku takes
   std::string_view name;                // "NVIDIA H100 SXM5 80GB"
   std::string_view compute_capability;  // "9.0"
-  int sm_count = 0;
-  double boost_clock_mhz = 0;
+  int sm_count = 0;                     // 0: not in the row's sources
+  double boost_clock_mhz = 0;           // 0: not in the row's sources
   // The clock the datasheet's tensor-core figures correspond to.  Equal to the
   // boost clock except where the vendor rates tensor throughput lower
   // (Hopper, Blackwell); `tensor_clock_note` then says why and where from.
