@@ -6,6 +6,12 @@
 # GPU builds).  GPU tests call RL_REQUIRE_GPU() (tests/support/gpu.hpp), which
 # GTEST_SKIPs with the reason when no device is usable; ctest then reports
 # them as skipped, never as passed.
+#
+# COST: ctest -j starts the tests of higher COST first.  A clean clone (CI) has
+# no timing history (Testing/Temporary/CTestCostData.txt), so ctest would start
+# tests in the order they were added, and a test of tens of seconds added late
+# would end the run alone on one core; such a test sets COST to about its
+# seconds (e.g. tests/roofline's browser test) so it starts first.
 include_guard(GLOBAL)
 include(GoogleTest)
 function(rl_add_gtest)
