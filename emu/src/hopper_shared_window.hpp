@@ -1,0 +1,48 @@
+// The shared window's bookkeeping (rl/emu/hopper.hpp describes the window),
+// shared by the Hopper emulation's files: the mbarrier deadlock report names
+// a barrier by its window address, wgmma and TMA translate window addresses
+// back to host pointers.  Not a public header.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace rl::emu::hopper::impl {
+
+// "0x..." for messages.
+std::string hex(std::uint64_t v);
+
+struct Anchor {
+  const unsigned char* host;
+  std::uint32_t window;
+};
+
+// Per host worker: the dynamic shared memory the window was laid out for and
+// the static objects' anchors.
+struct Window {
+  const unsigned char* dynamic = nullptr;
+  std::size_t dynamic_bytes = 0;
+  std::vector<Anchor> anchors;
+
+  // Lays the window out again when the running block's dynamic shared memory
+  // is another allocation than the one it was laid out for.
+  void refresh();
+  std::uint32_t first_slot() const;
+};
+
+// This worker's window as the running block last laid it out (the
+// scheduler's deadlock report asks outside any thread, where the block's
+// dynamic shared memory cannot be asked for).
+Window& laid_out_window();
+// This worker's window, refreshed for the running block.
+Window& window();
+// The window address of host pointer p, anchoring a new static object when p
+// lies in none.
+std::uint32_t address_in(Window& w, const void* p);
+// shared_pointer in a window already refreshed (wgmma translates thousands
+// of operand addresses per instruction; the refresh asks the allocator).
+unsigned char* pointer_in(const Window& w, std::uint32_t window_address);
+
+}  // namespace rl::emu::hopper::impl
