@@ -169,8 +169,10 @@ int run_model(const std::string& key, bool json, std::span<const RegisteredKerne
     std::cout << out.dump(2) << "\n";
     return 0;
   }
+  // A figure no source gives is 0 in the table: printed as "-", never as 0.
+  const auto known = [](auto v) { return v > 0 ? fmt::format("{}", v) : std::string("-"); };
   fmt::print("{} ({}; cc {}, {} SMs, boost {} MHz) — predicted from the datasheet\n", sku.name,
-             sku.key, sku.compute_capability, sku.sm_count, sku.boost_clock_mhz);
+             sku.key, sku.compute_capability, known(sku.sm_count), known(sku.boost_clock_mhz));
   fmt::print("source: {}\n\nCeilings:\n", sku.source);
   for (const auto& c : ceilings)
     fmt::print("  {:<14} {:>12}{}{}\n", c.name, si(c.value), c.unit,

@@ -194,5 +194,15 @@ TEST(BlackwellSkus, a_row_without_a_sourced_sm_count_never_matches_a_device) {
       derived_peak_at_datasheet_clock(*find_sku("gb200"), ComputeUnit::tc_bf16).has_value());
 }
 
+// A figure no source gives (GB200's SM count and boost clock) reads "-" in
+// `roofline model`'s headline, never 0.
+TEST(BlackwellSkus, model_headline_prints_an_unsourced_sm_count_and_clock_as_a_dash) {
+  const std::string out = cli_output({"model", "--sku", "gb200"});
+  const std::string headline = out.substr(0, out.find('\n'));
+  EXPECT_NE(headline.find(", - SMs, boost - MHz)"), std::string::npos) << headline;
+  const std::string b200 = cli_output({"model", "--sku", "b200"});
+  EXPECT_EQ(b200.substr(0, b200.find('\n')).find(" - "), std::string::npos) << b200;
+}
+
 }  // namespace
 }  // namespace rl::roofline
