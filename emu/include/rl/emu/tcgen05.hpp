@@ -19,12 +19,16 @@
 //   an error ("accumulator read before its commit completed").
 // - tcgen05.ld reads the cells at issue; its registers receive the values at
 //   tcgen05.wait::ld (until then they hold kLoadPoison, a NaN), so a kernel
-//   that reads them without the wait computes NaN.  tcgen05.st writes at
+//   that reads them without the wait computes NaN (see sees_cta_end()).  tcgen05.st writes at
 //   issue (one legal order); tcgen05.wait::st has nothing left to wait for.
+// - A CTA that exits holding tensor memory fails its launch.  Seeing the
+//   CTA's end needs a thread slot for tcgen05 in rl/emu/warp.hpp
+//   (kTcgen05Slot); see sees_cta_end().
 // Every instruction is refused unless rl::emu::has_tcgen05() (RL_EMU_CC=100
-// or 103), and .cta_group::2 (CTA pairs, which need emulated clusters) is
-// refused.  Misuse fails the launch with one line naming kernel, block (and
-// thread where it helps) and the rule.
+// or 103).  Only .cta_group::1 exists here: CTA pairs (.cta_group::2) need
+// emulated clusters, which the emulator does not have.  Misuse fails the
+// launch with one line naming kernel, block, thread and the rule.  Tensor
+// memory is the emulator's bookkeeping: racecheck does not watch it.
 #pragma once
 
 #include <cstdint>
@@ -73,6 +77,14 @@ void relinquish_alloc_permit();
 // Columns of this CTA allocated now (tests, reports).
 unsigned allocated_columns();
 
+// Whether the emulator sees a CTA's end (rl/emu/warp.hpp has kTcgen05Slot).
+// Then a CTA that exits holding tensor memory fails its launch, tcgen05.ld's
+// registers wait for tcgen05.wait::ld, and alloc after
+// relinquish_alloc_permit fails.  Without it those three checks are off: the
+// registers get their values at once, and a CTA's state is dropped whenever
+// it holds no tensor memory and has nothing in flight.
+bool sees_cta_end();
+
 // ---- tcgen05.ld / tcgen05.st (9.7.16.8.3, "Matrix fragments for tcgen05.ld/st")
 
 // The data-movement shapes: lanes x bits per repetition.
@@ -95,7 +107,8 @@ inline constexpr std::uint32_t kLoadPoison = 0xFFFFFFFFU;
 // tcgen05.ld.sync.aligned.<shape>.x<num>.b32: warp-wide; taddr the same in
 // every lane.  The warp reaches only its lane quarter: warp w of the CTA,
 // lanes 32 (w%4) .. 32 (w%4) + 31.  regs: this thread's
-// registers_per_thread(shape, num) registers, kLoadPoison until wait_ld().
+// registers_per_thread(shape, num) registers, kLoadPoison until wait_ld()
+// (at once when !sees_cta_end()).
 void ld(Shape shape, unsigned num, std::uint32_t taddr, std::uint32_t* regs,
         unsigned half_split_offset = 0);
 // tcgen05.st.sync.aligned.<shape>.x<num>.b32: the same fragments, written at issue.
@@ -118,8 +131,13 @@ enum class CopyShape {
 };
 // tcgen05.cp.cta_group::1.<shape>[.<multicast>] [taddr], s_desc: the source
 // is described by a shared-memory matrix descriptor (the tcgen05 format, the
-// same as tcgen05.mma's; see emu/docs/blackwell.md for which bytes land in
-// which cell).  Issued by one thread; queued and performed at its next commit.
+// same as tcgen05.mma's), K-major, `rows` rows of (bits / 8) bytes: row i
+// lands in lane lane_of(taddr) + i, its bytes in consecutive columns from
+// column_of(taddr), four to a cell, lowest address in the lowest byte;
+// .32x128b.warpx4 writes row i to lanes i, 32 + i, 64 + i, 96 + i (taddr's
+// lane 0).  The .64x128b.warpx2 multicasts are refused (not emulated).
+// Issued by one thread; queued and performed (the source read) at its next
+// commit.
 void cp(CopyShape shape, std::uint32_t taddr, std::uint64_t s_desc);
 
 // ---- tcgen05.commit and the fences --------------------------------------------
