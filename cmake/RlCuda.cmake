@@ -10,6 +10,16 @@
 #   ship kernels for: Ampere (80), Ada (89, FP8 mma.sync), Hopper (90a: wgmma,
 #   TMA), datacenter Blackwell (100a) and consumer Blackwell (120), each where
 #   the toolkit knows it.  This is what `scripts/test` (and so CI) builds.
+#   The sources of one architecture family's own instructions (named
+#   *_sm<NN>a.cu) are compiled for the rest of that family too: the sm_120a
+#   file for 120a, the sm_100a files for 103a (rl_cuda_source_extra_architectures),
+#   so the static checks see every arch-specific target without compiling
+#   every kernel for it.
+# Given (-DCMAKE_CUDA_ARCHITECTURES=90;100;120, or `native`), the same map
+# applies: 90 -> 90a, 100 -> 100a, 103 -> 103a, 120 -> 120a, 121 -> 121a
+# (with -real / -virtual kept); `native` is the visible GPUs' list, and a list
+# that cannot be mapped (`all`, `all-major`, `native` without a GPU) stops the
+# configure step with the reason.
 include(CheckLanguage)
 
 # rl_cuda_archs_of_compute_caps("9.0\n8.0" out): nvidia-smi's compute
@@ -30,12 +40,126 @@ function(rl_cuda_archs_of_compute_caps caps out)
   set(${out} ${archs} PARENT_SCOPE)
 endfunction()
 
+# rl_cuda_map_architectures(<list> <native_caps> <out> <why>): a given
+# CMAKE_CUDA_ARCHITECTURES with every architecture that has an arch-specific
+# feature set named by it (90 -> 90a, 100 -> 100a, 103 -> 103a, 120 -> 120a,
+# 121 -> 121a; a -real / -virtual suffix kept), `native` replaced by the
+# compute capabilities nvidia-smi gave (<native_caps>, mapped the same way).
+# <why> is set to one line when the list cannot be mapped, else empty.
+function(rl_cuda_map_architectures entries native_caps out why)
+  set(mapped)
+  set(reason "")
+  foreach(entry IN LISTS entries)
+    if(entry STREQUAL "native")
+      rl_cuda_archs_of_compute_caps("${native_caps}" native)
+      if(NOT native)
+        string(CONCAT reason "CMAKE_CUDA_ARCHITECTURES=native: no GPU answered nvidia-smi; name "
+                      "the architectures instead (e.g. -DCMAKE_CUDA_ARCHITECTURES=\"90;100;120\")")
+        break()
+      endif()
+      list(APPEND mapped ${native})
+    elseif(entry MATCHES "^all")
+      string(CONCAT reason "CMAKE_CUDA_ARCHITECTURES=${entry} builds plain sm_90/sm_100/sm_120, "
+                    "without their arch-specific code (wgmma, tcgen05, block-scaled mma.sync); "
+                    "name the architectures instead "
+                    "(e.g. -DCMAKE_CUDA_ARCHITECTURES=\"80;89;90;100;120\")")
+      break()
+    elseif(entry MATCHES "^(90|100|103|120|121)(-real|-virtual)?$")
+      list(APPEND mapped "${CMAKE_MATCH_1}a${CMAKE_MATCH_2}")
+    else()
+      list(APPEND mapped "${entry}")
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES mapped)
+  set(${out} "${mapped}" PARENT_SCOPE)
+  set(${why} "${reason}" PARENT_SCOPE)
+endfunction()
+
+# rl_cuda_source_extra_architectures(<source> <archs> <out>): the
+# arch-specific targets of the family a source is written for (its name ends
+# in _sm90a, _sm100a or _sm120a) that <archs> lacks, while <archs> holds that
+# family in some form: _sm100a -> 100a, 103a; _sm120a -> 120a; _sm90a -> 90a.
+# Only for the automatic list without a GPU (RL_CUDA_FAMILY_EXTRAS): a given
+# list is compiled as given.
+function(rl_cuda_source_extra_architectures source archs out)
+  get_filename_component(stem "${source}" NAME_WE)
+  set(family)
+  if(stem MATCHES "_sm90a$")
+    set(family 90a)
+  elseif(stem MATCHES "_sm100a$")
+    set(family 100a 103a)
+  elseif(stem MATCHES "_sm120a$")
+    set(family 120a)
+  endif()
+  set(held)
+  foreach(arch IN LISTS archs)
+    string(REGEX REPLACE "(-real|-virtual)$" "" arch "${arch}")
+    list(APPEND held ${arch})
+  endforeach()
+  set(extras)
+  foreach(arch IN LISTS family)
+    string(REGEX REPLACE "a$" "" base ${arch})
+    string(SUBSTRING "${base}" 0 2 major)
+    set(same_family OFF)
+    foreach(h IN LISTS held)
+      if(h MATCHES "^${major}")
+        set(same_family ON)
+      endif()
+    endforeach()
+    # ... and the toolkit knows it (RL_NVCC_ARCHS: nvcc --list-gpu-arch).
+    set(known ON)
+    if(DEFINED RL_NVCC_ARCHS AND NOT RL_NVCC_ARCHS MATCHES "compute_${base}")
+      set(known OFF)
+    endif()
+    if(same_family AND known AND NOT arch IN_LIST held)
+      list(APPEND extras ${arch})
+    endif()
+  endforeach()
+  set(${out} "${extras}" PARENT_SCOPE)
+endfunction()
+
+# rl_cuda_add_extra_architectures(<source>...): compiles each source also for
+# its family's extra architectures (above), when RL_CUDA_FAMILY_EXTRAS is set.
+function(rl_cuda_add_extra_architectures)
+  if(NOT RL_CUDA_FAMILY_EXTRAS)
+    return()
+  endif()
+  foreach(source IN LISTS ARGN)
+    rl_cuda_source_extra_architectures("${source}" "${CMAKE_CUDA_ARCHITECTURES}" extras)
+    foreach(arch IN LISTS extras)
+      set_property(SOURCE "${source}" APPEND PROPERTY COMPILE_OPTIONS
+                   "--generate-code=arch=compute_${arch},code=sm_${arch}")
+    endforeach()
+  endforeach()
+endfunction()
+
+# `cmake -P` scripts (tests/static/cuda_architectures.cmake) take the functions only.
+if(CMAKE_SCRIPT_MODE_FILE)
+  return()
+endif()
+
 set(RL_HAVE_CUDA OFF)
 if(RL_ENABLE_CUDA)
   check_language(CUDA)
 endif()
 if(RL_ENABLE_CUDA AND CMAKE_CUDA_COMPILER)
-  if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES OR CMAKE_CUDA_ARCHITECTURES STREQUAL "")
+  set(RL_CUDA_FAMILY_EXTRAS OFF)
+  if(DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT CMAKE_CUDA_ARCHITECTURES STREQUAL "")
+    set(rl_smi_out "")
+    if("native" IN_LIST CMAKE_CUDA_ARCHITECTURES)
+      execute_process(COMMAND nvidia-smi --query-gpu=compute_cap --format=csv,noheader
+                      OUTPUT_VARIABLE rl_smi_out ERROR_QUIET)
+    endif()
+    rl_cuda_map_architectures("${CMAKE_CUDA_ARCHITECTURES}" "${rl_smi_out}" rl_archs rl_why)
+    if(rl_why)
+      message(FATAL_ERROR "${rl_why}")
+    endif()
+    if(NOT rl_archs STREQUAL CMAKE_CUDA_ARCHITECTURES)
+      message(STATUS "bench_roofline: CMAKE_CUDA_ARCHITECTURES ${CMAKE_CUDA_ARCHITECTURES} built "
+                     "as ${rl_archs} (the arch-specific feature sets)")
+    endif()
+    set(CMAKE_CUDA_ARCHITECTURES ${rl_archs})
+  else()
     execute_process(COMMAND nvidia-smi --query-gpu=compute_cap --format=csv,noheader
                     RESULT_VARIABLE rl_smi_rc OUTPUT_VARIABLE rl_smi_out ERROR_QUIET)
     if(rl_smi_rc EQUAL 0 AND NOT rl_smi_out STREQUAL "")
@@ -51,6 +175,8 @@ if(RL_ENABLE_CUDA AND CMAKE_CUDA_COMPILER)
           list(APPEND CMAKE_CUDA_ARCHITECTURES ${arch})
         endif()
       endforeach()
+      set(RL_CUDA_FAMILY_EXTRAS ON)
+      set(RL_NVCC_ARCHS "${rl_nvcc_archs}")
     endif()
   endif()
   enable_language(CUDA)

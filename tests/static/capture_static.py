@@ -6,6 +6,8 @@ compile of the CUDA build (rl_kernels_cuda, and the checker's fixtures) with
     capture_static.py --source-root DIR --out-dir DIR --archs 80,89,90a \\
         [--cuobjdump PATH] -- [ccache] nvcc ARGS... -c SRC -o OBJ
 
+(plus every architecture the compile's own --generate-code flags name),
+
 writes, for SRC = <source-root>/<rel>/<stem>.cu,
   <out-dir>/<rel>/<stem>.sm_<arch>.ptxas.txt  ptxas's resource report for that architecture
   <out-dir>/<rel>/<stem>.sm_<arch>.sass       `cuobjdump -sass OBJ`'s listing for it
@@ -87,6 +89,18 @@ def argument_after(command, flag):
     return command[found[-1] + 1] if found else None
 
 
+def architectures_in(command):
+    """The SASS architectures a compile's code= flags name (sm_120a -> 120a)."""
+    found = []
+    for arg in command:
+        if "code=" not in arg:
+            continue
+        for arch in re.findall(r"\bsm_(\w+?)(?=[,\]\s]|$)", arg.split("code=", 1)[1]):
+            if arch not in found:
+                found.append(arch)
+    return found
+
+
 def outputs_prefix(source, source_root, out_dir):
     """<out-dir>/<rel>/<stem> for a source under source-root, else None."""
     rel = os.path.relpath(os.path.realpath(source), os.path.realpath(source_root))
@@ -120,6 +134,12 @@ def main(argv):
         print("capture_static: expected -- <compile command with -c SRC -o OBJ>", file=sys.stderr)
         return 2
     archs = [a for a in args.archs.split(",") if a]
+    # A source may be compiled for more architectures than its target (an
+    # architecture family's own sources, cmake/RlCuda.cmake): its own
+    # --generate-code flags name them.
+    for arch in architectures_in(command):
+        if arch not in archs:
+            archs.append(arch)
     prefix = outputs_prefix(source, args.source_root, args.out_dir)
     if prefix is None:  # not a source the static checks read
         return subprocess.run(command).returncode
