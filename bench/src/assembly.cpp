@@ -100,13 +100,15 @@ roofline::Ceiling measured_ceiling(const roofline::KernelResult& timed,
   return ceiling;
 }
 
-void merge_ceiling(std::vector<roofline::Ceiling>& ceilings, roofline::Ceiling ceiling) {
+bool merge_ceiling(std::vector<roofline::Ceiling>& ceilings, roofline::Ceiling ceiling) {
   for (auto& existing : ceilings) {
     if (existing.name != ceiling.name) continue;
-    if (ceiling.value > existing.value) existing = std::move(ceiling);
-    return;
+    if (ceiling.value <= existing.value) return false;
+    existing = std::move(ceiling);
+    return true;
   }
   ceilings.push_back(std::move(ceiling));
+  return true;
 }
 
 std::vector<roofline::Ceiling> reusable_ceilings(const roofline::Results& earlier,

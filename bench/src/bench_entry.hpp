@@ -6,10 +6,12 @@
 #include "rl/bench/policy.hpp"
 #include "rl/registry.hpp"
 #include "rl/roofline/cost.hpp"
+#include "rl/roofline/model.hpp"
 #include "rl/roofline/results.hpp"
 #include "selection.hpp"
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 
@@ -32,12 +34,19 @@ struct BenchEntry {
   bool kept_throttled = false;  // discards ran out: throttled samples were kept
   bool blocking = true;         // queue samples behind the blocking kernel (off after a timeout)
   std::chrono::steady_clock::time_point started;
-  // The kernel's roofline judgement, made once, after its first repetition
-  // (against the ceilings measured so far, its own included when it measures
-  // one): % of roof at a time of one second, which every repetition's
-  // counter scales by its own time.  Unset until judged; nullopt inside when
-  // no roof applies (no ceiling measured).
-  std::optional<std::optional<double>> pct_of_roof_at_1s;
+  // The kernel's roof (the time-independent half of its roofline judgement,
+  // roofline::roof_of), worked out once, at its first repetition, against the
+  // ceilings measured so far -- a ceiling kernel's own first repetition
+  // included.  Every repetition's counters classify their time against it,
+  // and so does its results.json verdict while the ceilings are still those
+  // it was worked out against.  Unset until then.
+  struct JudgedRoof {
+    std::optional<roofline::KernelRoof> roof;  // nullopt: no memory ceiling to judge by
+    // The harness's ceilings version it was worked out against; nullopt for
+    // a ceiling kernel, whose own measurement was then provisional.
+    std::optional<std::size_t> ceilings_version;
+  };
+  std::optional<JudgedRoof> judged_roof;
 };
 
 // The entry of `instance` with its identity and cost fields filled in

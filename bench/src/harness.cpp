@@ -162,21 +162,46 @@ void Harness::set_repetition_counters(benchmark::State& state, BenchEntry& entry
   roofline::KernelResult repetition = entry.result;
   set_timing(repetition, {seconds});
   repetition.l2_flushed = config_.judged_by == SampleKind::cold;
-  if (!entry.pct_of_roof_at_1s) {
-    // The kernel's one judgement: its roof does not depend on its time (the
-    // ceilings are measured first), so % of roof scales as 1 / time.  A
-    // ceiling kernel is judged with its own first repetition included.
-    std::vector<roofline::Ceiling> ceilings = results_.ceilings;
-    if (!entry.record->ceiling.empty())
+  if (!entry.judged_roof) {
+    // The kernel's roof does not depend on its time (the ceilings are
+    // measured first).  A ceiling kernel is judged with its own first
+    // repetition included: a provisional set of ceilings.
+    if (entry.record->ceiling.empty()) {
+      entry.judged_roof = BenchEntry::JudgedRoof{
+          roofline::roof_of(repetition, results_.ceilings, l2_bytes()), ceilings_version_};
+    } else {
+      std::vector<roofline::Ceiling> ceilings = results_.ceilings;
       merge_ceiling(ceilings, measured_ceiling(repetition, entry.record->ceiling, "", {}));
-    const std::optional<double> pct =
-        roofline::judge(repetition, ceilings, static_cast<double>(results_.context.device.l2_bytes))
-            .pct_of_roof;
-    entry.pct_of_roof_at_1s = pct ? std::optional<double>(*pct * seconds) : std::nullopt;
+      entry.judged_roof =
+          BenchEntry::JudgedRoof{roofline::roof_of(repetition, ceilings, l2_bytes()), std::nullopt};
+    }
   }
-  const std::optional<double>& at_1s = *entry.pct_of_roof_at_1s;
   set_counters(state.counters, repetition,
-               at_1s ? std::optional<double>(*at_1s / seconds) : std::nullopt);
+               roofline::classify(entry.judged_roof->roof, repetition).pct_of_roof);
+}
+
+double Harness::l2_bytes() const {
+  return static_cast<double>(results_.context.device.l2_bytes);
+}
+
+void Harness::judge_recorded(const BenchEntry& entry, roofline::KernelResult& kernel) const {
+  const bool roof_still_holds =
+      entry.judged_roof && entry.judged_roof->ceilings_version == ceilings_version_;
+  const std::optional<roofline::KernelRoof> roof =
+      roof_still_holds ? entry.judged_roof->roof
+                       : roofline::roof_of(kernel, results_.ceilings, l2_bytes());
+  roofline::set_verdict(kernel, roofline::classify(roof, kernel));
+}
+
+void Harness::rejudge_after(const std::string& changed_ceiling) {
+  ++ceilings_version_;
+  const auto changed =
+      std::find_if(results_.ceilings.begin(), results_.ceilings.end(),
+                   [&](const roofline::Ceiling& c) { return c.name == changed_ceiling; });
+  if (changed == results_.ceilings.end()) return;
+  for (roofline::KernelResult& kernel : results_.kernels)
+    if (roofline::depends_on(kernel, *changed))
+      roofline::set_verdict(kernel, roofline::judge(kernel, results_.ceilings, l2_bytes()));
 }
 
 roofline::KernelResult Harness::record_of(
@@ -203,7 +228,8 @@ roofline::KernelResult Harness::record_of(
     roofline::Ceiling ceiling =
         measured_ceiling(result, entry.record->ceiling, entry.shape.to_string(), window);
     if (!result.method.empty()) ceiling.method += "; " + result.method;
-    merge_ceiling(results_.ceilings, std::move(ceiling));
+    // The kernels recorded so far that this ceiling bounds are judged again.
+    if (merge_ceiling(results_.ceilings, std::move(ceiling))) rejudge_after(entry.record->ceiling);
     // Datasheet figure and derived peak at the observed clock, from the
     // matched SKU row (nothing for an unknown device).
     roofline::attach_vendor_claims(results_);
@@ -226,11 +252,10 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
     measurer_->release_workload_of(entry);
     return;
   }
-  results_.kernels.push_back(record_of(entry, runs));
-  ++reported_;
-  // Every kernel's roof from the ceilings measured so far (ceilings run first,
+  // Judged once, against the ceilings measured so far (ceilings run first,
   // so normally all of them); without ceilings the roof fields stay absent.
-  roofline::apply_roofline(results_);
+  judge_recorded(entry, results_.kernels.emplace_back(record_of(entry, runs)));
+  ++reported_;
   measurer_->release_workload_of(entry);
   flush();
   std::fprintf(stderr, "%s\n",

@@ -78,9 +78,16 @@ class Harness {
   void body(benchmark::State& state, BenchEntry& entry);
   // Skips this repetition of the entry's benchmark with `message`.
   void skip(benchmark::State& state, BenchEntry& entry, const char* message);
-  // This repetition's Google Benchmark counters, from the kernel's one
-  // roofline judgement (made at its first repetition).
+  // This repetition's Google Benchmark counters, its time classified against
+  // the kernel's roof (worked out at its first repetition).
   void set_repetition_counters(benchmark::State& state, BenchEntry& entry, double seconds);
+  double l2_bytes() const;  // the device's, for the roofline's L2-residency test
+  // The finished entry's verdict, from the roof worked out at its first
+  // repetition while the ceilings are still those it used, else from theirs.
+  void judge_recorded(const BenchEntry& entry, roofline::KernelResult& kernel) const;
+  // The ceiling named `changed_ceiling` rose: every recorded kernel it bounds
+  // is judged again (the others keep their verdicts).
+  void rejudge_after(const std::string& changed_ceiling);
   void on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs);
   // The finished entry as its results.json record.
   roofline::KernelResult record_of(BenchEntry& entry,
@@ -98,6 +105,9 @@ class Harness {
   std::map<std::string, BenchEntry*> by_name_;
   std::size_t reported_ = 0;
   std::size_t to_run_ = 0;  // registered benchmarks (the progress count's total)
+  // Bumped each time results_.ceilings changes: a roof worked out against an
+  // older version is worked out again.
+  std::size_t ceilings_version_ = 0;
   int interrupted_signal_ = 0;
   std::chrono::steady_clock::time_point run_started_ = std::chrono::steady_clock::now();
   std::optional<std::size_t> abort_after_;  // RL_BENCH_TEST_ABORT_AFTER (tests only)

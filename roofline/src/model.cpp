@@ -73,27 +73,39 @@ const Ceiling* memory_ceiling_for(const KernelResult& kernel, std::span<const Ce
   return dram_ceiling(ceilings);
 }
 
-RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings, double l2_bytes) {
-  RoofVerdict v;
-  if (!kernel.time_s || kernel.time_s->median <= 0) return v;
-  const Ceiling* dram = memory_ceiling_for(kernel, ceilings, l2_bytes);
-  if (!dram) return v;
-  v.memory_roof = dram->name;
+std::optional<KernelRoof> roof_of(const KernelResult& kernel, std::span<const Ceiling> ceilings,
+                                  double l2_bytes) {
+  const Ceiling* memory = memory_ceiling_for(kernel, ceilings, l2_bytes);
+  if (!memory) return std::nullopt;
+  KernelRoof r;
+  r.memory_ceiling = memory->name;
+  r.bytes_per_s = memory->value;
   const Ceiling* compute = compute_ceiling(ceilings, kernel.unit);
-  double ai = intensity(kernel.flops, kernel.bytes_model);
-
-  double fraction = 0;
-  bool memory_limited = true;
+  if (compute) r.ridge = ridge_point(compute->value, memory->value);
   if (kernel.flops <= 0) {
     // Pure data movement: the roof is the bandwidth itself.
+    r.data_movement = true;
+    return r;
+  }
+  const double memory_roof = memory->value * intensity(kernel.flops, kernel.bytes_model);
+  r.attainable_flops_per_s = compute ? std::min(compute->value, memory_roof) : memory_roof;
+  r.memory_limited = !compute || memory_roof < compute->value;
+  return r;
+}
+
+RoofVerdict classify(const std::optional<KernelRoof>& roof, const KernelResult& kernel) {
+  RoofVerdict v;
+  if (!roof || !kernel.time_s || kernel.time_s->median <= 0) return v;
+  v.memory_roof = roof->memory_ceiling;
+  double fraction = 0;
+  if (roof->data_movement) {
     v.roof = 0.0;
-    fraction = kernel.achieved_bytes_per_s / dram->value;
+    fraction = kernel.achieved_bytes_per_s / roof->bytes_per_s;
   } else {
-    double memory_roof = dram->value * ai;
-    double roof = compute ? std::min(compute->value, memory_roof) : memory_roof;
-    memory_limited = !compute || memory_roof < compute->value;
-    v.roof = roof;
-    fraction = roof > 0 ? kernel.achieved_flops_per_s / roof : 0;
+    v.roof = roof->attainable_flops_per_s;
+    fraction = roof->attainable_flops_per_s > 0
+                   ? kernel.achieved_flops_per_s / roof->attainable_flops_per_s
+                   : 0;
   }
   v.pct_of_roof = 100.0 * fraction;
   if (fraction < kBelowBothFraction)
@@ -101,19 +113,31 @@ RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings,
   else if (fraction > kAboveRoofFraction)
     v.bound = Bound::above_roof;
   else
-    v.bound = memory_limited ? Bound::memory : Bound::compute;
+    v.bound = roof->memory_limited ? Bound::memory : Bound::compute;
   return v;
+}
+
+RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings, double l2_bytes) {
+  return classify(roof_of(kernel, ceilings, l2_bytes), kernel);
+}
+
+bool depends_on(const KernelResult& kernel, const Ceiling& ceiling) {
+  return ceiling.kind == "memory" ||
+         (ceiling.kind == "compute" && ceiling.name == compute_ceiling_name(kernel.unit));
+}
+
+void set_verdict(KernelResult& kernel, const RoofVerdict& verdict) {
+  kernel.roof = verdict.roof;
+  kernel.pct_of_roof = verdict.pct_of_roof;
+  kernel.bound = verdict.bound;
+  kernel.memory_roof = verdict.memory_roof;
 }
 
 void apply_roofline(std::span<KernelResult> kernels, std::span<const Ceiling> ceilings,
                     double l2_bytes) {
   for (auto& k : kernels) {
     k.intensity = intensity(k.flops, k.bytes_model);
-    RoofVerdict v = judge(k, ceilings, l2_bytes);
-    k.roof = v.roof;
-    k.pct_of_roof = v.pct_of_roof;
-    k.bound = v.bound;
-    k.memory_roof = v.memory_roof;
+    set_verdict(k, judge(k, ceilings, l2_bytes));
   }
 }
 

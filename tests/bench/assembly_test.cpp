@@ -121,10 +121,12 @@ TEST(MeasuredCeilings, merge_keeps_the_best_shape_per_ceiling) {
   c.method = "tiny";
   rl::roofline::Ceiling other = a;
   other.name = "hbm.read";
-  rl::bench::merge_ceiling(ceilings, a);
-  rl::bench::merge_ceiling(ceilings, b);
-  rl::bench::merge_ceiling(ceilings, c);
-  rl::bench::merge_ceiling(ceilings, other);
+  // Says whether the ceilings changed: the harness judges again only then.
+  EXPECT_TRUE(rl::bench::merge_ceiling(ceilings, a));
+  EXPECT_TRUE(rl::bench::merge_ceiling(ceilings, b));
+  EXPECT_FALSE(rl::bench::merge_ceiling(ceilings, c));
+  EXPECT_FALSE(rl::bench::merge_ceiling(ceilings, b));  // equal: kept as it was
+  EXPECT_TRUE(rl::bench::merge_ceiling(ceilings, other));
   ASSERT_EQ(ceilings.size(), 2u);
   EXPECT_EQ(ceilings[0].method, "large");
   EXPECT_EQ(ceilings[1].name, "hbm.read");

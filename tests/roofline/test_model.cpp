@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
 namespace rl::roofline {
 namespace {
 
@@ -133,6 +139,92 @@ TEST(RooflineModel, placement_reports_every_memory_level_with_its_ridge) {
   EXPECT_DOUBLE_EQ(p[1].attainable_flops_per_s, 20e12);
   EXPECT_FALSE(p[1].memory_limited);
   EXPECT_DOUBLE_EQ(*p[1].ridge, 2.5);
+}
+
+// A judgement's two halves: the roof (which ceilings bound a kernel, worked
+// out without its time) and the verdict (its time classified against that
+// roof).  What the harness relies on to judge a kernel once: the roof is the
+// same whatever the time, classifying any time against it is the whole
+// judgement, and a kernel depends on every memory ceiling and on its own
+// unit's compute ceiling only.
+
+const std::vector<Ceiling> kCeilings{
+    ceiling("hbm.copy", "memory", 2e12), ceiling("hbm.read", "memory", 2.5e12),
+    ceiling("fp32.fma", "compute", 20e12), ceiling("tc.bf16", "compute", 300e12)};
+
+TEST(RoofOf, does_not_read_the_time) {
+  KernelResult untimed = kernel_at(1e9, 4e9, 1e-3, ComputeUnit::fp32);
+  untimed.time_s.reset();
+  untimed.achieved_flops_per_s = untimed.achieved_bytes_per_s = 0;
+  const std::optional<KernelRoof> roof = roof_of(untimed, kCeilings);
+  ASSERT_TRUE(roof.has_value());
+  EXPECT_EQ(roof->memory_ceiling, "hbm.read");  // the best DRAM ceiling
+  EXPECT_DOUBLE_EQ(roof->bytes_per_s, 2.5e12);
+  EXPECT_DOUBLE_EQ(roof->attainable_flops_per_s, 2.5e12 * 0.25);  // intensity 0.25 FLOP/B
+  EXPECT_TRUE(roof->memory_limited);
+  EXPECT_FALSE(roof->data_movement);
+  ASSERT_TRUE(roof->ridge.has_value());
+  EXPECT_DOUBLE_EQ(*roof->ridge, 20e12 / 2.5e12);
+  // Untimed: no verdict, whatever the roof.
+  EXPECT_FALSE(classify(roof, untimed).pct_of_roof.has_value());
+  EXPECT_EQ(classify(roof, untimed).bound, Bound::none);
+}
+
+TEST(Classify, any_time_against_the_roof_is_the_whole_judgement) {
+  // Memory-limited, compute-limited and pure data movement, each at times
+  // that land below both, on the roof and above it.
+  const std::vector<std::pair<double, double>> work{{1e9, 4e9}, {1e12, 1e9}, {0, 3e9}};
+  const std::vector<ComputeUnit> units{ComputeUnit::fp32, ComputeUnit::tc_bf16, ComputeUnit::fp32};
+  for (std::size_t w = 0; w < work.size(); ++w) {
+    const std::optional<KernelRoof> roof =
+        roof_of(kernel_at(work[w].first, work[w].second, 1.0, units[w]), kCeilings);
+    ASSERT_TRUE(roof.has_value());
+    std::vector<Bound> seen;
+    for (const double seconds : {1e-1, 1e-2, 5e-3, 4e-3, 3.4e-3, 1.6e-3, 1.2e-3, 1e-3, 1e-4}) {
+      const KernelResult k = kernel_at(work[w].first, work[w].second, seconds, units[w]);
+      const RoofVerdict split = classify(roof, k);
+      const RoofVerdict whole = judge(k, kCeilings);
+      SCOPED_TRACE(std::to_string(w) + " at " + std::to_string(seconds) + " s");
+      EXPECT_EQ(split.roof, whole.roof);
+      EXPECT_EQ(split.pct_of_roof, whole.pct_of_roof);
+      EXPECT_EQ(split.bound, whole.bound);
+      EXPECT_EQ(split.memory_roof, whole.memory_roof);
+      seen.push_back(split.bound);
+    }
+    // The times do cover every class the roof allows.
+    const Bound limited = w == 1 ? Bound::compute : Bound::memory;
+    for (const Bound b : {Bound::below_both, limited, Bound::above_roof})
+      EXPECT_NE(std::find(seen.begin(), seen.end(), b), seen.end()) << static_cast<int>(b);
+  }
+}
+
+TEST(RoofOf, needs_a_memory_ceiling) {
+  const KernelResult k = kernel_at(1e9, 4e9, 1e-3, ComputeUnit::fp32);
+  const std::vector<Ceiling> compute_only{ceiling("fp32.fma", "compute", 20e12)};
+  EXPECT_FALSE(roof_of(k, compute_only).has_value());
+  EXPECT_FALSE(classify(std::nullopt, k).pct_of_roof.has_value());
+  EXPECT_EQ(classify(std::nullopt, k).bound, Bound::none);
+}
+
+TEST(DependsOn, every_memory_ceiling_and_its_own_units_compute_ceiling) {
+  const KernelResult bf16 = kernel_at(1e12, 1e9, 1e-3, ComputeUnit::tc_bf16);
+  EXPECT_TRUE(depends_on(bf16, ceiling("hbm.triad", "memory", 1e12)));
+  EXPECT_TRUE(depends_on(bf16, ceiling("l2.read", "memory", 1e13)));
+  EXPECT_TRUE(depends_on(bf16, ceiling("tc.bf16", "compute", 1e14)));
+  EXPECT_FALSE(depends_on(bf16, ceiling("tc.fp16", "compute", 1e14)));
+  EXPECT_FALSE(depends_on(bf16, ceiling("fp32.fma", "compute", 1e13)));
+}
+
+TEST(SetVerdict, writes_the_verdicts_fields_and_clears_them_when_empty) {
+  KernelResult k = kernel_at(1e9, 4e9, 1e-3, ComputeUnit::fp32);
+  set_verdict(k, judge(k, kCeilings));
+  EXPECT_TRUE(k.roof.has_value());
+  EXPECT_EQ(k.memory_roof, "hbm.read");
+  set_verdict(k, RoofVerdict{});
+  EXPECT_FALSE(k.roof.has_value());
+  EXPECT_FALSE(k.pct_of_roof.has_value());
+  EXPECT_EQ(k.bound, Bound::none);
+  EXPECT_EQ(k.memory_roof, "");
 }
 
 }  // namespace

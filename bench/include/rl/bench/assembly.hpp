@@ -61,7 +61,8 @@ std::vector<roofline::Ceiling> reusable_ceilings(const roofline::Results& earlie
                                                  std::string_view source);
 
 // Adds `ceiling`, or replaces the one of the same name when this one is higher
-// (a ceiling measured on several shapes keeps its best).
-void merge_ceiling(std::vector<roofline::Ceiling>& ceilings, roofline::Ceiling ceiling);
+// (a ceiling measured on several shapes keeps its best).  Returns whether the
+// ceilings changed.
+bool merge_ceiling(std::vector<roofline::Ceiling>& ceilings, roofline::Ceiling ceiling);
 
 }  // namespace rl::bench

@@ -56,6 +56,21 @@ struct RoofVerdict {
   Bound bound = Bound::none;          // none: no ceilings to judge by
   std::string memory_roof;            // the memory ceiling used ("hbm.copy", "l2.read")
 };
+// A judgement has two halves.  The kernel's roof does not depend on its
+// time: which ceilings bound it, the attainable rate at its intensity and
+// which of the two limits it.  Its verdict (% of roof and bound) classifies a
+// time against that roof.  The harness works a kernel's roof out once and
+// classifies every repetition's time against it.
+struct KernelRoof {
+  std::string memory_ceiling;  // the memory ceiling it is judged against ("hbm.copy", "l2.read")
+  double bytes_per_s = 0;      // that ceiling's bandwidth
+  // Pure data movement (no FLOPs): judged in bytes/s against bytes_per_s.
+  bool data_movement = false;
+  // min(compute roof of its unit, bandwidth x intensity); 0 for data movement.
+  double attainable_flops_per_s = 0;
+  bool memory_limited = true;   // bandwidth x intensity below the compute roof, or no compute roof
+  std::optional<double> ridge;  // compute roof / bandwidth, when its unit's ceiling was measured
+};
 // The memory ceiling a kernel is judged against: the best "l2.*" ceiling when
 // its data lives in L2 while it is timed -- it measures an L2 ceiling, or its
 // samples began with a warm L2 (batch) and its footprint (device_bytes, else
@@ -63,11 +78,24 @@ struct RoofVerdict {
 // level it needs was not measured and no DRAM ceiling was either.
 const Ceiling* memory_ceiling_for(const KernelResult& kernel, std::span<const Ceiling> ceilings,
                                   double l2_bytes);
-// For a kernel that moves bytes but does no FLOPs (copy), % of roof is
-// achieved bytes/s over the bandwidth of its memory ceiling.  `l2_bytes`: the
+// The kernel's roof among `ceilings` (its time is not read); nullopt when no
+// memory ceiling it could be judged against was measured.  `l2_bytes`: the
 // device's L2 size (0 = unknown: every kernel is judged against DRAM).
+std::optional<KernelRoof> roof_of(const KernelResult& kernel, std::span<const Ceiling> ceilings,
+                                  double l2_bytes = 0);
+// The verdict on the kernel's time against `roof`: empty when it was not
+// timed or has no roof.  For a kernel that moves bytes but does no FLOPs
+// (copy), % of roof is achieved bytes/s over the memory ceiling's bandwidth.
+RoofVerdict classify(const std::optional<KernelRoof>& roof, const KernelResult& kernel);
+// Both halves at once: classify(roof_of(kernel, ceilings, l2_bytes), kernel).
 RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings,
                   double l2_bytes = 0);
+// Whether the kernel's roof can change when `ceiling` does: every memory
+// ceiling can (the best of a level is the roof; an L2 one moves an
+// L2-resident kernel off DRAM), and the compute ceiling of its unit.
+bool depends_on(const KernelResult& kernel, const Ceiling& ceiling);
+// The verdict's fields of the kernel: roof, pct_of_roof, bound, memory_roof.
+void set_verdict(KernelResult& kernel, const RoofVerdict& verdict);
 
 // Fills intensity, roof, pct_of_roof and bound of every timed kernel from the
 // measured ceilings.  Untimed kernels get no roof and bound "".  The harness
