@@ -17,7 +17,7 @@ int main(int argc, char** argv) {
       registered.push_back({.name = record.name,
                             .family = record.family,
                             .variant = record.variant,
-                            .precision = record.precision,
+                            .precision = std::string(rl::roofline::to_string(record.precision)),
                             .unit = record.unit,
                             .baseline = record.baseline,
                             .min_cc = record.min_cc,

@@ -40,7 +40,7 @@ void print_list(const Selection& selection) {
     const KernelRecord& record = *instance.record;
     const roofline::Cost cost = record.cost(instance.shape);
     std::printf("%-36s %-10s %-6s %-8s %-10s %-26s %12.4g %12.4g  %s\n", record.name.c_str(),
-                record.family.c_str(), record.precision.c_str(),
+                record.family.c_str(), std::string(roofline::to_string(record.precision)).c_str(),
                 std::string(roofline::compute_unit_name(record.unit)).c_str(),
                 record.ceiling.empty() ? "-" : record.ceiling.c_str(),
                 instance.shape.to_string().c_str(), cost.flops, cost.bytes_model,

@@ -192,7 +192,7 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .name = std::move(spec.name),
       .family = "attention",
       .variant = std::move(spec.variant),
-      .precision = precision_name<T>(),
+      .precision = precision_of<T>(),
       .unit = spec.unit,
       .baseline = std::move(spec.baseline),
       .ceiling = "",

@@ -283,7 +283,7 @@ KernelRecord stream_record(std::string name, std::string variant, std::string ce
       .name = std::move(name),
       .family = "ceilings",
       .variant = std::move(variant),
-      .precision = "fp32",
+      .precision = roofline::Precision::fp32,
       .unit = roofline::ComputeUnit::fp32,
       .baseline = "",
       .ceiling = std::move(ceiling),

@@ -155,7 +155,7 @@ RL_REGISTER_KERNEL(KernelRecord{
     .name = "l2_read_vec16_rotating",
     .family = "ceilings",
     .variant = "l2_read",
-    .precision = "fp32",
+    .precision = roofline::Precision::fp32,
     .unit = roofline::ComputeUnit::fp32,
     .baseline = "",
     .ceiling = "l2.read",

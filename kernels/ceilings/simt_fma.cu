@@ -1,5 +1,6 @@
-// SIMT compute ceilings: fp32.fma (FFMA), fp64.fma (DFMA), fp16.hfma2 and
-// bf16.hfma2 (HFMA2, HFMA2.BF16: two FMAs per instruction).
+// SIMT compute ceilings: fp32.fma (FFMA; on sm_100 and later also FFMA2, two
+// fp32 FMAs per instruction), fp64.fma (DFMA), fp16.hfma2 and bf16.hfma2
+// (HFMA2, HFMA2.BF16: two FMAs per instruction).
 //
 // The idea: each thread runs Chain::kChains independent FMA chains
 // x <- x * a + b, unrolled, so a scheduler always has an independent FMA to
@@ -20,10 +21,11 @@
 // missing or extra FMA changes the output.  The bf16 and fp16 shapes launch
 // several full waves to make up for their short chains.
 //
-// FLOPs: 2 per FMA, 4 per HFMA2.  Bytes: the per-thread outputs only.
+// FLOPs: 2 per FMA, 4 per FFMA2 and HFMA2.  Bytes: the per-thread outputs only.
 #include "ceilings/support.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
+#include "rl/ptx.hpp"
 #include "rl/registry.hpp"
 
 #include <cstddef>
@@ -50,6 +52,23 @@ struct Fp32Chain {
   __host__ __device__ static Value make(float lo, float) { return lo; }
   __device__ static Value fma(Value x, Value a, Value b) { return fmaf(x, a, b); }
   __device__ static Out lane(Value x, int) { return x; }
+};
+
+// Packed fp32 (fma.rn.f32x2, sm_100 and later): one FFMA2 does two of
+// Fp32Chain's FMAs, so the FP32 peak of a GPU that pairs FMAs (datacenter
+// Blackwell) is reachable; sm_120 compiles the same PTX to two FFMAs.  Each
+// lane is an fmaf, so the check is Fp32Chain's.
+struct Fp32x2Chain {
+  using Value = float2;
+  using Out = float;
+  static constexpr int kChains = 16;  // two registers per value
+  static constexpr int kStepsPerTrip = 56;
+  static constexpr int kLanes = 2;
+  static constexpr float kStart = 0.f;
+  static constexpr std::int64_t kMaxIters = std::int64_t{1} << 19;  // sums stay < 2^24
+  __host__ __device__ static Value make(float lo, float hi) { return make_float2(lo, hi); }
+  __device__ static Value fma(Value x, Value a, Value b) { return rl::ptx::fma_rn_f32x2(x, a, b); }
+  __device__ static Out lane(Value x, int l) { return l == 0 ? x.x : x.y; }
 };
 
 struct Fp64Chain {
@@ -135,6 +154,8 @@ __device__ __forceinline__ void fma_trip(typename Chain::Value (&x)[Chain::kChai
 // instructions; bf16 arithmetic is native from sm_80 on (sm_75 computes it in
 // fp32).
 // rl-static: kernel=Fp32Chain max_regs=64 max_smem=0 sass_dominant=FFMA loop_share=FFMA:99
+// rl-static: kernel=Fp32x2Chain max_regs=64 max_smem=0
+// rl-static: kernel=Fp32x2Chain arch=100a sass=FFMA2 sass_dominant=FFMA2 loop_share=FFMA2:99
 // rl-static: kernel=Fp64Chain max_regs=64 max_smem=0 sass_dominant=DFMA loop_share=DFMA:99
 // rl-static: kernel=Fp16Chain max_regs=64 max_smem=0 sass_dominant=HFMA2 loop_share=HFMA2:99
 // rl-static: kernel=Bf16Chain max_regs=64 max_smem=0
@@ -205,7 +226,7 @@ class FmaChains final : public Workload {
 };
 
 template <typename Chain>
-KernelRecord fma_record(std::string name, std::string precision, roofline::ComputeUnit unit,
+KernelRecord fma_record(std::string name, roofline::Precision precision, roofline::ComputeUnit unit,
                         std::string ceiling, int min_cc, std::int64_t large_iters,
                         std::int64_t waves) {
   return KernelRecord{
@@ -229,14 +250,18 @@ KernelRecord fma_record(std::string name, std::string precision, roofline::Compu
 }  // namespace
 
 // Launch lengths aim at about a millisecond on a large GPU at the large preset,
-// in whole trips of the hot loop (146, 36, 73 and 9 trips).
-RL_REGISTER_KERNEL(fma_record<Fp32Chain>("fma_chains_fp32", "fp32", roofline::ComputeUnit::fp32,
-                                         "fp32.fma", 0, 8176, 1));
-RL_REGISTER_KERNEL(fma_record<Fp64Chain>("fma_chains_fp64", "fp64", roofline::ComputeUnit::fp64,
-                                         "fp64.fma", 0, 4032, 1));
-RL_REGISTER_KERNEL(fma_record<Fp16Chain>("hfma2_chains_fp16", "fp16", roofline::ComputeUnit::fp16,
-                                         "fp16.hfma2", 0, 4088, 2));
-RL_REGISTER_KERNEL(fma_record<Bf16Chain>("hfma2_chains_bf16", "bf16", roofline::ComputeUnit::bf16,
-                                         "bf16.hfma2", 80, 504, 16));
+// in whole trips of the hot loop (146, 146, 36, 73 and 9 trips).
+RL_REGISTER_KERNEL(fma_record<Fp32Chain>("fma_chains_fp32", roofline::Precision::fp32,
+                                         roofline::ComputeUnit::fp32, "fp32.fma", 0, 8176, 1));
+// Packed: the same FMAs in half the instructions (refused below 10.0, where
+// fma.rn.f32x2 does not exist).
+RL_REGISTER_KERNEL(fma_record<Fp32x2Chain>("ffma2_chains_fp32", roofline::Precision::fp32,
+                                           roofline::ComputeUnit::fp32, "fp32.fma", 100, 8176, 1));
+RL_REGISTER_KERNEL(fma_record<Fp64Chain>("fma_chains_fp64", roofline::Precision::fp64,
+                                         roofline::ComputeUnit::fp64, "fp64.fma", 0, 4032, 1));
+RL_REGISTER_KERNEL(fma_record<Fp16Chain>("hfma2_chains_fp16", roofline::Precision::fp16,
+                                         roofline::ComputeUnit::fp16, "fp16.hfma2", 0, 4088, 2));
+RL_REGISTER_KERNEL(fma_record<Bf16Chain>("hfma2_chains_bf16", roofline::Precision::bf16,
+                                         roofline::ComputeUnit::bf16, "bf16.hfma2", 80, 504, 16));
 
 }  // namespace rl::ceilings

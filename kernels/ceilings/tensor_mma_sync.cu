@@ -280,7 +280,7 @@ class MmaSyncLoop final : public Workload {
 };
 
 template <typename Mma>
-KernelRecord mma_record(std::string name, std::string precision, roofline::ComputeUnit unit,
+KernelRecord mma_record(std::string name, roofline::Precision precision, roofline::ComputeUnit unit,
                         int min_cc, std::int64_t large_iters) {
   return KernelRecord{
       .name = std::move(name),
@@ -325,15 +325,15 @@ KernelRecord mma_record(std::string name, std::string precision, roofline::Compu
 }  // namespace
 
 // Launch lengths aim at a few milliseconds on a large GPU at the large preset.
-RL_REGISTER_KERNEL(mma_record<MmaTf32>("mma_sync_loop_tf32", "tf32", roofline::ComputeUnit::tc_tf32,
-                                       80, 8192));
-RL_REGISTER_KERNEL(mma_record<MmaF16>("mma_sync_loop_fp16", "fp16", roofline::ComputeUnit::tc_fp16,
-                                      80, 8192));
-RL_REGISTER_KERNEL(mma_record<MmaBf16>("mma_sync_loop_bf16", "bf16", roofline::ComputeUnit::tc_bf16,
-                                       80, 8192));
-RL_REGISTER_KERNEL(mma_record<MmaE4m3>("mma_sync_loop_fp8_e4m3", "fp8",
+RL_REGISTER_KERNEL(mma_record<MmaTf32>("mma_sync_loop_tf32", roofline::Precision::tf32,
+                                       roofline::ComputeUnit::tc_tf32, 80, 8192));
+RL_REGISTER_KERNEL(mma_record<MmaF16>("mma_sync_loop_fp16", roofline::Precision::fp16,
+                                      roofline::ComputeUnit::tc_fp16, 80, 8192));
+RL_REGISTER_KERNEL(mma_record<MmaBf16>("mma_sync_loop_bf16", roofline::Precision::bf16,
+                                       roofline::ComputeUnit::tc_bf16, 80, 8192));
+RL_REGISTER_KERNEL(mma_record<MmaE4m3>("mma_sync_loop_fp8_e4m3", roofline::Precision::fp8,
                                        roofline::ComputeUnit::tc_fp8, 89, 8000));
-RL_REGISTER_KERNEL(mma_record<MmaS8>("mma_sync_loop_int8", "int8", roofline::ComputeUnit::tc_int8,
-                                     80, 8000));
+RL_REGISTER_KERNEL(mma_record<MmaS8>("mma_sync_loop_int8", roofline::Precision::int8,
+                                     roofline::ComputeUnit::tc_int8, 80, 8000));
 
 }  // namespace rl::ceilings

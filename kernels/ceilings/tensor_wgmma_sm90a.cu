@@ -271,7 +271,7 @@ roofline::Cost wgmma_cost(const Shape& shape) {
 }
 
 template <typename P>
-KernelRecord wgmma_record(const char* name, const char* precision, WgmmaKernel<P> kernel) {
+KernelRecord wgmma_record(const char* name, roofline::Precision precision, WgmmaKernel<P> kernel) {
   return KernelRecord{
       .name = name,
       .family = "ceilings",
@@ -296,15 +296,16 @@ KernelRecord wgmma_record(const char* name, const char* precision, WgmmaKernel<P
 
 }  // namespace
 
-RL_REGISTER_KERNEL(wgmma_record<WgmmaBf16>("wgmma_loop_bf16_m64n256k16", "bf16",
+RL_REGISTER_KERNEL(wgmma_record<WgmmaBf16>("wgmma_loop_bf16_m64n256k16", roofline::Precision::bf16,
                                            wgmma_loop_bf16_m64n256k16));
-RL_REGISTER_KERNEL(wgmma_record<WgmmaFp16>("wgmma_loop_fp16_m64n256k16", "fp16",
+RL_REGISTER_KERNEL(wgmma_record<WgmmaFp16>("wgmma_loop_fp16_m64n256k16", roofline::Precision::fp16,
                                            wgmma_loop_fp16_m64n256k16));
-RL_REGISTER_KERNEL(wgmma_record<WgmmaTf32>("wgmma_loop_tf32_m64n256k8", "tf32",
+RL_REGISTER_KERNEL(wgmma_record<WgmmaTf32>("wgmma_loop_tf32_m64n256k8", roofline::Precision::tf32,
                                            wgmma_loop_tf32_m64n256k8));
-RL_REGISTER_KERNEL(wgmma_record<WgmmaFp8E4m3>("wgmma_loop_fp8_e4m3_m64n256k32", "fp8",
+RL_REGISTER_KERNEL(wgmma_record<WgmmaFp8E4m3>("wgmma_loop_fp8_e4m3_m64n256k32",
+                                              roofline::Precision::fp8,
                                               wgmma_loop_fp8_e4m3_m64n256k32));
-RL_REGISTER_KERNEL(wgmma_record<WgmmaInt8>("wgmma_loop_int8_m64n256k32", "int8",
+RL_REGISTER_KERNEL(wgmma_record<WgmmaInt8>("wgmma_loop_int8_m64n256k32", roofline::Precision::int8,
                                            wgmma_loop_int8_m64n256k32));
 
 }  // namespace rl::ceilings

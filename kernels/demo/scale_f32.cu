@@ -141,7 +141,7 @@ KernelRecord scale_f32_record(std::string name, std::string variant, std::string
       .name = std::move(name),
       .family = "demo",
       .variant = std::move(variant),
-      .precision = "fp32",
+      .precision = roofline::Precision::fp32,
       .unit = roofline::ComputeUnit::fp32,
       .baseline = std::move(baseline),
       .ceiling = "",

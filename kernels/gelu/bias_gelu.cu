@@ -113,7 +113,6 @@ void launch_bias_gelu_fused(const BiasGeluArgs<T>& a, cudaStream_t stream) {
 
 template <typename T>
 KernelRecord bias_gelu_record(bool fused) {
-  const std::string precision = precision_name<T>();
   // Named like the other ladders' records (gelu_tanh_f32_vec4, layernorm_unfused_bf16).
   const std::string stem = std::string("bias_gelu_tanh_") + (sizeof(T) == 4 ? "f32" : "bf16");
   const std::string unfused_name = stem + "_unfused";
@@ -121,7 +120,7 @@ KernelRecord bias_gelu_record(bool fused) {
       .name = fused ? stem + "_fused" : unfused_name,
       .family = "bias_gelu",
       .variant = fused ? "fused" : "unfused",
-      .precision = precision,
+      .precision = precision_of<T>(),
       .unit = roofline::ComputeUnit::fp32,
       .baseline = fused ? unfused_name : "",
       .ceiling = "",

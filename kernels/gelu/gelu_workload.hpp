@@ -107,7 +107,7 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .name = std::move(spec.name),
       .family = "gelu",
       .variant = std::move(spec.variant),
-      .precision = precision_name<T>(),
+      .precision = precision_of<T>(),
       .unit = roofline::ComputeUnit::fp32,
       .baseline = std::move(spec.baseline),
       .ceiling = "",

@@ -374,16 +374,16 @@ void launch_gemm_mma_sync_multistage(const Args<typename P::Storage>& a, cudaStr
 }
 
 template <typename P>
-KernelRecord mma_sync_record(std::string precision, roofline::ComputeUnit unit,
+KernelRecord mma_sync_record(roofline::Precision precision, roofline::ComputeUnit unit,
                              std::string baseline, ErrorModel error, int min_cc = 0,
                              void (*refuse)() = nullptr,
                              std::optional<std::string> (*refuse_on)(int) = nullptr) {
-  std::string name = "gemm_mma_sync_multistage_" + precision;
+  std::string name = "gemm_mma_sync_multistage_" + std::string(to_string(precision));
   return make_record<typename P::Storage>(
       {.name = std::move(name),
        .variant = "mma_sync_multistage",
        .baseline = std::move(baseline),
-       .precision = std::move(precision),
+       .precision = precision,
        .unit = unit,
        .tile = {.M = kMmaBlockM, .N = kMmaBlockN},
        .launcher = &launch_gemm_mma_sync_multistage<P>,
@@ -398,13 +398,16 @@ void refuse_emulated_fp8_gemm() {
   ptx::refuse_emulated_fp8_mma_sync("gemm_mma_sync_multistage_fp8");
 }
 
-RL_REGISTER_KERNEL(mma_sync_record<MmaTf32>("tf32", roofline::ComputeUnit::tc_tf32,
-                                            "gemm_wmma_tf32", kTensorCoreTf32Error));
-RL_REGISTER_KERNEL(mma_sync_record<MmaF16>("fp16", roofline::ComputeUnit::tc_fp16, "gemm_wmma_fp16",
+RL_REGISTER_KERNEL(mma_sync_record<MmaTf32>(roofline::Precision::tf32,
+                                            roofline::ComputeUnit::tc_tf32, "gemm_wmma_tf32",
+                                            kTensorCoreTf32Error));
+RL_REGISTER_KERNEL(mma_sync_record<MmaF16>(roofline::Precision::fp16,
+                                           roofline::ComputeUnit::tc_fp16, "gemm_wmma_fp16",
                                            kTensorCoreError));
-RL_REGISTER_KERNEL(mma_sync_record<MmaBf16>("bf16", roofline::ComputeUnit::tc_bf16,
-                                            "gemm_wmma_bf16", kTensorCoreError));
-RL_REGISTER_KERNEL(mma_sync_record<MmaE4m3>("fp8", roofline::ComputeUnit::tc_fp8,
+RL_REGISTER_KERNEL(mma_sync_record<MmaBf16>(roofline::Precision::bf16,
+                                            roofline::ComputeUnit::tc_bf16, "gemm_wmma_bf16",
+                                            kTensorCoreError));
+RL_REGISTER_KERNEL(mma_sync_record<MmaE4m3>(roofline::Precision::fp8, roofline::ComputeUnit::tc_fp8,
                                             "gemm_mma_sync_multistage_bf16", kTensorCoreError, 89,
                                             &refuse_emulated_fp8_gemm, &ptx::fp8_mma_sync_refusal));
 

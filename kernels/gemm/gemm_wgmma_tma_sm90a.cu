@@ -245,12 +245,12 @@ std::string tma_refusal(const Dims& d) {
 }
 
 template <typename T>
-KernelRecord wgmma_tma_record(std::string name, std::string baseline, std::string precision,
+KernelRecord wgmma_tma_record(std::string name, std::string baseline, roofline::Precision precision,
                               roofline::ComputeUnit unit) {
   KernelRecord record = make_record<T>({.name = std::move(name),
                                         .variant = "wgmma_tma",
                                         .baseline = std::move(baseline),
-                                        .precision = std::move(precision),
+                                        .precision = precision,
                                         .unit = unit,
                                         .tile = {kBlockM, kBlockN},
                                         .launcher = launch_gemm_wgmma_tma<T>,
@@ -280,9 +280,11 @@ KernelRecord wgmma_tma_record(std::string name, std::string baseline, std::strin
 }  // namespace
 
 RL_REGISTER_KERNEL(wgmma_tma_record<__nv_bfloat16>("gemm_wgmma_tma_bf16",
-                                                   "gemm_mma_sync_multistage_bf16", "bf16",
+                                                   "gemm_mma_sync_multistage_bf16",
+                                                   roofline::Precision::bf16,
                                                    roofline::ComputeUnit::tc_bf16));
 RL_REGISTER_KERNEL(wgmma_tma_record<__half>("gemm_wgmma_tma_fp16", "gemm_mma_sync_multistage_fp16",
-                                            "fp16", roofline::ComputeUnit::tc_fp16));
+                                            roofline::Precision::fp16,
+                                            roofline::ComputeUnit::tc_fp16));
 
 }  // namespace rl::gemm

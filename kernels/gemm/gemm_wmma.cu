@@ -157,13 +157,14 @@ void launch_gemm_wmma(const Args<T>& a, cudaStream_t stream) {
 }
 
 template <typename T>
-KernelRecord wmma_record(std::string precision, roofline::ComputeUnit unit, ErrorModel error) {
-  std::string name = "gemm_wmma_" + precision;
+KernelRecord wmma_record(roofline::Precision precision, roofline::ComputeUnit unit,
+                         ErrorModel error) {
+  std::string name = "gemm_wmma_" + std::string(to_string(precision));
   return make_record<T>(
       {.name = std::move(name),
        .variant = "wmma",
        .baseline = "gemm_f32_warptiled",
-       .precision = std::move(precision),
+       .precision = precision,
        .unit = unit,
        .tile = {.M = kWmmaBlockM, .N = kWmmaBlockN},
        .launcher = &launch_gemm_wmma<T>,
@@ -171,10 +172,11 @@ KernelRecord wmma_record(std::string precision, roofline::ComputeUnit unit, Erro
        .idea = "tensor cores through nvcuda::wmma fragments on shared-memory tiles"});
 }
 
-RL_REGISTER_KERNEL(wmma_record<float>("tf32", roofline::ComputeUnit::tc_tf32,
+RL_REGISTER_KERNEL(wmma_record<float>(roofline::Precision::tf32, roofline::ComputeUnit::tc_tf32,
                                       kTensorCoreTf32Error));
-RL_REGISTER_KERNEL(wmma_record<__half>("fp16", roofline::ComputeUnit::tc_fp16, kTensorCoreError));
-RL_REGISTER_KERNEL(wmma_record<__nv_bfloat16>("bf16", roofline::ComputeUnit::tc_bf16,
-                                              kTensorCoreError));
+RL_REGISTER_KERNEL(wmma_record<__half>(roofline::Precision::fp16, roofline::ComputeUnit::tc_fp16,
+                                       kTensorCoreError));
+RL_REGISTER_KERNEL(wmma_record<__nv_bfloat16>(roofline::Precision::bf16,
+                                              roofline::ComputeUnit::tc_bf16, kTensorCoreError));
 
 }  // namespace rl::gemm

@@ -141,13 +141,13 @@ class GemmWorkload final : public InspectableWorkload {
 
 // What differs between GEMM records; the rest follows from it.  T is the
 // storage type of A and B; `precision` names what the kernel computes in
-// ("fp32", "tf32", "fp16", "bf16", "fp8"), `unit` the pipe it runs on.
+// (fp32, tf32, fp16, bf16, fp8), `unit` the pipe it runs on.
 template <typename T>
 struct RecordSpec {
   std::string name;
   std::string variant;
   std::string baseline;
-  std::string precision;
+  roofline::Precision precision;
   roofline::ComputeUnit unit;
   ReuseTile tile;  // cost model: see bytes_model in gemm_cost.hpp
   Launcher<T> launcher;
@@ -167,7 +167,7 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .name = std::move(spec.name),
       .family = "gemm",
       .variant = std::move(spec.variant),
-      .precision = std::move(spec.precision),
+      .precision = spec.precision,
       .unit = spec.unit,
       .baseline = std::move(spec.baseline),
       .ceiling = "",
@@ -199,7 +199,7 @@ inline KernelRecord make_fp32_simt_record(std::string name, std::string baseline
   return make_record<float>({.name = std::move(name),
                              .variant = std::move(variant),
                              .baseline = std::move(baseline),
-                             .precision = "fp32",
+                             .precision = roofline::Precision::fp32,
                              .unit = roofline::ComputeUnit::fp32,
                              .tile = tile,
                              .launcher = std::move(launcher),

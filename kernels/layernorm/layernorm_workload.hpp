@@ -139,7 +139,7 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .name = std::move(spec.name),
       .family = "layernorm",
       .variant = std::move(spec.variant),
-      .precision = precision_name<T>(),
+      .precision = precision_of<T>(),
       .unit = roofline::ComputeUnit::fp32,
       .baseline = std::move(spec.baseline),
       .ceiling = "",

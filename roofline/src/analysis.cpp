@@ -4,6 +4,7 @@
 #include "rl/roofline/svg.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <map>
 #include <set>
@@ -24,11 +25,21 @@ std::optional<double> achieved_flops(const KernelResult& k) {
   return k.flops / k.time_s->median;
 }
 
-// The order of the precision ladder; anything else sorts after it.
-int precision_rank(const std::string& precision) {
-  static const std::vector<std::string> order{"fp32", "tf32", "fp16", "bf16", "fp8", "int8"};
-  const auto it = std::find(order.begin(), order.end(), precision);
-  return static_cast<int>(it - order.begin());
+// The order of the precision ladder, lower precision buying more; anything
+// else (fp64, a spelling this build does not know) sorts after it, by spelling.
+int precision_rank(const ResultPrecision& precision) {
+  static constexpr std::array<Precision, 12> kOrder{
+      Precision::fp32,  Precision::tf32, Precision::fp16,  Precision::bf16,
+      Precision::fp8,   Precision::int8, Precision::mxfp8, Precision::fp6,
+      Precision::mxfp6, Precision::fp4,  Precision::mxfp4, Precision::nvfp4};
+  const std::optional<Precision> known = precision.known();
+  const auto it = known ? std::find(kOrder.begin(), kOrder.end(), *known) : kOrder.end();
+  return static_cast<int>(it - kOrder.begin());
+}
+
+// Its spelling, as the analysis rows carry it.
+std::string spelled(const ResultPrecision& precision) {
+  return std::string(precision.spelling());
 }
 
 // Hops from a kernel to the root of its baseline chain (cycles and unknown
@@ -73,8 +84,8 @@ std::vector<GemmLadder> gemm_ladders(const std::vector<const KernelResult*>& gem
       if (k->shape == shape) here.push_back(k);
     std::stable_sort(here.begin(), here.end(), [&](const KernelResult* a, const KernelResult* b) {
       auto key = [&](const KernelResult* k) {
-        return std::make_tuple(precision_rank(k->precision), k->precision, !k->library.empty(),
-                               ladder_depth(k->name, baseline_of), k->name);
+        return std::make_tuple(precision_rank(k->precision), k->precision.spelling(),
+                               !k->library.empty(), ladder_depth(k->name, baseline_of), k->name);
       };
       return key(a) < key(b);
     });
@@ -82,7 +93,7 @@ std::vector<GemmLadder> gemm_ladders(const std::vector<const KernelResult*>& gem
     for (const KernelResult* k : here) {
       LadderRung rung{.name = k->name,
                       .variant = k->variant,
-                      .precision = k->precision,
+                      .precision = spelled(k->precision),
                       .idea = k->idea,
                       .library = k->library,
                       .status = k->status,
@@ -114,9 +125,9 @@ std::optional<PrecisionLadder> precision_ladder(const std::vector<const KernelRe
     std::vector<const KernelResult*> here;
     for (const KernelResult* k : gemm)
       if (k->shape == shape) here.push_back(k);
-    std::set<std::pair<int, std::string>> precisions;
+    std::set<std::pair<int, std::string>> precisions;  // rank, spelling
     for (const KernelResult* k : here)
-      if (timed(*k)) precisions.emplace(precision_rank(k->precision), k->precision);
+      if (timed(*k)) precisions.emplace(precision_rank(k->precision), spelled(k->precision));
     const double flops = here.empty() ? 0.0 : here.front()->flops;
     if (precisions.size() < 2 || precisions.size() < best_count ||
         (precisions.size() == best_count && flops <= best_flops))
@@ -126,19 +137,19 @@ std::optional<PrecisionLadder> precision_ladder(const std::vector<const KernelRe
       PrecisionStep step;
       step.precision = precision;
       if (const KernelResult* k = fastest(here, [&](const KernelResult& c) {
-            return c.library.empty() && c.precision == precision;
+            return c.library.empty() && c.precision.spelling() == precision;
           })) {
         step.kernel = k->name;
         step.flops_per_s = achieved_flops(*k);
       }
       if (const KernelResult* l = fastest(here, [&](const KernelResult& c) {
-            return !c.library.empty() && c.precision == precision;
+            return !c.library.empty() && c.precision.spelling() == precision;
           })) {
         step.library = l->name;
         step.library_flops_per_s = achieved_flops(*l);
       }
       for (const KernelResult* k : here) {
-        if (k->precision != precision) continue;
+        if (k->precision.spelling() != precision) continue;
         step.roof_name = std::string(compute_ceiling_name(k->unit));
         if (const Ceiling* c = compute_ceiling(ceilings, k->unit)) step.roof = c->value;
         break;
@@ -233,7 +244,7 @@ std::vector<AttentionFusion> attention_fusion(const std::vector<const KernelResu
     for (const KernelResult* k : here) {
       AttentionVariant v;
       v.name = k->name;
-      v.precision = k->precision;
+      v.precision = spelled(k->precision);
       v.status = k->status;
       v.error = k->error;
       v.naive = is_naive(*k);
@@ -287,7 +298,7 @@ std::vector<LadderStep> ladder_steps(const Results& results) {
                       .rung = k.name,
                       .baseline = base.name,
                       .idea = k.idea,
-                      .precision = k.precision,
+                      .precision = spelled(k.precision),
                       .rung_time_s = std::nullopt,
                       .baseline_time_s = std::nullopt,
                       .gain = std::nullopt};

@@ -51,7 +51,7 @@ std::string kernel_table(const Results& r) {
     const auto& k = r.kernels[i];
     const bool timed = k.time_s.has_value();
     keys[0][i] = {0, k.name};
-    keys[1][i] = {0, fmt::format("{} {}", k.precision, compute_unit_name(k.unit))};
+    keys[1][i] = {0, fmt::format("{} {}", to_string(k.precision), compute_unit_name(k.unit))};
     keys[2][i] = {0, shape_text(k.shape)};
     keys[3][i] = {timed ? k.time_s->median : kAbsent, ""};
     keys[4][i] = {kernel_noise(k, robust).value_or(kAbsent), ""};
@@ -134,7 +134,7 @@ std::string kernel_table(const Results& r) {
         "title=\"{}\">{}</div><div class=\"num\">{}</div><div class=\"num\">{}</div><div "
         "class=\"num\">{}</div><div class=\"num\">{}</div><div>{}</div><div>{}</div></div>\n",
         style, breakable(k.name), k.throttled ? " <span class=\"bad\">(throttled)</span>" : "",
-        esc(k.family), esc(k.variant), esc(k.precision), esc(compute_unit_name(k.unit)),
+        esc(k.family), esc(k.variant), esc(to_string(k.precision)), esc(compute_unit_name(k.unit)),
         breakable(shape_text(k.shape)), esc(spread), esc(time),
         noise ? fmt::format("{:.2f}%", 100 * *noise) : "—",
         k.time_s ? rate(k.achieved_flops_per_s, "FLOP/s") : "—",

@@ -114,7 +114,8 @@ KernelResult read_kernel(const Reader<J>& r) {
   k.name = r.string("name");
   k.family = r.string("family");
   k.variant = r.string("variant");
-  k.precision = r.string("precision");
+  // Any string (the schema's): a spelling this build does not know is kept.
+  k.precision = ResultPrecision::from_json(r.string("precision"));
   std::string unit = r.string("unit");
   auto compute_unit = parse_compute_unit(unit);
   if (!compute_unit)

@@ -96,7 +96,7 @@ J kernel_json(const KernelResult& k) {
   j["name"] = k.name;
   j["family"] = k.family;
   j["variant"] = k.variant;
-  j["precision"] = k.precision;
+  j["precision"] = std::string(to_string(k.precision));
   j["unit"] = std::string(compute_unit_name(k.unit));
   j["baseline"] = k.baseline;
   j["fuses"] = k.fuses;

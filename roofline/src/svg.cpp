@@ -171,7 +171,7 @@ std::string points_svg(const PlacedChart& c) {
         "(min–max {}–{}){}</title></path>\n",
         xml_escape(k.name), marker_path(c.family_shape.at(k.family), p.x, p.y, 4.5),
         unit_colour(compute_unit_name(k.unit)), xml_escape(k.name), xml_escape(k.family),
-        xml_escape(k.precision), xml_escape(compute_unit_name(k.unit)),
+        xml_escape(to_string(k.precision)), xml_escape(compute_unit_name(k.unit)),
         xml_escape(shape_text(k.shape)), intensity(k.flops, k.bytes_model),
         si(k.achieved_flops_per_s), k.time_s->max > 0 ? si(k.flops / k.time_s->max) : "n/a",
         k.time_s->min > 0 ? si(k.flops / k.time_s->min) : "n/a",

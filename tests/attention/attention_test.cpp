@@ -39,7 +39,8 @@ const std::vector<std::string> kVariants = {"attention_f32_naive", "attention_f3
                                             "attention_flash_mma_sync_fp16"};
 
 bool is_fp32(const std::string& name) {
-  return rl::find_kernel(name) != nullptr && rl::find_kernel(name)->precision == "fp32";
+  return rl::find_kernel(name) != nullptr &&
+         rl::find_kernel(name)->precision == rl::roofline::Precision::fp32;
 }
 
 // Calls f(typed) with the workload as the AttentionWorkload<T> it is (T =
@@ -310,7 +311,7 @@ TEST(AttentionRegistry, RegistersTheLadderWithTheArrowsBetweenIt) {
     const rl::KernelRecord* record = rl::find_kernel(e.name);
     ASSERT_NE(record, nullptr);
     EXPECT_EQ(record->family, "attention");
-    EXPECT_EQ(record->precision, e.precision);
+    EXPECT_EQ(to_string(record->precision), e.precision);
     EXPECT_EQ(record->unit, e.unit);
     EXPECT_EQ(record->baseline, e.baseline);
     EXPECT_EQ(record->min_cc, e.min_cc);
@@ -427,7 +428,7 @@ TEST(AttentionFootprint, NaiveNeedsTheTwoScoreTensorsFusedOnlyQKVO) {
     if (record.family != "attention") continue;
     SCOPED_TRACE(record.name);
     ASSERT_TRUE(record.device_bytes) << "no device_bytes";
-    const std::size_t element = record.precision == "fp32" ? 4 : 2;
+    const std::size_t element = record.precision == rl::roofline::Precision::fp32 ? 4 : 2;
     const bool naive = record.variant.find("naive") != std::string::npos;
     EXPECT_EQ(record.device_bytes(longest),
               (qkvo + (naive ? 2ull * 32 * 16384 * 16384 * 4 : 0)) / 4 * element);

@@ -9,6 +9,7 @@
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
 #include "rl/registry.hpp"
+#include "rl/roofline/model.hpp"
 #include "rl/roofline/results_io.hpp"
 #include "rl/validate.hpp"
 #include "scratch_dir.hpp"
@@ -76,7 +77,7 @@ rl::KernelRecord copy_record(std::string name, std::string ceiling, bool corrupt
   r.name = std::move(name);
   r.family = "harness_test";
   r.variant = "copy";
-  r.precision = "fp32";
+  r.precision = rl::roofline::Precision::fp32;
   r.ceiling = std::move(ceiling);
   r.shapes = [](rl::SizePreset) { return std::vector<rl::Shape>{rl::Shape{{{"n", kElements}}}}; };
   r.cost = [](const rl::Shape& s) {
@@ -341,6 +342,28 @@ TEST_F(HarnessOnEmulator, ceilings_given_by_an_earlier_run_are_used_and_not_reme
   ASSERT_NE(fits, nullptr);
   EXPECT_TRUE(fits->pct_of_roof.has_value());
   EXPECT_EQ(fits->memory_roof, "hbm.copy");
+}
+
+TEST_F(HarnessOnEmulator, each_kernel_is_judged_once_as_a_judgement_of_the_final_ceilings_would) {
+  // The harness judges a kernel when it is recorded (again only when a
+  // ceiling it depends on rises): its verdict is what judging every kernel
+  // against the run's final ceilings gives.
+  const auto results = run_harness(false);
+  rl::roofline::Results fresh = results;
+  rl::roofline::apply_roofline(fresh);
+  ASSERT_EQ(fresh.kernels.size(), results.kernels.size());
+  std::size_t judged = 0;
+  for (std::size_t i = 0; i < results.kernels.size(); ++i) {
+    const auto& got = results.kernels[i];
+    const auto& want = fresh.kernels[i];
+    SCOPED_TRACE(got.name);
+    EXPECT_EQ(got.roof, want.roof);
+    EXPECT_EQ(got.pct_of_roof, want.pct_of_roof);
+    EXPECT_EQ(got.bound, want.bound);
+    EXPECT_EQ(got.memory_roof, want.memory_roof);
+    if (got.pct_of_roof) ++judged;
+  }
+  EXPECT_GE(judged, 3u);  // the ceiling, the observer and the kernel that fits
 }
 
 TEST_F(HarnessOnEmulator, results_are_flushed_after_every_benchmark) {

@@ -363,7 +363,7 @@ TEST(GemmTensorCoreRegistry, RecordsNamePrecisionUnitAndBaseline) {
     const rl::KernelRecord* record = rl::find_kernel(r.name);
     ASSERT_NE(record, nullptr);
     EXPECT_EQ(record->family, "gemm");
-    EXPECT_EQ(record->precision, r.precision);
+    EXPECT_EQ(to_string(record->precision), r.precision);
     EXPECT_EQ(record->unit, unit_of(r.precision));
     EXPECT_FALSE(record->gpu_only);
     EXPECT_FALSE(record->idea.empty());

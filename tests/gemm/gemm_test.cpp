@@ -337,7 +337,8 @@ TEST(GemmCostModel, IntensityClimbsTheLadderAsTilesGrow) {
 TEST(GemmRegistry, RegistersExactlyTheFp32Ladder) {
   std::vector<std::string> registered;
   for (const auto& record : rl::kernel_registry())
-    if (record.family == "gemm" && record.precision == "fp32") registered.push_back(record.name);
+    if (record.family == "gemm" && record.precision == rl::roofline::Precision::fp32)
+      registered.push_back(record.name);
   std::vector<std::string> expected = kFp32Ladder;
   std::sort(registered.begin(), registered.end());
   std::sort(expected.begin(), expected.end());
@@ -353,7 +354,7 @@ TEST(GemmRegistry, BaselinesChainFromWarptiledDownToNaive) {
     chain.insert(chain.begin(), r->name);
     ASSERT_LE(chain.size(), kFp32Ladder.size()) << "baseline cycle";
     EXPECT_EQ(r->family, "gemm");
-    EXPECT_EQ(r->precision, "fp32");
+    EXPECT_EQ(r->precision, rl::roofline::Precision::fp32);
     EXPECT_EQ(r->unit, rl::roofline::ComputeUnit::fp32);
     EXPECT_FALSE(r->gpu_only);
   }

@@ -53,10 +53,10 @@ TEST(HopperRecords, gemm_records_name_their_precision_pipe_and_mma_sync_baseline
   ASSERT_NE(bf16, nullptr);
   ASSERT_NE(fp16, nullptr);
   EXPECT_EQ(bf16->family, "gemm");
-  EXPECT_EQ(bf16->precision, "bf16");
+  EXPECT_EQ(bf16->precision, rl::roofline::Precision::bf16);
   EXPECT_EQ(bf16->unit, rl::roofline::ComputeUnit::tc_bf16);
   EXPECT_EQ(bf16->baseline, "gemm_mma_sync_multistage_bf16");
-  EXPECT_EQ(fp16->precision, "fp16");
+  EXPECT_EQ(fp16->precision, rl::roofline::Precision::fp16);
   EXPECT_EQ(fp16->unit, rl::roofline::ComputeUnit::tc_fp16);
   EXPECT_EQ(fp16->baseline, "gemm_mma_sync_multistage_fp16");
   EXPECT_FALSE(bf16->idea.empty());
@@ -114,7 +114,7 @@ TEST(HopperRecords, wgmma_loops_name_their_precision_and_ceiling) {
     ASSERT_NE(record, nullptr) << loop.name;
     EXPECT_EQ(record->family, "ceilings") << loop.name;
     EXPECT_EQ(record->variant, "wgmma_loop") << loop.name;
-    EXPECT_EQ(record->precision, loop.precision) << loop.name;
+    EXPECT_EQ(to_string(record->precision), loop.precision) << loop.name;
     EXPECT_EQ(record->unit, loop.unit) << loop.name;
     EXPECT_EQ(record->ceiling, loop.ceiling) << loop.name;
   }

@@ -220,7 +220,7 @@ TEST(BiasGeluShapes, LargePresetStreamsOneGiBPerArrayAndSmallStraddlesRows) {
   for (const auto& record : rl::kernel_registry()) {
     if (record.family != "bias_gelu") continue;
     SCOPED_TRACE(record.name);
-    const std::size_t element_bytes = record.precision == "bf16" ? 2 : 4;
+    const std::size_t element_bytes = record.precision == rl::roofline::Precision::bf16 ? 2 : 4;
     for (const rl::Shape& s : record.shapes(rl::SizePreset::large)) {
       const std::int64_t n = s.at("rows") * s.at("C");
       EXPECT_GE(n * static_cast<std::int64_t>(element_bytes), std::int64_t{1} << 30)

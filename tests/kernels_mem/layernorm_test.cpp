@@ -426,7 +426,7 @@ TEST(LayerNormShapes, LargePresetCoversTheWidthsAtOneGiBPerArray) {
     for (const rl::Shape& shape : record.shapes(rl::SizePreset::large)) {
       widths.push_back(shape.at("C"));
       const double x_bytes = static_cast<double>(shape.at("rows") * shape.at("C")) *
-                             (record.precision == "bf16" ? 2 : 4);
+                             (record.precision == rl::roofline::Precision::bf16 ? 2 : 4);
       EXPECT_GE(x_bytes, 1024.0 * 1024 * 1024) << "1 GiB per array, as the ceilings";
     }
     const std::vector<std::int64_t> expected =

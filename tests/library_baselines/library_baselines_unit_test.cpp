@@ -154,7 +154,7 @@ TEST(GemmBaselineRecords, RegisteredAsGpuOnlyLibraryBaselines) {
     const rl::KernelRecord* r = rl::find_kernel(b.name);
     ASSERT_NE(r, nullptr);
     EXPECT_EQ(r->family, "gemm");
-    EXPECT_EQ(r->precision, b.precision);
+    EXPECT_EQ(to_string(r->precision), b.precision);
     EXPECT_EQ(rl::roofline::compute_ceiling_name(r->unit), b.unit);
     EXPECT_TRUE(r->gpu_only);
     EXPECT_EQ(r->min_cc, b.min_cc);

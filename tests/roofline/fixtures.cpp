@@ -49,7 +49,7 @@ KernelResult kernel_with_samples(const std::string& name, std::vector<double> sa
   k.name = name;
   k.family = "gelu";
   k.variant = name;
-  k.precision = "fp32";
+  k.precision = Precision::fp32;
   k.unit = ComputeUnit::fp32;
   k.shape = {{"n", 1 << 20}};
   k.flops = 8.0 * (1 << 20);
@@ -101,7 +101,7 @@ Results emulator_fixture() {
   KernelResult gemm = timed_kernel("gemm_bf16_wmma", 4.0e-3, 0.02, 10);
   gemm.family = "gemm";
   gemm.variant = "wmma";
-  gemm.precision = "bf16";
+  gemm.precision = Precision::bf16;
   gemm.unit = ComputeUnit::tc_bf16;
   gemm.shape = {{"m", 256}, {"n", 256}, {"k", 256}};
   gemm.flops = 2.0 * 256 * 256 * 256;

@@ -15,6 +15,8 @@ namespace {
 
 using rl::roofline::analyse;
 using rl::roofline::KernelResult;
+using rl::roofline::Precision;
+using rl::roofline::ResultPrecision;
 using rl::roofline::Results;
 using rl::roofline::testing::emulator_fixture;
 using rl::roofline::testing::timed_kernel;
@@ -25,7 +27,7 @@ KernelResult gemm(const std::string& name, const std::string& precision, double 
   KernelResult k = timed_kernel(name, seconds, 0.0, 3);
   k.family = "gemm";
   k.variant = name;
-  k.precision = precision;
+  k.precision = ResultPrecision::from_json(precision);
   k.unit = *rl::roofline::parse_compute_unit(precision == "fp32" ? "fp32" : "tc_" + precision);
   k.baseline = baseline;
   k.library = library;
@@ -118,10 +120,10 @@ TEST(AttentionFusion, compares_fused_with_the_naive_of_its_precision_and_states_
   const double qkvo = 4 * 4 * 16 * 4096.0 * 128 * 2;
   const double sp = 4 * 4 * 16 * 4096.0 * 4096 * 2;  // S, P written and read back
   KernelResult naive = attention("attention_naive_bf16", 8.0e-3, qkvo, qkvo + sp);
-  naive.precision = "bf16";
+  naive.precision = Precision::bf16;
   KernelResult naive_f32 = attention("attention_f32_naive", 2.0e-2, 2 * qkvo, 2 * qkvo + 2 * sp);
   KernelResult fused = attention("attention_flash_bf16", 1.0e-3, qkvo, 1.5 * qkvo);
-  fused.precision = "bf16";
+  fused.precision = Precision::bf16;
   const auto a = analyse(run_of({fused, naive_f32, naive}));
   ASSERT_EQ(a.attention_fusion.size(), 1u);
   const auto& f = a.attention_fusion[0];

@@ -113,7 +113,7 @@ Results crowded_run() {
       k.family = rung.family;
       k.variant = rung.name;
       k.unit = *parse_compute_unit(rung.unit);
-      k.precision = rung.precision;
+      k.precision = ResultPrecision::from_json(rung.precision);
       k.baseline = rung.baseline;
       k.shape = {{"n", shape == 0 ? 1 << 20 : 1 << 22}};
       k.bytes_min = k.bytes_model = 1e8 * (shape + 1);

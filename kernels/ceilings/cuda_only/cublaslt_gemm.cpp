@@ -48,11 +48,11 @@ constexpr int kSpotChecks = 256;
 // One precision: storage types, element encoding from a small integer code
 // (value = code * kUnit), compute type.
 struct GemmTypes {
-  std::string precision;        // tolerance_for() key
-  cudaDataType_t ab_type;       // A and B
-  cudaDataType_t d_type;        // D (= C)
-  cublasComputeType_t compute;  // accumulation
-  cudaDataType_t scale_type;    // alpha / beta
+  roofline::Precision precision;  // its spelling is the tolerance_for() key
+  cudaDataType_t ab_type;         // A and B
+  cudaDataType_t d_type;          // D (= C)
+  cublasComputeType_t compute;    // accumulation
+  cudaDataType_t scale_type;      // alpha / beta
   std::size_t ab_bytes, d_bytes;
   double unit;      // element value = code * unit
   bool fp8_scales;  // A/B scale factors (fp8 only)
@@ -194,7 +194,7 @@ class LibraryGemm : public Workload {
                                cudaMemcpyDeviceToHost));
       got.push_back(static_cast<float>(decode_output(t_, raw)));
     }
-    return compare_to_reference(got, ref, tolerance_for(t_.precision));
+    return compare_to_reference(got, ref, tolerance_for(to_string(t_.precision)));
   }
 
   std::string notes() const override { return notes_; }
@@ -308,26 +308,28 @@ KernelRecord library_record(std::string name, roofline::ComputeUnit unit, int mi
 }
 
 using roofline::ComputeUnit;
+using roofline::Precision;
 
 }  // namespace
 
+RL_REGISTER_KERNEL(library_record<CublasLtGemm>("cublaslt_gemm_tf32", ComputeUnit::tc_tf32, 80,
+                                                {Precision::tf32, CUDA_R_32F, CUDA_R_32F,
+                                                 CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, 4, 4,
+                                                 0.5, false}));
 RL_REGISTER_KERNEL(library_record<CublasLtGemm>(
-    "cublaslt_gemm_tf32", ComputeUnit::tc_tf32, 80,
-    {"tf32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F_FAST_TF32, CUDA_R_32F, 4, 4, 0.5, false}));
-RL_REGISTER_KERNEL(library_record<CublasLtGemm>("cublaslt_gemm_fp16", ComputeUnit::tc_fp16, 80,
-                                                {"fp16", CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F,
-                                                 CUDA_R_32F, 2, 2, 0.5, false}));
+    "cublaslt_gemm_fp16", ComputeUnit::tc_fp16, 80,
+    {Precision::fp16, CUDA_R_16F, CUDA_R_16F, CUBLAS_COMPUTE_32F, CUDA_R_32F, 2, 2, 0.5, false}));
 RL_REGISTER_KERNEL(library_record<CublasLtGemm>(
     "cublaslt_gemm_bf16", ComputeUnit::tc_bf16, 80,
-    {"bf16", CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, 2, 2, 0.5, false}));
+    {Precision::bf16, CUDA_R_16BF, CUDA_R_16BF, CUBLAS_COMPUTE_32F, CUDA_R_32F, 2, 2, 0.5, false}));
 RL_REGISTER_KERNEL(library_record<CublasLtGemm>("cublaslt_gemm_fp8_e4m3", ComputeUnit::tc_fp8, 89,
-                                                {"fp8", CUDA_R_8F_E4M3, CUDA_R_16BF,
+                                                {Precision::fp8, CUDA_R_8F_E4M3, CUDA_R_16BF,
                                                  CUBLAS_COMPUTE_32F, CUDA_R_32F, 1, 2, 0.5, true}));
-RL_REGISTER_KERNEL(library_record<CublasLtGemm>("cublaslt_gemm_int8", ComputeUnit::tc_int8, 80,
-                                                {"int8", CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I,
-                                                 CUDA_R_32I, 1, 4, 1.0, false}));
+RL_REGISTER_KERNEL(library_record<CublasLtGemm>(
+    "cublaslt_gemm_int8", ComputeUnit::tc_int8, 80,
+    {Precision::int8, CUDA_R_8I, CUDA_R_32I, CUBLAS_COMPUTE_32I, CUDA_R_32I, 1, 4, 1.0, false}));
 RL_REGISTER_KERNEL(library_record<CublasSgemm>("cublas_sgemm_fp32", ComputeUnit::fp32, 0,
-                                               {"fp32", CUDA_R_32F, CUDA_R_32F, CUBLAS_COMPUTE_32F,
-                                                CUDA_R_32F, 4, 4, 0.5, false}));
+                                               {Precision::fp32, CUDA_R_32F, CUDA_R_32F,
+                                                CUBLAS_COMPUTE_32F, CUDA_R_32F, 4, 4, 0.5, false}));
 
 }  // namespace rl::ceilings

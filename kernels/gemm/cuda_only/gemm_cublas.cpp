@@ -224,7 +224,7 @@ template <typename T>
 struct LibrarySpec {
   std::string name;
   std::string variant;
-  std::string precision;
+  roofline::Precision precision;
   roofline::ComputeUnit unit;
   int min_cc;
   ErrorModel error;
@@ -246,7 +246,7 @@ KernelRecord library_record(LibrarySpec<T> spec) {
       .name = spec.name,
       .family = "gemm",
       .variant = std::move(spec.variant),
-      .precision = std::move(spec.precision),
+      .precision = spec.precision,
       .unit = spec.unit,
       .baseline = "",
       .ceiling = "",
@@ -319,7 +319,7 @@ using roofline::ComputeUnit;
 RL_REGISTER_KERNEL(library_record<float>(
     {.name = "gemm_cublas_sgemm_fp32",
      .variant = "cublas_sgemm",
-     .precision = "fp32",
+     .precision = roofline::Precision::fp32,
      .unit = ComputeUnit::fp32,
      .min_cc = 0,
      .error = kFp32SimtError,
@@ -331,7 +331,7 @@ RL_REGISTER_KERNEL(library_record<float>(
 RL_REGISTER_KERNEL(
     library_record<float>({.name = "gemm_cublas_tf32",
                            .variant = "cublas_tf32",
-                           .precision = "tf32",
+                           .precision = roofline::Precision::tf32,
                            .unit = ComputeUnit::tc_tf32,
                            .min_cc = 80,
                            .error = kLibraryTf32Error,
@@ -344,7 +344,7 @@ RL_REGISTER_KERNEL(
 RL_REGISTER_KERNEL(
     library_record<__half>({.name = "gemm_cublaslt_fp16",
                             .variant = "cublaslt",
-                            .precision = "fp16",
+                            .precision = roofline::Precision::fp16,
                             .unit = ComputeUnit::tc_fp16,
                             .min_cc = 80,
                             .error = kTensorCoreError,
@@ -356,7 +356,7 @@ RL_REGISTER_KERNEL(
 RL_REGISTER_KERNEL(library_record<__nv_bfloat16>(
     {.name = "gemm_cublaslt_bf16",
      .variant = "cublaslt",
-     .precision = "bf16",
+     .precision = roofline::Precision::bf16,
      .unit = ComputeUnit::tc_bf16,
      .min_cc = 80,
      .error = kTensorCoreError,
@@ -370,7 +370,7 @@ RL_REGISTER_KERNEL(library_record<__nv_bfloat16>(
 RL_REGISTER_KERNEL(library_record<__nv_fp8_e4m3>(
     {.name = "gemm_cublaslt_fp8",
      .variant = "cublaslt",
-     .precision = "fp8",
+     .precision = roofline::Precision::fp8,
      .unit = ComputeUnit::tc_fp8,
      .min_cc = 89,
      .error = kLibraryFp8Error,

@@ -4,7 +4,9 @@
 #pragma once
 
 #include "rl/cuda.hpp"
+#include "rl/packed128.hpp"  // precision_name
 #include "rl/roofline/cost.hpp"
+#include "rl/roofline/precision.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -36,12 +38,23 @@ struct Validation {
   std::string detail;  // first failing element, NaN found, ...
 };
 
+// The precision of storage type T (float, __nv_bfloat16, __half): the one
+// precision_name<T>() spells, named at compile time.
+template <typename T>
+constexpr roofline::Precision precision_of() {
+  constexpr std::optional<roofline::Precision> precision =
+      roofline::parse_precision(precision_name<T>());
+  static_assert(precision.has_value(), "precision_name<T>() spells no roofline::Precision");
+  return *precision;
+}
+
 // One tensor an instance read or wrote, for --dump-tensors: values converted
-// to float whatever the storage type (`precision` names that type).
+// to float whatever the storage type (`precision` names that type: a storage
+// format, "fp8_e4m3" where the record's Precision says fp8).
 struct TensorDump {
   std::string name;                // "A", "Q", "y"
   std::string role;                // "input" | "output"
-  std::string precision;           // storage type: "fp32", "bf16", "fp16", "fp8", ...
+  std::string precision;           // storage type: "fp32", "bf16", "fp16", "fp8_e4m3", ...
   std::vector<std::int64_t> dims;  // row-major, outermost first
   std::vector<float> values;       // product of dims elements
 };
@@ -64,10 +77,10 @@ class Workload {
 };
 
 struct KernelRecord {
-  std::string name;       // unique, says what it is: "layernorm_warp_per_row_twopass_f32"
-  std::string family;     // "gelu", "layernorm", "ceilings", ...
-  std::string variant;    // label within the family ("vec4", "warp_per_row")
-  std::string precision;  // "fp32", "bf16", "fp16", "tf32", "fp8", "int8", "fp64"
+  std::string name;     // unique, says what it is: "layernorm_warp_per_row_twopass_f32"
+  std::string family;   // "gelu", "layernorm", "ceilings", ...
+  std::string variant;  // label within the family ("vec4", "warp_per_row")
+  roofline::Precision precision = roofline::Precision::fp32;  // what it computes in
   roofline::ComputeUnit unit = roofline::ComputeUnit::fp32;
   std::string baseline;   // the naive sibling this variant improves on (chart arrow), or ""
   std::string ceiling;    // for ceiling kernels: the ceiling it measures ("hbm.copy"), else ""

@@ -5,6 +5,7 @@
 #pragma once
 
 #include "rl/roofline/cost.hpp"
+#include "rl/roofline/precision.hpp"
 
 #include <cstdint>
 #include <map>
@@ -105,10 +106,10 @@ struct TimeStats {                                  // seconds per launch
 };
 
 struct KernelResult {
-  std::string name;       // unique registry name, e.g. "gelu_tanh_f32_vec4"
-  std::string family;     // "gelu", "layernorm", "attention", "gemm", "ceilings", ...
-  std::string variant;    // label within the family, e.g. "vec4"
-  std::string precision;  // "fp32", "bf16", ...
+  std::string name;           // unique registry name, e.g. "gelu_tanh_f32_vec4"
+  std::string family;         // "gelu", "layernorm", "attention", "gemm", "ceilings", ...
+  std::string variant;        // label within the family, e.g. "vec4"
+  ResultPrecision precision;  // "fp32", "bf16", ... (or a newer writer's spelling)
   ComputeUnit unit = ComputeUnit::fp32;  // written as compute_unit_name: "fp32", "tc_bf16"
   std::string baseline;                  // name of the naive sibling this improves on ("" if none)
   ShapeDims shape;                       // ordered; element-wise ops use "n"
