@@ -112,14 +112,11 @@ inline constexpr unsigned tmem_registers = Shape == TmemShape::s16x256b   ? 4 * 
                                            : Shape == TmemShape::s16x128b ? 2 * Num
                                                                           : Num;
 
-namespace tmem_detail {
 // The wrappers' forms: .num a power of two and at most 32 registers a thread
 // (the ISA goes to 128; 32 covers 32x32b.x32 and 16x256b.x8).
 template <TmemShape Shape, unsigned Num>
-constexpr bool supported() {
-  return Num >= 1 && (Num & (Num - 1)) == 0 && tmem_registers<Shape, Num> <= 32;
-}
-}  // namespace tmem_detail
+inline constexpr bool tmem_form_supported =
+    Num >= 1 && (Num & (Num - 1)) == 0 && tmem_registers<Shape, Num> <= 32;
 
 #define RL_TMEM_LD_REGS_1 "{%0}"
 #define RL_TMEM_LD_REGS_2 "{%0, %1}"
@@ -183,8 +180,7 @@ constexpr bool supported() {
 template <TmemShape Shape, unsigned Num, unsigned HalfSplitOffset = 0>
 RL_PTX_SM100_FN void tmem_ld([[maybe_unused]] std::uint32_t taddr,
                              [[maybe_unused]] std::uint32_t (&r)[tmem_registers<Shape, Num>]) {
-  static_assert(tmem_detail::supported<Shape, Num>(),
-                "tmem_ld: .num a power of two, <= 32 registers");
+  static_assert(tmem_form_supported<Shape, Num>, "tmem_ld: .num a power of two, <= 32 registers");
 #if defined(RL_EMULATE)
   rl::emu::tcgen05::ld(static_cast<rl::emu::tcgen05::Shape>(Shape), Num, taddr, r, HalfSplitOffset);
 #elif RL_PTX_SM100A
@@ -220,8 +216,7 @@ template <TmemShape Shape, unsigned Num, unsigned HalfSplitOffset = 0>
 RL_PTX_SM100_FN void tmem_st(
     [[maybe_unused]] std::uint32_t taddr,
     [[maybe_unused]] const std::uint32_t (&r)[tmem_registers<Shape, Num>]) {
-  static_assert(tmem_detail::supported<Shape, Num>(),
-                "tmem_st: .num a power of two, <= 32 registers");
+  static_assert(tmem_form_supported<Shape, Num>, "tmem_st: .num a power of two, <= 32 registers");
 #if defined(RL_EMULATE)
   rl::emu::tcgen05::st(static_cast<rl::emu::tcgen05::Shape>(Shape), Num, taddr, r, HalfSplitOffset);
 #elif RL_PTX_SM100A
