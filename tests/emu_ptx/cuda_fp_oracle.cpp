@@ -5,6 +5,11 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#if __has_include(<cuda_fp4.h>)
+#include <cuda_fp4.h>
+#include <cuda_fp6.h>
+#define RL_ORACLE_HAS_FP6_FP4 1
+#endif
 
 namespace {
 
@@ -72,3 +77,41 @@ float rl_oracle_e5m22float(std::uint8_t x) {
   v.__x = x;
   return static_cast<float>(v);
 }
+
+#if defined(RL_ORACLE_HAS_FP6_FP4)
+std::uint8_t rl_oracle_float2narrow(int format, float f) {
+  switch (format) {
+    case rl_oracle_e4m3:
+      return __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E4M3);
+    case rl_oracle_e5m2:
+      return __nv_cvt_float_to_fp8(f, __NV_SATFINITE, __NV_E5M2);
+    case rl_oracle_e3m2:
+      return __nv_cvt_float_to_fp6(f, __NV_E3M2, cudaRoundNearest);
+    case rl_oracle_e2m3:
+      return __nv_cvt_float_to_fp6(f, __NV_E2M3, cudaRoundNearest);
+    case rl_oracle_e2m1:
+      return __nv_cvt_float_to_fp4(f, __NV_E2M1, cudaRoundNearest);
+    case rl_oracle_ue8m0_rz:
+      return __nv_cvt_float_to_e8m0(f, __NV_SATFINITE, cudaRoundZero);
+    default:
+      return __nv_cvt_float_to_e8m0(f, __NV_SATFINITE, cudaRoundPosInf);
+  }
+}
+
+float rl_oracle_narrow2float(int format, std::uint8_t code) {
+  switch (format) {
+    case rl_oracle_e4m3:
+      return __half2float(__nv_cvt_fp8_to_halfraw(code, __NV_E4M3));
+    case rl_oracle_e5m2:
+      return __half2float(__nv_cvt_fp8_to_halfraw(code, __NV_E5M2));
+    case rl_oracle_e3m2:
+      return __half2float(__nv_cvt_fp6_to_halfraw(code, __NV_E3M2));
+    case rl_oracle_e2m3:
+      return __half2float(__nv_cvt_fp6_to_halfraw(code, __NV_E2M3));
+    case rl_oracle_e2m1:
+      return __half2float(__nv_cvt_fp4_to_halfraw(code, __NV_E2M1));
+    default:
+      return __bfloat162float(__nv_cvt_e8m0_to_bf16raw(code));
+  }
+}
+#endif  // RL_ORACLE_HAS_FP6_FP4

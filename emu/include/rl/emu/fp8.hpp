@@ -1,80 +1,39 @@
 // cuda_fp8.h's __nv_fp8_e4m3 and __nv_fp8_e5m2 for the emulator, minimal:
 // construction from float with satfinite round-to-nearest-even, conversion to
 // float, raw storage in __x.  The bit-level codecs (fp16_detail::Fp8Format)
-// are what the emulated fp8 mma and wgmma decode their operands with.
+// are what the emulated fp8 mma and wgmma decode their operands with; both
+// directions are rl/emu/narrow_float.hpp's e4m3 and e5m2.
 #pragma once
 
 #include <bit>
 #include <cmath>
-#include <limits>
 
 #include "rl/emu/float16_types.hpp"
+#include "rl/emu/narrow_float.hpp"
 
 using __nv_fp8_storage_t = unsigned char;
 
 namespace rl::emu::fp16_detail {
 
+// Which fp8 format a byte holds; the codecs are rl/emu/narrow_float.hpp's.
 struct Fp8Format {
-  unsigned exponent_bias;
-  unsigned mantissa_bits;
-  unsigned char max_finite;  // bits of the largest finite magnitude
-  bool has_infinity;         // e5m2 is IEEE-like; e4m3 has only NaN 0x7F
+  rl::emu::narrow::Format format;
 };
 
-inline constexpr Fp8Format kE4M3{7, 3, 0x7E, false};
-inline constexpr Fp8Format kE5M2{15, 2, 0x7B, true};
+inline constexpr Fp8Format kE4M3{rl::emu::narrow::Format::e4m3};
+inline constexpr Fp8Format kE5M2{rl::emu::narrow::Format::e5m2};
 
+// The exact value; NaN as the canonical float NaN 0x7FFFFFFF.
 inline float fp8_bits_to_float(unsigned char bits, const Fp8Format& format) {
-  const bool negative = (bits & 0x80U) != 0U;
-  const unsigned magnitude = bits & 0x7FU;
-  const unsigned exponent = magnitude >> format.mantissa_bits;
-  const unsigned mantissa = magnitude & ((1U << format.mantissa_bits) - 1U);
-  const unsigned all_ones = (1U << (7U - format.mantissa_bits)) - 1U;
-  if (format.has_infinity ? exponent == all_ones : magnitude == 0x7FU) {
-    if (format.has_infinity && mantissa == 0U) {
-      return negative ? -std::numeric_limits<float>::infinity()
-                      : std::numeric_limits<float>::infinity();
-    }
-    return std::bit_cast<float>(kCanonicalNan32);
-  }
-  const int scale = exponent == 0U
-                        ? 1 - static_cast<int>(format.exponent_bias)
-                        : static_cast<int>(exponent) - static_cast<int>(format.exponent_bias);
-  const unsigned significand = exponent == 0U ? mantissa : mantissa | (1U << format.mantissa_bits);
-  const float value =
-      std::ldexp(static_cast<float>(significand), scale - static_cast<int>(format.mantissa_bits));
-  return negative ? -value : value;
+  const double value = rl::emu::narrow::to_double(format.format, bits);
+  return std::isnan(value) ? std::bit_cast<float>(kCanonicalNan32) : static_cast<float>(value);
 }
 
-// satfinite: finite overflow and Inf become the largest finite value; NaN
-// stays NaN.  The candidates are enumerated: with 127 magnitudes this is
-// simpler to trust than bit surgery, and the emulator never converts fp8 in a
-// hot loop.
+// cvt.rn.satfinite: finite overflow and Inf become the largest finite value;
+// NaN becomes 0x7F (cuda_fp8.hpp first makes every NaN the positive canonical
+// one).
 inline unsigned char float_to_fp8_bits_satfinite(float f, const Fp8Format& format) {
-  if (std::isnan(f)) {
-    return 0x7FU;  // cuda_fp8.hpp first makes every NaN the positive canonical one
-  }
-  const unsigned char sign = std::signbit(f) ? 0x80U : 0x00U;
-  const double magnitude = std::fabs(static_cast<double>(f));
-  const double max_finite = fp8_bits_to_float(format.max_finite, format);
-  if (magnitude >= max_finite) {
-    return static_cast<unsigned char>(sign | format.max_finite);
-  }
-  // Largest code whose value is <= magnitude, then round to nearest even.
-  unsigned lower = 0;
-  while (lower + 1U <= format.max_finite &&
-         static_cast<double>(fp8_bits_to_float(static_cast<unsigned char>(lower + 1U), format)) <=
-             magnitude) {
-    ++lower;
-  }
-  const double below = fp8_bits_to_float(static_cast<unsigned char>(lower), format);
-  const double above = fp8_bits_to_float(static_cast<unsigned char>(lower + 1U), format);
-  unsigned result = lower;
-  if (magnitude - below > above - magnitude ||
-      (magnitude - below == above - magnitude && (lower & 1U) != 0U)) {
-    result = lower + 1U;
-  }
-  return static_cast<unsigned char>(sign | result);
+  return static_cast<unsigned char>(rl::emu::narrow::from_float_satfinite(format.format, f));
 }
 
 }  // namespace rl::emu::fp16_detail
