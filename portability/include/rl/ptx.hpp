@@ -29,7 +29,11 @@
 #if defined(RL_EMULATE)
 #include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include "rl/emu/arch.hpp"
 
 #define RL_PTX_FN inline
 #else
@@ -47,6 +51,25 @@
 // The 32-bit shared-window address of a shared-memory operand (GPU only).
 #if !defined(RL_EMULATE) && defined(__CUDA_ARCH__)
 #define RL_PTX_SMEM(ptr) static_cast<unsigned>(__cvta_generic_to_shared(ptr))
+#endif
+
+#if defined(RL_EMULATE)
+namespace rl::ptx::emu_detail {
+
+// Stops the process with one line: `instruction` does not exist on the
+// emulated device (rl/emu/arch.hpp), as a GPU without it traps.  `exists`
+// says where it does ("sm_90a-only"), `has_it` which RL_EMU_CC values have it.
+[[noreturn]] inline void refuse(const char* instruction, const char* exists, const char* has_it) {
+  const int cc = rl::emu::compute_capability();
+  std::fprintf(stderr,
+               "rl::ptx: %s is %s and the emulator has no model of it at compute capability "
+               "%d.%d: %s\n",
+               instruction, exists, cc / 10, cc % 10, has_it);
+  std::fflush(stderr);
+  std::abort();
+}
+
+}  // namespace rl::ptx::emu_detail
 #endif
 
 #include "rl/ptx_arith.hpp"

@@ -7,21 +7,24 @@
 //   rl/ptx_sm90_tma.hpp          cp.async.bulk.tensor (TMA) and plain bulk copies
 //   rl/ptx_sm90_wgmma.hpp        wgmma.mma_async (warpgroup MMA)
 //
-// On the GPU each wrapper is inline PTX that exists only in sm_90a code
-// (behind __CUDA_ARCH_FEAT_SM90_ALL: the "a" features are not forward
-// compatible, so sm_100a and sm_120 builds do not have them); other GPU targets
-// trap, like ptx.hpp's sm_80 wrappers below their architecture.  The records
-// that use these have min_cc = max_cc = 90, and are gpu_only only where the
-// emulator is not a Hopper (below).
+// Who has what (the same answer as rl/emu/arch.hpp gives the emulator):
+// - mbarrier, TMA, bulk copies and the async-proxy fences exist from sm_90 on
+//   (9.0, 10.x, 12.x).  On the GPU they are inline PTX for __CUDA_ARCH__ >=
+//   900 (RL_PTX_SM90); under the emulator they run when rl::emu::has_tma().
+// - wgmma (and setmaxnreg, which has no wrapper) is sm_90a-only: the "a"
+//   features are not forward compatible, so sm_100a and sm_120 builds do not
+//   have them.  On the GPU it is inline PTX behind __CUDA_ARCH_FEAT_SM90_ALL
+//   (RL_PTX_SM90A); under the emulator it runs when rl::emu::has_wgmma(), i.e.
+//   RL_EMU_CC=90, and emulator_runs_sm90a() says so for the records.
+// Elsewhere a GPU traps (RL_PTX_UNSUPPORTED, like ptx.hpp's sm_80 wrappers
+// below their architecture) and the emulator stops the process with one line
+// naming the instruction, the emulated compute capability and the RL_EMU_CC
+// values that have the instruction (emu_detail::refuse).  The records that
+// use wgmma have min_cc = max_cc = 90, and are gpu_only only where the
+// emulator is not a Hopper.
 //
-// Under the emulator (RL_EMULATE) each wrapper calls the exact emulation of
-// rl/emu/hopper.hpp, which exists only while the emulated device is a Hopper
-// (RL_EMU_CC=90): at the default compute capability 8.9 the wrappers stop the
-// process with a message naming the instruction (emu_detail::not_emulated),
-// as a GPU without sm_90a traps, and the records stay gpu_only for the
-// emulator (emulator_runs_sm90a()).
-//
-// Semantics quoted from the PTX ISA (sections
+// Under the emulator each wrapper calls the exact emulation of
+// rl/emu/hopper.hpp.  Semantics quoted from the PTX ISA (sections
 // "Asynchronous Warpgroup Level Matrix Multiply-Accumulate", "Matrix
 // Descriptor Format", "mbarrier", "cp.async.bulk.tensor", "membar/fence") and
 // the CUDA driver API (cuTensorMapEncodeTiled).
@@ -46,8 +49,8 @@
 #include <cuda.h>  // CUtensorMap and its enums (types only: no libcuda link)
 #endif
 
-// GPU code of the mbarrier, TMA, bulk-copy and fence wrappers.
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// GPU code of the sm_90+ families (mbarrier, TMA, bulk copies, fences).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define RL_PTX_SM90 1
 #else
 #define RL_PTX_SM90 0
@@ -62,23 +65,23 @@
 #if defined(RL_EMULATE)
 namespace rl::ptx::emu_detail {
 
-[[noreturn]] inline void not_emulated(const char* instruction) {
-  std::fprintf(stderr,
-               "rl::ptx: %s is sm_90a-only and the emulator has no model of it at compute "
-               "capability %d: run with RL_EMU_CC=90 to emulate a Hopper\n",
-               instruction, rl::emu::hopper::compute_capability());
-  std::fflush(stderr);
-  std::abort();
+// Every wrapper of the sm_90+ families starts here (rl/emu/arch.hpp: has_tma()).
+inline void require_tma(const char* instruction) {
+  if (!rl::emu::has_tma())
+    refuse(instruction, "sm_90 and later",
+           "RL_EMU_CC=90, 100, 103, 120 or 121 emulates a device that has it");
 }
 
-// Every Hopper wrapper starts here: refused unless the emulated device is sm_90a.
-inline void require_sm90a(const char* instruction) {
-  if (!rl::emu::hopper::sm90a()) not_emulated(instruction);
+// Every wgmma wrapper starts here (rl/emu/arch.hpp: has_wgmma()).
+inline void require_wgmma(const char* instruction) {
+  if (!rl::emu::has_wgmma())
+    refuse(instruction, "sm_90a-only",
+           "RL_EMU_CC=90 emulates the one device that has it, a Hopper");
 }
 
 }  // namespace rl::ptx::emu_detail
-#define RL_PTX_REQUIRE_TMA(instruction) emu_detail::require_sm90a(instruction)
-#define RL_PTX_REQUIRE_WGMMA(instruction) emu_detail::require_sm90a(instruction)
+#define RL_PTX_REQUIRE_TMA(instruction) emu_detail::require_tma(instruction)
+#define RL_PTX_REQUIRE_WGMMA(instruction) emu_detail::require_wgmma(instruction)
 #endif
 
 namespace rl::ptx {
@@ -88,17 +91,18 @@ namespace rl::ptx {
 // backend never reads gpu_only: there the device's compute capability decides).
 inline bool emulator_runs_sm90a() {
 #if defined(RL_EMULATE)
-  return rl::emu::hopper::sm90a();
+  return rl::emu::has_wgmma();
 #else
   return false;
 #endif
 }
 
 // The 32-bit shared-window address of a generic pointer into shared memory
-// (cvta.to.shared), what descriptors, mbarrier and TMA operands take.
+// (cvta.to.shared), what descriptors, mbarrier and TMA operands take.  It
+// exists on every architecture (so the emulator refuses it nowhere, as its
+// __cvta_generic_to_shared does not).
 RL_PTX_FN std::uint32_t shared_address([[maybe_unused]] const void* p) {
 #if defined(RL_EMULATE)
-  RL_PTX_REQUIRE_TMA("cvta.to.shared (shared_address)");
   return rl::emu::hopper::shared_address(p);
 #elif defined(__CUDA_ARCH__)
   return static_cast<std::uint32_t>(__cvta_generic_to_shared(p));

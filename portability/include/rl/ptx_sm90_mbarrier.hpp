@@ -1,6 +1,6 @@
 // mbarrier: a shared-memory barrier object whose phases complete on arrivals
 // and on transaction bytes (what TMA and bulk copies count down).  sm_90 and
-// later (here: sm_90a); a part of rl/ptx_sm90.hpp.
+// later; a part of rl/ptx_sm90.hpp.
 #pragma once
 
 #if !defined(RL_PTX_SM90A)

@@ -14,6 +14,7 @@
 #include "rl/cuda.hpp"
 
 #if defined(RL_EMULATE)
+#include "rl/emu/arch.hpp"
 #include "rl/emu/hopper.hpp"
 #else
 #include <cuda.h>  // CUtensorMap and its enums (types only: no libcuda link)
@@ -96,10 +97,14 @@ inline TensorMap encode_tensor_map_2d(const TensorMap2d& p, TensorMapElement ele
                                       const void* global_address) {
 #if defined(RL_EMULATE)
   namespace h = rl::emu::hopper;
-  if (!h::sm90a())
+  if (!rl::emu::has_tma()) {
+    const int cc = rl::emu::compute_capability();
     throw std::runtime_error(
-        "rl::ptx::encode_tensor_map_2d: TMA exists only on a Hopper; the emulated device is "
-        "compute capability 8.9 (RL_EMU_CC=90 emulates one)");
+        "rl::ptx::encode_tensor_map_2d: TMA exists from sm_90 on; the emulated device is "
+        "compute capability " +
+        std::to_string(cc / 10) + "." + std::to_string(cc % 10) +
+        " (RL_EMU_CC=90, 100, 103, 120 or 121 emulates one that has it)");
+  }
   TensorMap map{};
   const char* why = "";
   const std::uint64_t strides[1] = {p.global_stride_bytes[0]};

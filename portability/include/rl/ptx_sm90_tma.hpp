@@ -1,6 +1,6 @@
 // TMA (cp.async.bulk.tensor: boxes of a tensor map) and plain bulk copies
 // (cp.async.bulk), global -> shared completing on an mbarrier, shared ->
-// global in bulk async-groups.  sm_90a here; a part of rl/ptx_sm90.hpp.
+// global in bulk async-groups.  sm_90 and later; a part of rl/ptx_sm90.hpp.
 #pragma once
 
 #if !defined(RL_PTX_SM90A)
