@@ -355,15 +355,6 @@ KernelRecord sm120a_record(std::string name, roofline::Precision precision,
   };
 }
 
-// TODO(units): tc_fp6, tc_fp4, tc_mxfp8, tc_mxfp6, tc_mxfp4, tc_nvfp4 once
-// roofline::ComputeUnit has them; tc_fp8 until then.
-constexpr roofline::ComputeUnit kFp6Unit = roofline::ComputeUnit::tc_fp8;
-constexpr roofline::ComputeUnit kFp4Unit = roofline::ComputeUnit::tc_fp8;
-constexpr roofline::ComputeUnit kMxfp8Unit = roofline::ComputeUnit::tc_fp8;
-constexpr roofline::ComputeUnit kMxfp6Unit = roofline::ComputeUnit::tc_fp8;
-constexpr roofline::ComputeUnit kMxfp4Unit = roofline::ComputeUnit::tc_fp8;
-constexpr roofline::ComputeUnit kNvfp4Unit = roofline::ComputeUnit::tc_fp8;
-
 }  // namespace
 
 // Launch lengths aim at a few milliseconds on a large GPU at the large preset.
@@ -374,29 +365,29 @@ RL_REGISTER_KERNEL(sm120a_record<KindF8f6f4<F8f6f4::e5m2>>(
     "mma_sync_loop_f8f6f4_e5m2", roofline::Precision::fp8, roofline::ComputeUnit::tc_fp8,
     "sm_120a kind::f8f6f4 mma.sync, e5m2 x e5m2"));
 RL_REGISTER_KERNEL(sm120a_record<KindF8f6f4<F8f6f4::e3m2>>(
-    "mma_sync_loop_f8f6f4_e3m2", roofline::Precision::fp6, kFp6Unit,
+    "mma_sync_loop_f8f6f4_e3m2", roofline::Precision::fp6, roofline::ComputeUnit::tc_fp6,
     "sm_120a kind::f8f6f4 mma.sync, e3m2 x e3m2"));
 RL_REGISTER_KERNEL(sm120a_record<KindF8f6f4<F8f6f4::e2m3>>(
-    "mma_sync_loop_f8f6f4_e2m3", roofline::Precision::fp6, kFp6Unit,
+    "mma_sync_loop_f8f6f4_e2m3", roofline::Precision::fp6, roofline::ComputeUnit::tc_fp6,
     "sm_120a kind::f8f6f4 mma.sync, e2m3 x e2m3"));
 RL_REGISTER_KERNEL(sm120a_record<KindF8f6f4<F8f6f4::e2m1>>(
-    "mma_sync_loop_f8f6f4_e2m1", roofline::Precision::fp4, kFp4Unit,
+    "mma_sync_loop_f8f6f4_e2m1", roofline::Precision::fp4, roofline::ComputeUnit::tc_fp4,
     "sm_120a kind::f8f6f4 mma.sync, e2m1 x e2m1 in byte containers"));
 RL_REGISTER_KERNEL(sm120a_record<KindMxf8f6f4<F8f6f4::e4m3>>(
-    "mma_sync_loop_mxf8f6f4_e4m3", roofline::Precision::mxfp8, kMxfp8Unit,
+    "mma_sync_loop_mxf8f6f4_e4m3", roofline::Precision::mxfp8, roofline::ComputeUnit::tc_mxfp8,
     "sm_120a kind::mxf8f6f4 mma.sync, e4m3 with ue8m0 scales per 32"));
 RL_REGISTER_KERNEL(sm120a_record<KindMxf8f6f4<F8f6f4::e3m2>>(
-    "mma_sync_loop_mxf8f6f4_e3m2", roofline::Precision::mxfp6, kMxfp6Unit,
+    "mma_sync_loop_mxf8f6f4_e3m2", roofline::Precision::mxfp6, roofline::ComputeUnit::tc_mxfp6,
     "sm_120a kind::mxf8f6f4 mma.sync, e3m2 with ue8m0 scales per 32"));
 RL_REGISTER_KERNEL(sm120a_record<KindMxf4>("mma_sync_loop_mxf4", roofline::Precision::mxfp4,
-                                           kMxfp4Unit,
+                                           roofline::ComputeUnit::tc_mxfp4,
                                            "sm_120a kind::mxf4 mma.sync m16n8k64, e2m1 with "
                                            "ue8m0 scales per 32"));
 RL_REGISTER_KERNEL(sm120a_record<KindMxf4nvf4Ue8m0>(
-    "mma_sync_loop_mxf4nvf4_ue8m0", roofline::Precision::mxfp4, kMxfp4Unit,
+    "mma_sync_loop_mxf4nvf4_ue8m0", roofline::Precision::mxfp4, roofline::ComputeUnit::tc_mxfp4,
     "sm_120a kind::mxf4nvf4 mma.sync m16n8k64, e2m1 with ue8m0 scales per 32"));
 RL_REGISTER_KERNEL(sm120a_record<KindMxf4nvf4Ue4m3>(
-    "mma_sync_loop_mxf4nvf4_ue4m3", roofline::Precision::nvfp4, kNvfp4Unit,
+    "mma_sync_loop_mxf4nvf4_ue4m3", roofline::Precision::nvfp4, roofline::ComputeUnit::tc_nvfp4,
     "sm_120a kind::mxf4nvf4 mma.sync m16n8k64, e2m1 with ue4m3 scales per 16 (NVFP4)"));
 
 }  // namespace rl::ceilings
