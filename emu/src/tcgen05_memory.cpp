@@ -36,17 +36,6 @@ WorkerCta& worker_cta() {
 }  // namespace internal
 }  // namespace rl::emu::tcgen05
 
-// The thread slot through which tcgen05 sees a CTA's threads exit:
-// rl::emu::kTcgen05Slot when rl/emu/warp.hpp declares one (a name declared
-// there wins qualified lookup over this fallback, which a using-directive
-// only nominates), else kThreadSlots, i.e. none.
-namespace rl::emu {
-namespace tcgen05_slot_fallback {
-inline constexpr unsigned kTcgen05Slot = kThreadSlots;
-}  // namespace tcgen05_slot_fallback
-using namespace tcgen05_slot_fallback;  // NOLINT(google-build-using-namespace): see above
-}  // namespace rl::emu
-
 namespace rl::emu::tcgen05 {
 namespace internal {
 namespace {

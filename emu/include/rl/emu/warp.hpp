@@ -40,15 +40,18 @@ unsigned warp_allgather(const void* mine, void* all, std::size_t bytes);
 // Per-CUDA-thread storage for emulation state that belongs to one thread
 // (e.g. queued cp.async copies).  Every thread starts with {nullptr, nullptr};
 // when the thread exits, `cleanup(ptr)` is called if set.  One slot per user:
-// kCpAsyncSlot (rl/ptx.hpp's cp.async queue) and kHopperSlot (the Hopper
-// emulation's pending wgmma and bulk-copy groups), so a kernel may use both.
+// kCpAsyncSlot (rl/ptx.hpp's cp.async queue), kHopperSlot (the Hopper
+// emulation's pending wgmma and bulk-copy groups) and kTcgen05Slot (tcgen05's
+// queue and the CTA's tensor memory, checked when its last thread exits), so a
+// kernel may use all of them.
 struct ThreadSlot {
   void* ptr = nullptr;
   void (*cleanup)(void*) = nullptr;
 };
 inline constexpr unsigned kCpAsyncSlot = 0;
 inline constexpr unsigned kHopperSlot = 1;
-inline constexpr unsigned kThreadSlots = 2;
+inline constexpr unsigned kTcgen05Slot = 2;
+inline constexpr unsigned kThreadSlots = 3;
 ThreadSlot& thread_slot(unsigned which = kCpAsyncSlot);
 
 namespace detail {
