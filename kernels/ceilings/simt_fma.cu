@@ -155,7 +155,7 @@ __device__ __forceinline__ void fma_trip(typename Chain::Value (&x)[Chain::kChai
 // fp32).
 // rl-static: kernel=Fp32Chain max_regs=64 max_smem=0 sass_dominant=FFMA loop_share=FFMA:99
 // rl-static: kernel=Fp32x2Chain max_regs=64 max_smem=0
-// rl-static: kernel=Fp32x2Chain arch=100a sass=FFMA2 sass_dominant=FFMA2 loop_share=FFMA2:99
+// rl-static: kernel=Fp32x2Chain arch=100a sass=FFMA2 loop_share=FFMA2:99
 // rl-static: kernel=Fp64Chain max_regs=64 max_smem=0 sass_dominant=DFMA loop_share=DFMA:99
 // rl-static: kernel=Fp16Chain max_regs=64 max_smem=0 sass_dominant=HFMA2 loop_share=HFMA2:99
 // rl-static: kernel=Bf16Chain max_regs=64 max_smem=0

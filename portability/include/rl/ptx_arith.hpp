@@ -1,4 +1,5 @@
-// Per-thread arithmetic: the tf32 conversion and two MUFU approximations.
+// Per-thread arithmetic: the tf32 conversion, two MUFU approximations and the
+// packed fp32 fma of sm_100.
 // A part of rl/ptx.hpp, which defines RL_PTX_FN and RL_PTX_UNSUPPORTED.
 #pragma once
 
@@ -14,6 +15,7 @@
 #include <bit>
 #include <cmath>
 
+#include "rl/emu/arch.hpp"
 #include "rl/emu/ptx_warp.hpp"
 #endif
 
@@ -70,6 +72,39 @@ RL_PTX_FN float ex2_approx(float x) {
 #else
   RL_PTX_UNSUPPORTED();
   return 0.0f;
+#endif
+}
+
+// fma.rn.f32x2 d, a, b, c (PTX ISA 8.6, sm_100 and later): two fp32 fmas in
+// one instruction, d[i] = a[i] * b[i] + c[i] rounded once to nearest even,
+// element 0 in the low 32 bits of each .b64 operand (here .x) and subnormals
+// kept (no .ftz).  nvcc 13.0 compiles it to one FFMA2 on sm_100a
+// (cuobjdump -sass), the instruction that pairs FMAs on datacenter Blackwell.
+// Each element is exactly an fmaf, so the emulator computes std::fma twice;
+// it refuses the instruction below compute capability 10.0, as an older GPU
+// traps.
+RL_PTX_FN float2 fma_rn_f32x2(float2 a, float2 b, float2 c) {
+#if defined(RL_EMULATE)
+  if (rl::emu::compute_capability() < 100)
+    emu_detail::refuse("fma.rn.f32x2", "sm_100 and later",
+                       "RL_EMU_CC=100, 103, 120 or 121 emulates a device that has it");
+  return make_float2(std::fma(a.x, b.x, c.x), std::fma(a.y, b.y, c.y));
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+  float2 d;
+  asm("{\n"
+      ".reg .b64 pa, pb, pc, pd;\n"
+      "mov.b64 pa, {%2, %3};\n"
+      "mov.b64 pb, {%4, %5};\n"
+      "mov.b64 pc, {%6, %7};\n"
+      "fma.rn.f32x2 pd, pa, pb, pc;\n"
+      "mov.b64 {%0, %1}, pd;\n"
+      "}\n"
+      : "=f"(d.x), "=f"(d.y)
+      : "f"(a.x), "f"(a.y), "f"(b.x), "f"(b.y), "f"(c.x), "f"(c.y));
+  return d;
+#else
+  RL_PTX_UNSUPPORTED();
+  return c;
 #endif
 }
 
