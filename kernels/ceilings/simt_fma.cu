@@ -255,8 +255,14 @@ RL_REGISTER_KERNEL(fma_record<Fp32Chain>("fma_chains_fp32", roofline::Precision:
                                          roofline::ComputeUnit::fp32, "fp32.fma", 0, 8176, 1));
 // Packed: the same FMAs in half the instructions (refused below 10.0, where
 // fma.rn.f32x2 does not exist).
-RL_REGISTER_KERNEL(fma_record<Fp32x2Chain>("ffma2_chains_fp32", roofline::Precision::fp32,
-                                           roofline::ComputeUnit::fp32, "fp32.fma", 100, 8176, 1));
+RL_REGISTER_KERNEL([] {
+  KernelRecord record =
+      fma_record<Fp32x2Chain>("ffma2_chains_fp32", roofline::Precision::fp32,
+                              roofline::ComputeUnit::fp32, "fp32.fma", 100, 8176, 1);
+  // The emulator runs it as a Blackwell (RL_EMU_CC=100), as it runs wgmma as a Hopper.
+  record.gpu_only = !rl::ptx::emulator_runs_fma_f32x2();
+  return record;
+}());
 RL_REGISTER_KERNEL(fma_record<Fp64Chain>("fma_chains_fp64", roofline::Precision::fp64,
                                          roofline::ComputeUnit::fp64, "fp64.fma", 0, 4032, 1));
 RL_REGISTER_KERNEL(fma_record<Fp16Chain>("hfma2_chains_fp16", roofline::Precision::fp16,

@@ -75,6 +75,17 @@ RL_PTX_FN float ex2_approx(float x) {
 #endif
 }
 
+// Whether the emulator runs fma.rn.f32x2: at RL_EMU_CC 10.0 and later.  The
+// records that issue it are gpu_only where it does not (the CUDA backend never
+// reads gpu_only: there the device's compute capability decides).
+inline bool emulator_runs_fma_f32x2() {
+#if defined(RL_EMULATE)
+  return rl::emu::compute_capability() >= 100;
+#else
+  return false;
+#endif
+}
+
 // fma.rn.f32x2 d, a, b, c (PTX ISA 8.6, sm_100 and later): two fp32 fmas in
 // one instruction, d[i] = a[i] * b[i] + c[i] rounded once to nearest even,
 // element 0 in the low 32 bits of each .b64 operand (here .x) and subnormals
