@@ -114,10 +114,15 @@ void launch_bias_gelu_fused(const BiasGeluArgs<T>& a, cudaStream_t stream) {
 template <typename T>
 KernelRecord bias_gelu_record(bool fused) {
   // Named like the other ladders' records (gelu_tanh_f32_vec4, layernorm_unfused_bf16).
-  const std::string stem = std::string("bias_gelu_tanh_") + (sizeof(T) == 4 ? "f32" : "bf16");
-  const std::string unfused_name = stem + "_unfused";
+  // Built by append: GCC 12 at -O2 under TSan reports a false -Warray-bounds
+  // for `std::string + "literal"` on a named std::string here.
+  const auto named = [](const char* suffix) {
+    std::string name = sizeof(T) == 4 ? "bias_gelu_tanh_f32" : "bias_gelu_tanh_bf16";
+    return name.append(suffix);
+  };
+  const std::string unfused_name = named("_unfused");
   return KernelRecord{
-      .name = fused ? stem + "_fused" : unfused_name,
+      .name = fused ? named("_fused") : unfused_name,
       .family = "bias_gelu",
       .variant = fused ? "fused" : "unfused",
       .precision = precision_of<T>(),
