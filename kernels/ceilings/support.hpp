@@ -21,6 +21,18 @@
 
 namespace rl::ceilings {
 
+// Encoding of v in {-2, -1, 0, 1, 2} (zero or a signed power of two) in a
+// floating-point format with `mantissa_bits` and exponent bias `bias`, the
+// sign in bit `mantissa_bits + exponent_bits`: the exact small-integer
+// operands of the tensor-core roof loops.
+constexpr std::uint32_t encode_small_float(int v, int mantissa_bits, int exponent_bits, int bias) {
+  if (v == 0) return 0;
+  const int magnitude = v < 0 ? -v : v;
+  const std::uint32_t exponent = static_cast<std::uint32_t>(bias + (magnitude == 2 ? 1 : 0));
+  const std::uint32_t sign = v < 0 ? 1u : 0u;
+  return (sign << (mantissa_bits + exponent_bits)) | (exponent << mantissa_bits);
+}
+
 // Blocks of `kernel` resident per SM at this block size.  The emulator has no
 // occupancy calculator (its "SM" is a worker thread): there the device's
 // threads-per-SM and blocks-per-SM limits give the answer.

@@ -55,17 +55,6 @@ struct Coord {
   int row, col;
 };
 
-// Encoding of v in {-2, -1, 0, 1, 2} (zero or a signed power of two) in a
-// floating-point format with `mantissa_bits` and exponent bias `bias`, the
-// sign in bit `mantissa_bits + exponent_bits`.
-constexpr std::uint32_t encode_small_float(int v, int mantissa_bits, int exponent_bits, int bias) {
-  if (v == 0) return 0;
-  const int magnitude = v < 0 ? -v : v;
-  const std::uint32_t exponent = static_cast<std::uint32_t>(bias + (magnitude == 2 ? 1 : 0));
-  const std::uint32_t sign = v < 0 ? 1u : 0u;
-  return (sign << (mantissa_bits + exponent_bits)) | (exponent << mantissa_bits);
-}
-
 // Per instruction: K, accumulator type, the A/B fragment layouts of the PTX
 // ISA (shared/docs/ptx-emulation-reference.md sections 1-3) and the element
 // encoding.  Element i of A (B) sits in register i / kPerReg, at bit offset

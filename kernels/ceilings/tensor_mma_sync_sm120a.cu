@@ -50,16 +50,6 @@ struct Coord {
   int row, col;
 };
 
-// v in {-2, -1, 0, 1, 2} (zero or a signed power of two) in a format with
-// `mantissa_bits`, `exponent_bits` and exponent bias `bias`, sign on top.
-constexpr std::uint32_t encode_small_float(int v, int mantissa_bits, int exponent_bits, int bias) {
-  if (v == 0) return 0;
-  const int magnitude = v < 0 ? -v : v;
-  const auto exponent = static_cast<std::uint32_t>(bias + (magnitude == 2 ? 1 : 0));
-  const std::uint32_t sign = v < 0 ? 1U : 0U;
-  return (sign << (mantissa_bits + exponent_bits)) | (exponent << mantissa_bits);
-}
-
 constexpr std::uint32_t encode(F8f6f4 type, int v) {
   switch (type) {
     case F8f6f4::e4m3:
