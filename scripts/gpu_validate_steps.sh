@@ -115,12 +115,19 @@ step_test() {
                 --output-junit "$junit")
   [[ "$mode" == gpu ]] && run+=(-j 1) || run+=(-j "$jobs")
   [[ -n "$tests_regex" ]] && run+=(-R "$tests_regex")
+  # A short visit: every test still running at the budget's end is stopped (a timeout).
+  [[ -n "$test_budget" ]] && run+=(--stop-time "$(date -d "+$test_budget seconds" +%H:%M:%S)")
   local rc=0
   logged "$log" "${run[@]}" || rc=$?
   local counts
   counts="$(grep -E 'tests passed, [0-9]+ tests? failed out of' "$log" | tail -n1)"
   if grep -q 'No tests were found' "$log"; then
     record test failed $((SECONDS - start)) "no test of label $test_label in $build (run --step build)"
+    return 1
+  fi
+  if grep -q 'The stop time has been passed' "$log"; then
+    record test failed $((SECONDS - start)) \
+      "ctest -L $test_label stopped at --test-budget $test_budget s (the rest not run): ${counts:-exit $rc}"
     return 1
   fi
   if ((rc != 0)); then

@@ -60,6 +60,8 @@ class BadInput(unittest.TestCase):
     def test_budget_out_of_range(self):
         self.refused(["--emulator", "--bench-budget", "9"], "--bench-budget expects whole seconds")
         self.refused(["--emulator", "--bench-budget", "1m"], "--bench-budget expects whole seconds")
+        self.refused(["--emulator", "--test-budget", "5"], "--test-budget expects whole seconds")
+        self.refused(["--emulator", "--test-budget", "2h"], "--test-budget expects whole seconds")
 
     def test_unwritable_output_folder(self):
         blocker = os.path.join(self.tmp.name, "file")

@@ -147,6 +147,7 @@ class GpuStandIns(unittest.TestCase):
         ctest = self.read(self.log, "ctest.args")
         self.assertIn("-L ^gpu$", ctest)
         self.assertIn("-j 1", ctest)
+        self.assertNotIn("--stop-time", ctest)  # no --test-budget: each test its own timeout
         bench = self.read(self.log, "bench.args")
         for flag in ("--size large", "--timeout ", "--max-noise 1", "--min-samples 10"):
             self.assertIn(flag, bench)
@@ -171,6 +172,12 @@ class GpuStandIns(unittest.TestCase):
             configure = [line for line in self.read(self.log, "cmake.args").splitlines()
                          if line.startswith("--preset default")]
             self.assertIn("-DCMAKE_CUDA_ARCHITECTURES=%s " % arch, configure[-1] + " ")
+
+    def test_a_test_budget_stops_ctest_at_a_time_of_day(self):
+        self.assertEqual(self.run_script("--step", "build").returncode, 0)
+        done = self.run_script("--step", "test", "--test-budget", "120")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertRegex(self.read(self.log, "ctest.args"), r"--stop-time \d\d:\d\d:\d\d")
 
     def test_a_failed_gpu_test_is_named_and_exits_1(self):
         done = self.run_script(FAKE_GPU_FAIL="1")
