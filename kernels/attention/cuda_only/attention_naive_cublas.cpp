@@ -127,7 +127,8 @@ KernelRecord naive_cublas_record(std::string name) {
        .error = kErrorUnfusedTensorCore,
        .unit = default_compute_unit<T>(),
        .min_cc = std::is_same_v<T, float> ? 0 : 80,
-       .workspace_bytes = [](const Shape&) { return kWorkspaceBytes; },
+       .workspace_bytes =
+           [](const Shape&) { return kWorkspaceBytes + cublaslt::kCublasHandleOwnBytes; },
        .idea = "QKᵀ and P·V as cuBLAS strided-batched GEMMs around the softmax kernel: the "
                "unfused path most users run",
        .library = "cuBLAS"},

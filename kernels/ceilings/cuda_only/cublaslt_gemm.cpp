@@ -224,11 +224,18 @@ class CublasLtGemm final : public LibraryGemm {
     const float* a_scale = nullptr;
     const float* b_scale = nullptr;
     if (t_.fp8_scales) {
-      const float host_scales[2] = {kFp8ScaleA, kFp8ScaleB};
-      scales_ = DeviceBuffer<float>(2);
+      // Each scale in its own 128-byte slot: with B's scale 4 bytes after A's,
+      // cuBLASLt 13.1 on an H200 offered an algorithm and then answered
+      // NOT_SUPPORTED at cublasLtMatmul; 128 bytes apart it ran (first GPU
+      // visit, 2026-11-26).
+      constexpr std::size_t kSlot = 128 / sizeof(float);
+      std::vector<float> host_scales(2 * kSlot, 0.0f);
+      host_scales[0] = kFp8ScaleA;
+      host_scales[kSlot] = kFp8ScaleB;
+      scales_ = DeviceBuffer<float>(host_scales.size());
       scales_.upload(host_scales);
       a_scale = scales_.get();
-      b_scale = scales_.get() + 1;
+      b_scale = scales_.get() + kSlot;
     }
     const cublaslt::ColumnMajorGemm tn{.trans_first = CUBLAS_OP_T,
                                        .trans_second = CUBLAS_OP_N,

@@ -65,6 +65,11 @@ Matmul::Matmul(const ColumnMajorGemm& gemm, const MatmulTypes& types,
     RL_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op_, types.compute, types.scale));
     set_desc(op_, CUBLASLT_MATMUL_DESC_TRANSA, gemm.trans_first);
     set_desc(op_, CUBLASLT_MATMUL_DESC_TRANSB, gemm.trans_second);
+    // A scale pointer off a 16-byte boundary makes cublasLtMatmul answer
+    // NOT_SUPPORTED after the heuristic accepted it (seen on an H200): say so here.
+    for (const float* scale : {first_scale, second_scale})
+      if (reinterpret_cast<std::uintptr_t>(scale) % 16 != 0)
+        throw std::invalid_argument("cuBLASLt GEMM: A/B scale pointers must be 16-byte aligned");
     if (first_scale != nullptr) set_desc(op_, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, first_scale);
     if (second_scale != nullptr) set_desc(op_, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, second_scale);
 

@@ -284,6 +284,11 @@ std::size_t workspace_only(const Dims&) {
   return kWorkspaceBytes;
 }
 
+// cuBLAS (cublasCreate) records: our workspace and the handle's own.
+std::size_t workspace_and_cublas_handle(const Dims&) {
+  return kWorkspaceBytes + cublaslt::kCublasHandleOwnBytes;
+}
+
 // fp8: the workspace and B stored transposed (N x K bytes).
 std::size_t workspace_and_transposed_b(const Dims& d) {
   return kWorkspaceBytes + static_cast<std::size_t>(d.N * d.K) * sizeof(__nv_fp8_e4m3);
@@ -326,7 +331,7 @@ RL_REGISTER_KERNEL(library_record<float>(
      .make_library = [](const Dims& d) -> std::unique_ptr<Library<float>> {
        return std::make_unique<CublasSgemm>(d, CUBLAS_DEFAULT_MATH, "CUBLAS_DEFAULT_MATH");
      },
-     .library_bytes = workspace_only}));
+     .library_bytes = workspace_and_cublas_handle}));
 
 RL_REGISTER_KERNEL(
     library_record<float>({.name = "gemm_cublas_tf32",
@@ -339,7 +344,7 @@ RL_REGISTER_KERNEL(
                              return std::make_unique<CublasSgemm>(d, CUBLAS_TF32_TENSOR_OP_MATH,
                                                                   "CUBLAS_TF32_TENSOR_OP_MATH");
                            },
-                           .library_bytes = workspace_only}));
+                           .library_bytes = workspace_and_cublas_handle}));
 
 RL_REGISTER_KERNEL(
     library_record<__half>({.name = "gemm_cublaslt_fp16",

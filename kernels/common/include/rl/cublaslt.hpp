@@ -87,6 +87,14 @@ struct MatmulTypes {
 // (cuBLASLt's documentation recommends 32 MiB on Hopper and later).
 inline constexpr std::size_t kDefaultWorkspaceBytes = std::size_t{32} << 20;
 
+// What a cuBLAS (not cuBLASLt) handle takes on the device beyond the
+// workspace we hand it with cublasSetWorkspace: cuBLAS's own default
+// workspace, 32 MiB on Hopper and later.  Measured on an H200 with cuBLAS
+// 13.0 (first GPU visit, 2026-11-26): the records behind a cublasCreate handle
+// lost up to 67 MiB more than they declared, those behind cublasLtCreate
+// under 64 MiB; device_bytes of a cuBLAS record adds this.
+inline constexpr std::size_t kCublasHandleOwnBytes = std::size_t{32} << 20;
+
 // What cublasLtMatmulAlgoGetHeuristic chose, as plain numbers (formatted by
 // describe(), so the format is testable without a device).
 struct AlgorithmInfo {
