@@ -270,16 +270,18 @@ void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs
   }
 }
 
-void Harness::flush() const {
-  write_results(config_.out_dir / "results.json", results_, left_out());
+void Harness::flush() {
+  results_.run.left_out = left_out();
+  roofline::write_results_atomic(config_.out_dir / "results.json", results_);
 }
 
-std::vector<LeftOut> Harness::left_out() const {
-  std::vector<LeftOut> left;
+std::vector<roofline::LeftOut> Harness::left_out() const {
+  std::vector<roofline::LeftOut> left;
   for (const BenchEntry& entry : entries_)
     if (entry.interrupted || entry.over_budget)
       left.push_back({entry.record->name, entry.shape.dims,
-                      entry.interrupted ? kInterruptedMessage : kBudgetMessage});
+                      entry.interrupted ? roofline::LeftOutReason::interrupted
+                                        : roofline::LeftOutReason::budget});
   return left;
 }
 

@@ -72,7 +72,7 @@ class Harness {
   std::size_t finished_count() const { return reported_; }
   // The benchmarks the run selected but did not measure (interrupted, or not
   // reached within --budget), in run order.
-  std::vector<LeftOut> left_out() const;
+  std::vector<roofline::LeftOut> left_out() const;
 
  private:
   void body(benchmark::State& state, BenchEntry& entry);
@@ -92,7 +92,7 @@ class Harness {
   // The finished entry as its results.json record.
   roofline::KernelResult record_of(BenchEntry& entry,
                                    const std::vector<benchmark::BenchmarkReporter::Run>& runs);
-  void flush() const;
+  void flush();
   // results.json marked complete or interrupted, benchmarks.json marked
   // after an interrupt, roofline.svg and report.html.
   void write_final_outputs();

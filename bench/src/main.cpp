@@ -154,6 +154,7 @@ int run_main(int argc, char** argv) {
   settings.ceilings_only = options.ceilings_only;
   settings.no_ceilings = options.no_ceilings;
   if (options.ceilings_from) settings.ceilings_from = options.ceilings_from->string();
+  settings.budget_s = options.budget_s;
   config.selection = std::move(selection);
   config.seed = options.seed;
   config.judged_by = options.warm_l2 ? SampleKind::batch : SampleKind::cold;

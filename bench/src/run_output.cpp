@@ -68,26 +68,6 @@ bool belongs_to(const nlohmann::ordered_json& entry, const std::set<std::string>
 
 }  // namespace
 
-void write_results(const std::filesystem::path& file, const roofline::Results& results,
-                   const std::vector<LeftOut>& left_out) {
-  if (left_out.empty()) {
-    roofline::write_results_atomic(file, results);
-    return;
-  }
-  // Added to roofline's encoding of the results (which the reader of
-  // results.json ignores; the schema lists it).
-  nlohmann::ordered_json json = nlohmann::ordered_json::parse(roofline::results_to_text(results));
-  nlohmann::ordered_json list = nlohmann::ordered_json::array();
-  for (const LeftOut& item : left_out) {
-    nlohmann::ordered_json shape = nlohmann::ordered_json::object();
-    for (const auto& [dim, extent] : item.shape) shape[dim] = extent;
-    list.push_back({{"name", item.kernel}, {"shape", std::move(shape)}, {"reason", item.reason}});
-  }
-  json["run"]["left_out"] = std::move(list);
-  roofline::write_file_atomic(
-      file, json.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
-}
-
 void mark_benchmarks_json_incomplete(const std::filesystem::path& file,
                                      std::string_view signal_name,
                                      const std::set<std::string>& unfinished) {

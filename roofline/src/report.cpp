@@ -58,6 +58,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
   h += "<h2>Kernels</h2>\n<p class=\"muted\">Click a column title to sort ascending, ▾ to sort "
        "descending. Hover a median time for min – max over the repetitions.</p>\n";
   h += kernel_table(r);
+  h += left_out_section(r);
 
   h += ladder_section(r);
   h += analysis_sections(analyse(r));

@@ -223,4 +223,25 @@ std::string charts_section(const Results& r) {
   return h;
 }
 
+std::string left_out_section(const Results& r) {
+  const auto& left_out = r.run.left_out;
+  if (left_out.empty()) return "";
+  // A budget-limited run on a GPU can leave hundreds out: the first ones in
+  // run order (the most important not measured) are listed, the rest counted.
+  constexpr std::size_t kListed = 100;
+  std::string h = fmt::format(
+      "<h2>Not measured</h2>\n<p>{} instance(s) the run selected were not measured, in the "
+      "order the run would have measured them.</p>\n<table>\n<tr><th>kernel</th><th>shape</th>"
+      "<th>why</th></tr>\n",
+      left_out.size());
+  for (std::size_t i = 0; i < left_out.size() && i < kListed; ++i)
+    h += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td></tr>\n", esc(left_out[i].name),
+                     esc(shape_text(left_out[i].shape)), esc(to_string(left_out[i].reason)));
+  h += "</table>\n";
+  if (left_out.size() > kListed)
+    h += fmt::format("<p class=\"muted\">and {} more (results.json run.left_out).</p>\n",
+                     left_out.size() - kListed);
+  return h;
+}
+
 }  // namespace rl::roofline::report_detail

@@ -36,6 +36,11 @@ constexpr std::array<Spelling<Bound>, 5> kBounds{{
     {Bound::none, ""},
 }};
 
+constexpr std::array<Spelling<LeftOutReason>, 2> kLeftOutReasons{{
+    {LeftOutReason::interrupted, "interrupted"},
+    {LeftOutReason::budget, "not reached: budget"},
+}};
+
 template <class E, std::size_t N>
 std::string_view spelling(const std::array<Spelling<E>, N>& table, E state) {
   for (const auto& s : table)
@@ -66,6 +71,9 @@ std::string_view to_string(Status status) {
 std::string_view to_string(Bound bound) {
   return spelling(kBounds, bound);
 }
+std::string_view to_string(LeftOutReason reason) {
+  return spelling(kLeftOutReasons, reason);
+}
 
 namespace results_json {
 
@@ -86,6 +94,9 @@ Status parse_status(const std::string& pointer, const std::string& value) {
 }
 Bound parse_bound(const std::string& pointer, const std::string& value) {
   return parse(kBounds, pointer, value);
+}
+LeftOutReason parse_left_out_reason(const std::string& pointer, const std::string& value) {
+  return parse(kLeftOutReasons, pointer, value);
 }
 
 }  // namespace results_json

@@ -28,5 +28,6 @@ void require_one_of(const std::string& pointer, const std::string& value,
 Backend parse_backend(const std::string& pointer, const std::string& value);
 Status parse_status(const std::string& pointer, const std::string& value);  // "" -> none
 Bound parse_bound(const std::string& pointer, const std::string& value);    // "" -> none
+LeftOutReason parse_left_out_reason(const std::string& pointer, const std::string& value);
 
 }  // namespace rl::roofline::results_json

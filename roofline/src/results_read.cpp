@@ -108,6 +108,17 @@ TimeStats read_time(const Reader<J>& r) {
   return t;
 }
 
+// "shape": {"M": 4096, ...} in the file's order.
+template <class J>
+ShapeDims read_shape(const Reader<J>& r) {
+  ShapeDims dims;
+  const auto shape = r.object("shape");
+  const J& shape_json = r.required("shape");
+  for (auto it = shape_json.begin(); it != shape_json.end(); ++it)
+    dims.emplace_back(it.key(), shape.integer(it.key(), 0, kMaxInt64));
+  return dims;
+}
+
 template <class J>
 KernelResult read_kernel(const Reader<J>& r) {
   KernelResult k;
@@ -124,10 +135,7 @@ KernelResult read_kernel(const Reader<J>& r) {
   k.baseline = r.optional_string("baseline");
   k.fuses = r.optional_string("fuses");  // absent in files written before it existed
 
-  auto shape = r.object("shape");
-  const J& shape_json = r.required("shape");
-  for (auto it = shape_json.begin(); it != shape_json.end(); ++it)
-    k.shape.emplace_back(it.key(), shape.integer(it.key(), 0, kMaxInt64));
+  k.shape = read_shape(r);
 
   k.flops = r.non_negative_or_nan("flops");
   k.bytes_min = r.non_negative_or_nan("bytes_min");
@@ -203,7 +211,17 @@ RunSettings read_settings(const Reader<J>& r) {
   s.ceilings_only = r.optional_boolean("ceilings_only").value_or(false);
   s.no_ceilings = r.optional_boolean("no_ceilings").value_or(false);
   s.ceilings_from = r.optional_string("ceilings_from");
+  s.budget_s = r.optional_number("budget_s");
   return s;
+}
+
+template <class J>
+LeftOut read_left_out(const Reader<J>& r) {
+  LeftOut item;
+  item.name = r.string("name");
+  item.shape = read_shape(r);
+  item.reason = parse_left_out_reason(child(r.pointer(), "reason"), r.string("reason"));
+  return item;
 }
 
 template <class J>
@@ -229,6 +247,12 @@ Results read_document(const J& json) {
     }
     if (const J* settings = rr.find("settings"); settings != nullptr && !settings->is_null())
       results.run.settings = read_settings(rr.object("settings"));
+    if (const J* left_out = rr.find("left_out"); left_out != nullptr && !left_out->is_null()) {
+      const std::string where = child(rr.pointer(), "left_out");
+      if (!left_out->is_array()) fail(where, "expected an array");
+      for (std::size_t i = 0; i < left_out->size(); ++i)
+        results.run.left_out.push_back(read_left_out(Reader<J>((*left_out)[i], child(where, i))));
+    }
   }
 
   const J& ceilings = array_at(r, "ceilings");

@@ -157,6 +157,15 @@ J results_document(const Results& r) {
                         {"ceilings_only", s->ceilings_only},
                         {"no_ceilings", s->no_ceilings},
                         {"ceilings_from", s->ceilings_from}};
+    if (s->budget_s) run["settings"]["budget_s"] = *s->budget_s;
+  }
+  if (!r.run.left_out.empty()) {
+    J left_out = J::array();
+    for (const LeftOut& item : r.run.left_out)
+      left_out.push_back(J{{"name", item.name},
+                           {"shape", shape_json<J>(item.shape)},
+                           {"reason", to_string(item.reason)}});
+    run["left_out"] = std::move(left_out);
   }
   j["run"] = std::move(run);
   J ceilings = J::array();

@@ -85,51 +85,6 @@ TEST(MarkBenchmarksJson, a_budget_names_no_signal_and_a_torn_file_is_left_alone)
   EXPECT_EQ(read_text(file), R"({"context": {}, "benchmarks": [{"na)");
 }
 
-rl::roofline::Results small_results() {
-  rl::roofline::Results results;
-  results.context.backend = rl::roofline::Backend::emulator;
-  results.run.complete = false;
-  rl::roofline::KernelResult kernel;
-  kernel.name = "scale_f32_vec4";
-  kernel.family = "demo";
-  kernel.shape = {{"n", 4097}};
-  rl::bench::set_cost(kernel, {.flops = 4097,
-                               .bytes_min = 8 * 4097,
-                               .bytes_model = 8 * 4097,
-                               .unit = rl::roofline::ComputeUnit::fp32});
-  kernel.status = rl::roofline::Status::ok;
-  results.kernels.push_back(kernel);
-  return results;
-}
-
-TEST(WriteResults, without_anything_left_out_the_file_is_roofline_s_own) {
-  rl::test::ScratchDir dir("rl_run_output_test");
-  const rl::roofline::Results results = small_results();
-  rl::bench::write_results(dir.path() / "results.json", results, {});
-  EXPECT_EQ(read_text(dir.path() / "results.json"), rl::roofline::results_to_text(results));
-}
-
-TEST(WriteResults, lists_what_was_left_out_and_still_reads_back) {
-  rl::test::ScratchDir dir("rl_run_output_test");
-  const rl::roofline::Results results = small_results();
-  rl::bench::write_results(dir.path() / "results.json", results,
-                           {{"scale_f32_scalar", {{"n", 1000}}, "not reached: budget"},
-                            {"gelu_tanh_f32_scalar", {{"n", 4097}}, "interrupted"}});
-  const auto json = nlohmann::ordered_json::parse(read_text(dir.path() / "results.json"));
-  const auto& left_out = json["run"]["left_out"];
-  ASSERT_EQ(left_out.size(), 2u);
-  EXPECT_EQ(left_out[0]["name"], "scale_f32_scalar");
-  EXPECT_EQ(left_out[0]["shape"]["n"], 1000);
-  EXPECT_EQ(left_out[0]["reason"], "not reached: budget");
-  EXPECT_EQ(left_out[1]["reason"], "interrupted");
-  // Everything else is roofline's encoding, and roofline reads the file.
-  auto without = json;
-  without["run"].erase("left_out");
-  EXPECT_EQ(without.dump(2) + "\n",
-            nlohmann::ordered_json::parse(rl::roofline::results_to_text(results)).dump(2) + "\n");
-  EXPECT_EQ(rl::roofline::load_results(dir.path() / "results.json").kernels.size(), 1u);
-}
-
 TEST(ProgressLine, names_count_kernel_shape_outcome_and_elapsed_time) {
   rl::roofline::KernelResult kernel;
   kernel.name = "layernorm_f32";

@@ -60,6 +60,23 @@ TEST(Report, an_interrupted_run_says_it_is_incomplete) {
   EXPECT_EQ(render_report_html(r, report_options_for(r)).find("Incomplete run"), std::string::npos);
 }
 
+TEST(Report, what_a_run_left_out_is_listed_in_run_order_and_the_rest_counted) {
+  Results r = testing::emulator_fixture();
+  EXPECT_EQ(render_report_html(r, report_options_for(r)).find("Not measured"), std::string::npos);
+  for (int i = 0; i < 102; ++i)
+    r.run.left_out.push_back({"gelu_kernel_" + std::to_string(i),
+                              {{"n", 1000 + i}},
+                              i == 0 ? LeftOutReason::interrupted : LeftOutReason::budget});
+  const std::string html = render_report_html(r, report_options_for(r));
+  EXPECT_NE(html.find("102 instance(s) the run selected were not measured"), std::string::npos);
+  EXPECT_NE(html.find("<td>gelu_kernel_0</td><td>n=1000</td><td>interrupted</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<td>gelu_kernel_99</td><td>n=1099</td><td>not reached: budget</td>"),
+            std::string::npos);
+  EXPECT_EQ(html.find("gelu_kernel_100<"), std::string::npos);
+  EXPECT_NE(html.find("and 2 more"), std::string::npos);
+}
+
 TEST(Report, sku_override_puts_datasheet_and_percent_of_claim_beside_measured) {
   Results r = testing::emulator_fixture();
   r.context.backend = Backend::cuda;

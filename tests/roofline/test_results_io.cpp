@@ -76,6 +76,36 @@ TEST(ResultsIo, run_state_round_trips_and_is_absent_in_older_files) {
   EXPECT_FALSE(results_from_json(older).run.complete.has_value());
 }
 
+TEST(ResultsIo, left_out_and_budget_round_trip_and_are_absent_when_empty) {
+  Results r = testing::emulator_fixture();
+  EXPECT_EQ(to_json(r)["run"].count("left_out"), 0u);  // nothing left out: no key
+  r.run.settings = RunSettings{};
+  EXPECT_EQ(to_json(r)["run"]["settings"].count("budget_s"), 0u);  // no --budget: no key
+  r.run.settings->budget_s = 20;
+  r.run.left_out = {
+      {"scale_f32_scalar", {{"n", 1000}}, LeftOutReason::budget},
+      {"gemm_f32_naive", {{"M", 8}, {"N", 9}, {"K", 10}}, LeftOutReason::interrupted}};
+  const nlohmann::json json = to_json(r);
+  EXPECT_EQ(json["run"]["left_out"][0]["reason"], "not reached: budget");
+  EXPECT_EQ(json["run"]["left_out"][1]["reason"], "interrupted");
+  EXPECT_EQ(json["run"]["settings"]["budget_s"], 20.0);
+  const Results back = parse_results(results_to_text(r), "left-out.json");
+  ASSERT_EQ(back.run.left_out.size(), 2u);
+  EXPECT_EQ(back.run.left_out[1].name, "gemm_f32_naive");
+  EXPECT_EQ(back.run.left_out[1].shape, r.run.left_out[1].shape);  // order kept
+  EXPECT_EQ(back.run.left_out[0].reason, LeftOutReason::budget);
+  EXPECT_EQ(back.run.settings->budget_s, std::optional<double>(20));
+  EXPECT_EQ(results_to_text(back), results_to_text(r));
+}
+
+TEST(ResultsIo, unknown_left_out_reason_names_the_pointer) {
+  Results r = testing::emulator_fixture();
+  r.run.left_out = {{"scale_f32_scalar", {{"n", 1000}}, LeftOutReason::budget}};
+  std::string text = results_to_text(r);
+  replace_once(text, "\"not reached: budget\"", "\"bored\"");
+  EXPECT_NE(parse_error(text).find("/run/left_out/0/reason"), std::string::npos);
+}
+
 TEST(ResultsIo, shape_keeps_dimension_order) {
   Results out = parse_results(fixture_text(), "fixture");
   const auto& shape = out.kernels[2].shape;  // gemm: m, n, k

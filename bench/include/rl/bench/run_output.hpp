@@ -1,4 +1,4 @@
-// What a run writes: results.json with what the run left out,
+// What a run writes besides results.json (roofline's, results_io.hpp):
 // benchmarks.json marked incomplete after an interrupt or a budget, and the
 // lines on the terminal (one progress line per benchmark, the end-of-run
 // summary).  The results' encoding, the chart and the report are roofline's
@@ -17,18 +17,6 @@
 #include <vector>
 
 namespace rl::bench {
-
-// A benchmark the run selected but did not measure.
-struct LeftOut {
-  std::string kernel;
-  roofline::ShapeDims shape;
-  std::string reason;  // "interrupted" | "not reached: budget"
-};
-
-// results.json, written atomically; with run.left_out listing `left_out`
-// ({"name", "shape", "reason"} each, in run order) when there is any.
-void write_results(const std::filesystem::path& file, const roofline::Results& results,
-                   const std::vector<LeftOut>& left_out);
 
 // Google Benchmark's JSON file of a run cut short: without the entries of the
 // benchmarks that did not finish (`unfinished` names them as registered,

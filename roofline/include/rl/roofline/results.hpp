@@ -28,9 +28,12 @@ enum class Status { none, ok, failed_validation, error, skipped };
 // none: no roof to judge the kernel by ("" in the file).  above_roof: more
 // than 105% of its roof, flagged and not trusted.
 enum class Bound { none, memory, compute, below_both, above_roof };
+// Why a run left an instance it selected unmeasured.
+enum class LeftOutReason { interrupted, budget };
 std::string_view to_string(Backend backend);  // "cuda" | "emulator"
 std::string_view to_string(Status status);  // "ok" | "failed_validation" | "error" | "skipped" | ""
 std::string_view to_string(Bound bound);  // "memory" | "compute" | "below_both" | "above_roof" | ""
+std::string_view to_string(LeftOutReason reason);  // "interrupted" | "not reached: budget"
 
 // A kernel's shape: ordered named dimensions, {"M", 4096}, {"N", 4096}, ...
 using ShapeDims = std::vector<std::pair<std::string, std::int64_t>>;
@@ -159,7 +162,16 @@ struct RunSettings {
   std::vector<std::string> families;  // --family (empty = all)
   std::vector<std::string> shapes;    // --shape overrides, as given
   bool ceilings_only = false, no_ceilings = false;
-  std::string ceilings_from;  // results.json the ceilings were read from ("" = measured)
+  std::string ceilings_from;       // results.json the ceilings were read from ("" = measured)
+  std::optional<double> budget_s;  // --budget (written only when given)
+};
+
+// An instance the run selected but did not measure: "run.left_out[]", in the
+// order the run would have measured it.
+struct LeftOut {
+  std::string name;
+  ShapeDims shape;
+  LeftOutReason reason = LeftOutReason::interrupted;
 };
 
 // How the run went: written as "run" in results.json.
@@ -170,6 +182,7 @@ struct RunState {
   std::string interrupted_by;             // "SIGINT" | "SIGTERM" when interrupted, else ""
   std::vector<std::string> command_line;  // argv as given, program first
   std::optional<RunSettings> settings;    // absent in files written before it existed
+  std::vector<LeftOut> left_out;          // written only when not empty
 };
 
 struct Results {
