@@ -15,6 +15,7 @@
 // once -> bytes_min = bytes_model = 8n.  No variant moves extra traffic.
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
+#include "rl/host_parallel.hpp"
 #include "rl/registry.hpp"
 #include "rl/validate.hpp"
 
@@ -94,7 +95,12 @@ class ScaleWorkload final : public Workload {
   ScaleWorkload(ScaleKernel kernel, std::int64_t elements_per_thread, std::int64_t n,
                 std::uint64_t seed)
       : kernel_(kernel), n_(n), x_(static_cast<std::size_t>(n)), y_(static_cast<std::size_t>(n)) {
-    const std::vector<float> x = uniform_floats(x_.size(), seed);
+    // Drawn in chunks on all cores (rl::draw_in_chunks), as the elementwise
+    // families' inputs: the values do not depend on the thread count.
+    std::vector<float> x(x_.size());
+    draw_in_chunks(x.size(), seed, [&x](SeededRng& rng, std::size_t i) {
+      x[i] = static_cast<float>(rng.uniform(-1.0, 1.0));
+    });
     x_.upload(x);
     SeededRng rng(seed ^ 0x5CA1Eull);
     a_ = static_cast<float>(rng.uniform(0.5, 2.0));
@@ -115,8 +121,10 @@ class ScaleWorkload final : public Workload {
     const std::vector<float> x = x_.download();
     const std::vector<float> y = y_.download();
     std::vector<double> reference(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i)
-      reference[i] = static_cast<double>(a_) * static_cast<double>(x[i]);
+    parallel_chunks(x.size(), kLoopChunk, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i)
+        reference[i] = static_cast<double>(a_) * static_cast<double>(x[i]);
+    });
     return compare_to_reference(y, reference, tolerance_for("fp32"));
   }
 

@@ -86,6 +86,48 @@ inline double bias_gelu_error_bound(std::string_view precision, double t, double
   return bound;
 }
 
+// The host side of one instance: the inputs as uploaded, the bias as the
+// kernels read it, and the float64 reference of each output element.
+template <typename T>
+struct BiasGeluHostData {
+  std::vector<T> x, bias;
+  std::vector<double> bias_seen;
+  std::vector<double> reference;
+  bool t_in_storage = false;  // see bias_gelu_error_bound
+
+  // The kernels' t = x + bias, exactly as they read the operands.
+  double t(std::size_t i) const { return to_f32(x[i]) + bias_seen[i % bias_seen.size()]; }
+  // The error bound on output element i.  Computed during the comparison
+  // rather than stored: at the large preset an array of bounds would be
+  // another 2-4 GiB to fill and to read, where x is 1 GiB.
+  double bound(std::size_t i) const {
+    return bias_gelu_error_bound(precision_name<T>(), t(i), reference[i], t_in_storage);
+  }
+};
+
+// x from `spec` (the tests' large offsets apply to the activations); the bias
+// is always N(0, 1), as a trained layer's bias is small.  Each tensor has its
+// own streams (seed's stream 0 for the bias, 1 for x), drawn in chunks on all
+// cores (rl::draw_in_chunks: the values do not depend on the thread count).
+// `unfused`: the launcher stores the intermediate t in T.
+template <typename T>
+BiasGeluHostData<T> draw_bias_gelu_host_data(const InputSpec& spec, std::uint64_t seed,
+                                             std::int64_t rows, std::int64_t width, bool unfused) {
+  const auto n = static_cast<std::size_t>(rows * width);
+  const auto c = static_cast<std::size_t>(width);
+  BiasGeluHostData<T> data{std::vector<T>(n), std::vector<T>(c), std::vector<double>(c),
+                           std::vector<double>(n), unfused && !std::is_same_v<T, float>};
+  draw_in_chunks(c, SeededRng::stream_seed(seed, 0), [&](SeededRng& rng, std::size_t i) {
+    data.bias[i] = from_f32<T>(static_cast<float>(rng.normal(0.0, 1.0)));
+    data.bias_seen[i] = to_f32(data.bias[i]);
+  });
+  draw_in_chunks(n, SeededRng::stream_seed(seed, 1), [&](SeededRng& rng, std::size_t i) {
+    data.x[i] = from_f32<T>(static_cast<float>(rng.normal(spec.mean, spec.stddev)));
+    data.reference[i] = reference(Form::tanh, data.t(i));
+  });
+  return data;
+}
+
 template <typename T>
 class BiasGeluWorkload final : public InspectableWorkload {
  public:
@@ -116,30 +158,15 @@ class BiasGeluWorkload final : public InspectableWorkload {
     run(stream);
     RL_CUDA_CHECK(cudaGetLastError());
     RL_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return compare_with_bounds(download_outputs(), reference_, bounds_);
+    return compare_with_bounds(download_outputs(), host_.reference,
+                               [this](std::size_t i) { return host_.bound(i); });
   }
 
-  // x from `spec` (the tests' large offsets apply to the activations); the
-  // bias is always N(0, 1), as a trained layer's bias is small.
   void redraw_inputs(const InputSpec& spec, std::uint64_t seed) override {
-    SeededRng rng(seed);
-    std::vector<T> x(x_.size()), bias(bias_.size());
-    std::vector<double> bias_seen(bias.size());
-    for (std::size_t c = 0; c < bias.size(); ++c) {
-      bias[c] = from_f32<T>(static_cast<float>(rng.normal(0.0, 1.0)));
-      bias_seen[c] = to_f32(bias[c]);
-    }
-    reference_.resize(x.size());
-    bounds_.resize(x.size());
-    for (std::size_t i = 0; i < x.size(); ++i) {
-      x[i] = from_f32<T>(static_cast<float>(rng.normal(spec.mean, spec.stddev)));
-      const double t = to_f32(x[i]) + bias_seen[i % bias.size()];
-      reference_[i] = reference(Form::tanh, t);
-      bounds_[i] = bias_gelu_error_bound(precision_name<T>(), t, reference_[i],
-                                         unfused_ && !std::is_same_v<T, float>);
-    }
-    x_.upload(x);
-    bias_.upload(bias);
+    host_ = {};  // free the old arrays first: 3-5 GiB at the large preset
+    host_ = draw_bias_gelu_host_data<T>(spec, seed, rows_, width_, unfused_);
+    x_.upload(host_.x);
+    bias_.upload(host_.bias);
   }
 
   std::vector<float> download_outputs() const override { return download_as_float(y_); }
@@ -158,8 +185,7 @@ class BiasGeluWorkload final : public InspectableWorkload {
   DeviceBuffer<T> bias_;
   DeviceBuffer<T> y_;
   DeviceBuffer<T> scratch_;
-  std::vector<double> reference_;
-  std::vector<double> bounds_;
+  BiasGeluHostData<T> host_;
 };
 
 }  // namespace rl::gelu

@@ -10,6 +10,7 @@
 #include "gelu/gelu_reference.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
+#include "rl/host_parallel.hpp"
 #include "rl/inspectable_workload.hpp"
 #include "rl/packed128.hpp"
 #include "rl/registry.hpp"
@@ -28,6 +29,36 @@ namespace rl::gelu {
 // GELU inputs spread over the curve's interesting range: the negative tail
 // (where 1 + tanh cancels), the bend near 0 and the linear positive side.
 inline constexpr InputSpec kDefaultInputs{.mean = 0.0, .stddev = 2.0};
+
+// The host side of one instance: the inputs x as uploaded and the float64
+// reference of each output element.
+template <typename T>
+struct HostData {
+  std::vector<T> x;
+  std::vector<double> reference;
+  double tanh_error = 0;  // see error_bound
+
+  // The error bound on output element i.  Computed during the comparison
+  // rather than stored: at the large preset an array of bounds would be
+  // another 2-4 GiB to fill and to read, where x is 1 GiB.
+  double bound(std::size_t i) const {
+    // The reference and the bound see exactly what the kernel reads.
+    return error_bound(precision_name<T>(), to_f32(x[i]), reference[i], tanh_error);
+  }
+};
+
+// x ~ N(spec.mean, spec.stddev) rounded to T, drawn in chunks on all cores
+// (rl::draw_in_chunks: the values do not depend on the thread count).
+template <typename T>
+HostData<T> draw_host_data(Form form, const InputSpec& spec, std::uint64_t seed, std::size_t n,
+                           double tanh_error) {
+  HostData<T> data{std::vector<T>(n), std::vector<double>(n), tanh_error};
+  draw_in_chunks(n, seed, [&](SeededRng& rng, std::size_t i) {
+    data.x[i] = from_f32<T>(static_cast<float>(rng.normal(spec.mean, spec.stddev)));
+    data.reference[i] = reference(form, to_f32(data.x[i]));
+  });
+  return data;
+}
 
 template <typename T>
 class GeluWorkload final : public InspectableWorkload {
@@ -54,21 +85,14 @@ class GeluWorkload final : public InspectableWorkload {
     RL_CUDA_CHECK(cudaGetLastError());
     RL_CUDA_CHECK(cudaStreamSynchronize(stream));
     const std::vector<float> got = download_outputs();
-    return compare_with_bounds(got, reference_, bounds_);
+    return compare_with_bounds(got, host_.reference,
+                               [this](std::size_t i) { return host_.bound(i); });
   }
 
   void redraw_inputs(const InputSpec& spec, std::uint64_t seed) override {
-    SeededRng rng(seed);
-    std::vector<T> host(x_.size());
-    reference_.resize(host.size());
-    bounds_.resize(host.size());
-    for (std::size_t i = 0; i < host.size(); ++i) {
-      host[i] = from_f32<T>(static_cast<float>(rng.normal(spec.mean, spec.stddev)));
-      const double x = to_f32(host[i]);  // the reference sees exactly what the kernel reads
-      reference_[i] = reference(form_, x);
-      bounds_[i] = error_bound(precision_name<T>(), x, reference_[i], tanh_error_);
-    }
-    x_.upload(host);
+    host_ = {};  // free the old arrays first: 3-5 GiB at the large preset
+    host_ = draw_host_data<T>(form_, spec, seed, x_.size(), tanh_error_);
+    x_.upload(host_.x);
   }
 
   std::vector<float> download_outputs() const override { return download_as_float(y_); }
@@ -84,8 +108,7 @@ class GeluWorkload final : public InspectableWorkload {
   double tanh_error_;
   DeviceBuffer<T> x_;
   DeviceBuffer<T> y_;
-  std::vector<double> reference_;
-  std::vector<double> bounds_;
+  HostData<T> host_;
 };
 
 // What differs between GELU records; the rest (family, shapes, cost,

@@ -9,20 +9,84 @@
 #include "layernorm/layernorm_reference.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
+#include "rl/host_parallel.hpp"
 #include "rl/inspectable_workload.hpp"
 #include "rl/packed128.hpp"
 #include "rl/registry.hpp"
 #include "rl/validate.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace rl::layernorm {
+
+// The host side of one instance: the inputs in storage type, the float64
+// reference and the error bounds.
+template <typename T>
+struct HostData {
+  std::vector<T> x, weight, bias;
+  Reference ref;
+  Bounds bounds;
+};
+
+// Copies a block's `part` into `whole` from element `offset` on.
+inline void place(std::vector<double>& whole, const std::vector<double>& part, std::size_t offset) {
+  std::copy(part.begin(), part.end(), whole.begin() + static_cast<std::ptrdiff_t>(offset));
+}
+
+// x ~ spec; weight in [0.5, 1.5) and bias in [-0.5, 0.5): never zero, never
+// trivial, so a kernel that drops either is caught.  Each tensor has its own
+// streams (seed's stream 0 for x, 1 for the weight, 2 for the bias), drawn in
+// chunks on all cores (rl::draw_in_chunks), and the reference and bounds are
+// computed in blocks of whole rows on all cores: nothing depends on the thread
+// count.
+template <typename T>
+HostData<T> draw_host_data(const InputSpec& spec, std::uint64_t seed, int rows, int C) {
+  const std::size_t n = static_cast<std::size_t>(rows) * static_cast<std::size_t>(C);
+  const auto width = static_cast<std::size_t>(C);
+  HostData<T> data{std::vector<T>(n), std::vector<T>(width), std::vector<T>(width), {}, {}};
+  // The storage-rounded values, which the reference sees exactly as the kernel does.
+  std::vector<double> x(n), w(width), b(width);
+  const auto draw = [seed](std::uint64_t stream, std::vector<T>& stored,
+                           std::vector<double>& rounded, auto next) {
+    draw_in_chunks(stored.size(), SeededRng::stream_seed(seed, stream),
+                   [&](SeededRng& rng, std::size_t i) {
+                     stored[i] = from_f32<T>(static_cast<float>(next(rng)));
+                     rounded[i] = to_f32(stored[i]);
+                   });
+  };
+  draw(0, data.x, x, [&spec](SeededRng& rng) { return rng.normal(spec.mean, spec.stddev); });
+  draw(1, data.weight, w, [](SeededRng& rng) { return rng.uniform(0.5, 1.5); });
+  draw(2, data.bias, b, [](SeededRng& rng) { return rng.uniform(-0.5, 0.5); });
+
+  const auto row_count = static_cast<std::size_t>(rows);
+  data.ref = {std::vector<double>(n), std::vector<double>(row_count),
+              std::vector<double>(row_count), std::vector<double>(row_count)};
+  data.bounds = {std::vector<double>(n), std::vector<double>(row_count),
+                 std::vector<double>(row_count)};
+  const std::size_t rows_per_block = std::max<std::size_t>(1, kLoopChunk / width);
+  parallel_chunks(row_count, rows_per_block, [&](std::size_t first, std::size_t last) {
+    const std::span<const double> block_x(x.data() + first * width, (last - first) * width);
+    const int block_rows = static_cast<int>(last - first);
+    const Reference ref = reference(block_x, w, b, block_rows, C);
+    const Bounds bounds = error_bounds(ref, block_x, w, block_rows, C, precision_name<T>());
+    place(data.ref.y, ref.y, first * width);
+    place(data.bounds.y, bounds.y, first * width);
+    place(data.ref.mean, ref.mean, first);
+    place(data.ref.rstd, ref.rstd, first);
+    place(data.ref.condition, ref.condition, first);
+    place(data.bounds.mean, bounds.mean, first);
+    place(data.bounds.rstd, bounds.rstd, first);
+  });
+  return data;
+}
 
 template <typename T>
 class LayerNormWorkload final : public InspectableWorkload {
@@ -63,16 +127,16 @@ class LayerNormWorkload final : public InspectableWorkload {
     return v;
   }
 
-  // x ~ spec; weight in [0.5, 1.5) and bias in [-0.5, 0.5): never zero, never
-  // trivial, so a kernel that drops either is caught.
   void redraw_inputs(const InputSpec& spec, std::uint64_t seed) override {
-    SeededRng rng(seed);
-    std::vector<double> x(count()), w(static_cast<std::size_t>(C_)), b(w.size());
-    x_.upload(draw(x, [&] { return rng.normal(spec.mean, spec.stddev); }));
-    weight_.upload(draw(w, [&] { return rng.uniform(0.5, 1.5); }));
-    bias_.upload(draw(b, [&] { return rng.uniform(-0.5, 0.5); }));
-    ref_ = reference(x, w, b, rows_, C_);
-    bounds_ = error_bounds(ref_, x, w, rows_, C_, precision_name<T>());
+    // Free the old arrays first: at the large preset each is 2-4 GiB.
+    ref_ = {};
+    bounds_ = {};
+    HostData<T> data = draw_host_data<T>(spec, seed, rows_, C_);
+    x_.upload(data.x);
+    weight_.upload(data.weight);
+    bias_.upload(data.bias);
+    ref_ = std::move(data.ref);
+    bounds_ = std::move(data.bounds);
   }
 
   std::vector<float> download_outputs() const override {
@@ -96,18 +160,6 @@ class LayerNormWorkload final : public InspectableWorkload {
  private:
   std::size_t count() const {
     return static_cast<std::size_t>(rows_) * static_cast<std::size_t>(C_);
-  }
-
-  // Fills `rounded` with the storage-rounded draws and returns them in
-  // storage type for upload.
-  template <typename Draw>
-  static std::vector<T> draw(std::vector<double>& rounded, Draw next) {
-    std::vector<T> host(rounded.size());
-    for (std::size_t i = 0; i < host.size(); ++i) {
-      host[i] = from_f32<T>(static_cast<float>(next()));
-      rounded[i] = to_f32(host[i]);
-    }
-    return host;
   }
 
   int rows_;

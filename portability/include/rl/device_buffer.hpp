@@ -64,6 +64,12 @@ class DeviceBuffer {
 class SeededRng {
  public:
   explicit SeededRng(std::uint64_t seed) : state_(seed) {}
+  // The seed of stream `index` of `seed` (one per chunk of inputs drawn in
+  // parallel): splitmix64 of the seed xor splitmix64 of the index, so
+  // neighbouring seeds and indices start far apart in splitmix64's sequence.
+  static std::uint64_t stream_seed(std::uint64_t seed, std::uint64_t index) {
+    return SeededRng(seed ^ SeededRng(index).next_u64()).next_u64();
+  }
   std::uint64_t next_u64() {
     std::uint64_t z = (state_ += 0x9E3779B97F4A7C15ull);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;

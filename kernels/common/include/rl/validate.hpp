@@ -2,6 +2,7 @@
 // float64 reference.  NaN or Inf in the output never passes.
 #pragma once
 
+#include "rl/host_parallel.hpp"
 #include "rl/registry.hpp"
 
 #include <cmath>
@@ -9,7 +10,9 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace rl {
 
@@ -71,36 +74,66 @@ inline Tolerance tolerance_for(std::string_view precision) {
 
 namespace detail {
 
-// The one element-wise comparison behind both policies below: element i
-// passes if |got - ref| <= allowed(i); its relative error is |got - ref| /
-// max(|ref|, rel_floor(i)); the first failure is described with `suffix(i)`
-// appended.  A non-finite output never passes.
-template <typename Allowed, typename RelFloor, typename Suffix>
+// What element i of a comparison is held to: it passes if |got - ref| <=
+// allowed; its relative error is |got - ref| / max(|ref|, rel_floor).
+struct ElementLimits {
+  double allowed;
+  double rel_floor;
+};
+
+// The one element-wise comparison behind both policies below, element i held
+// to limits(i, ref[i]); the first failure is described with `suffix(i)`
+// appended, unless `result` arrives failed already.  A non-finite output never
+// passes.  Chunks run on all cores (host_parallel.hpp); each notes its maxima
+// and its first failure, and the chunks are folded in index order, so the
+// result is the serial loop's, whatever the thread count.
+template <typename Limits, typename Suffix>
 Validation compare_elements(std::span<const float> got, std::span<const double> ref,
-                            Validation result, Allowed allowed, RelFloor rel_floor, Suffix suffix) {
-  if (result.detail.empty()) result.passed = true;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    const double g = got[i];
-    const double r = ref[i];
-    const double diff = std::fabs(g - r);
-    if (!std::isfinite(g)) {
-      if (result.passed || result.detail.empty())
-        result.detail =
-            "non-finite output at " + std::to_string(i) + " (reference " + std::to_string(r) + ")";
-      result.passed = false;
-      result.max_rel_err = INFINITY;
-      result.max_abs_err = INFINITY;
-      continue;
+                            Validation result, Limits limits, Suffix suffix) {
+  struct ChunkResult {
+    double max_rel_err = 0;
+    double max_abs_err = 0;
+    std::string first_failure;  // empty if every element of the chunk passed
+  };
+  std::vector<ChunkResult> chunks((got.size() + kLoopChunk - 1) / kLoopChunk);
+  parallel_chunks(got.size(), kLoopChunk, [&](std::size_t begin, std::size_t end) {
+    ChunkResult& c = chunks[begin / kLoopChunk];
+    for (std::size_t i = begin; i < end; ++i) {
+      const double g = got[i];
+      const double r = ref[i];
+      const double diff = std::fabs(g - r);
+      if (!std::isfinite(g)) {
+        if (c.first_failure.empty())
+          c.first_failure = "non-finite output at " + std::to_string(i) + " (reference " +
+                            std::to_string(r) + ")";
+        c.max_rel_err = INFINITY;
+        c.max_abs_err = INFINITY;
+        continue;
+      }
+      const ElementLimits limit = limits(i, r);
+      const double rel = diff / std::fmax(std::fabs(r), limit.rel_floor);
+      if (rel > c.max_rel_err) c.max_rel_err = rel;
+      if (diff > c.max_abs_err) c.max_abs_err = diff;
+      if (!(diff <= limit.allowed) && c.first_failure.empty())
+        c.first_failure = "element " + std::to_string(i) + ": got " + std::to_string(g) +
+                          ", expected " + std::to_string(r) + suffix(i);
     }
-    const double rel = diff / std::fmax(std::fabs(r), rel_floor(i));
-    if (rel > result.max_rel_err) result.max_rel_err = rel;
-    if (diff > result.max_abs_err) result.max_abs_err = diff;
-    if (!(diff <= allowed(i, r)) && result.passed) {
+  });
+  if (result.detail.empty()) result.passed = true;
+  for (ChunkResult& c : chunks) {
+    if (c.max_rel_err > result.max_rel_err) result.max_rel_err = c.max_rel_err;
+    if (c.max_abs_err > result.max_abs_err) result.max_abs_err = c.max_abs_err;
+    if (!c.first_failure.empty() && result.passed) {
       result.passed = false;
-      result.detail = "element " + std::to_string(i) + ": got " + std::to_string(g) +
-                      ", expected " + std::to_string(r) + suffix(i);
+      result.detail = std::move(c.first_failure);
     }
   }
+  return result;
+}
+
+inline Validation size_mismatch(Validation result, std::string detail) {
+  result.passed = false;
+  result.detail = std::move(detail);
   return result;
 }
 
@@ -111,37 +144,54 @@ Validation compare_elements(std::span<const float> got, std::span<const double> 
 // up at zero crossings.
 inline Validation compare_to_reference(std::span<const float> got, std::span<const double> ref,
                                        Tolerance tol, Validation result = {}) {
-  if (got.size() != ref.size()) {
-    result.passed = false;
-    result.detail = "output size " + std::to_string(got.size()) + " != reference size " +
-                    std::to_string(ref.size());
-    return result;
-  }
+  if (got.size() != ref.size())
+    return detail::size_mismatch(std::move(result), "output size " + std::to_string(got.size()) +
+                                                        " != reference size " +
+                                                        std::to_string(ref.size()));
   const double floor = tol.atol / tol.rtol;
   return detail::compare_elements(
       got, ref, std::move(result),
-      [tol](std::size_t, double r) { return tol.atol + tol.rtol * std::fabs(r); },
-      [floor](std::size_t) { return floor; }, [](std::size_t) { return std::string(); });
+      [tol, floor](std::size_t, double r) {
+        return detail::ElementLimits{tol.atol + tol.rtol * std::fabs(r), floor};
+      },
+      [](std::size_t) { return std::string(); });
 }
 
-// Element i passes if |got - ref| <= bound[i], an absolute error bound the
-// caller derived for that element (GEMM: gamma * sum_k |a_ik| |b_kj|, see
-// gemm/gemm_reference.hpp).  For operations whose error scales with the size of
-// the terms rather than of the result, where a relative tolerance would be
-// either vacuous or fail on cancellation.  max_rel_err is |got - ref| /
-// max(|ref|, bound[i]); max_abs_err is the largest |got - ref|.
+// Element i passes if |got - ref| <= bound(i), an absolute error bound the
+// caller derived for that element (GELU: gelu/gelu_reference.hpp's
+// error_bound).  For operations whose error scales with the size of the terms
+// rather than of the result, where a relative tolerance would be either
+// vacuous or fail on cancellation.  max_rel_err is |got - ref| / max(|ref|,
+// bound(i)); max_abs_err is the largest |got - ref|.  bound(i) is computed
+// during the comparison, on all cores: at the large preset an array of bounds
+// would be another 2-4 GiB to fill and to read.
+template <typename Bound>
+requires std::is_invocable_r_v<double, Bound, std::size_t> Validation compare_with_bounds(
+    std::span<const float> got, std::span<const double> ref, Bound bound, Validation result = {}) {
+  if (got.size() != ref.size())
+    return detail::size_mismatch(std::move(result), "output size " + std::to_string(got.size()) +
+                                                        " != reference size " +
+                                                        std::to_string(ref.size()));
+  return detail::compare_elements(
+      got, ref, std::move(result),
+      [&bound](std::size_t i, double) {
+        const double b = bound(i);
+        return detail::ElementLimits{b, b};
+      },
+      [&bound](std::size_t i) { return " (bound " + std::to_string(bound(i)) + ")"; });
+}
+
+// As above with the bounds stored, bound[i] (GEMM: gamma * sum_k |a_ik|
+// |b_kj|, see gemm/gemm_reference.hpp).
 inline Validation compare_with_bounds(std::span<const float> got, std::span<const double> ref,
                                       std::span<const double> bound, Validation result = {}) {
-  if (got.size() != ref.size() || bound.size() != ref.size()) {
-    result.passed = false;
-    result.detail = "output size " + std::to_string(got.size()) + " != reference size " +
-                    std::to_string(ref.size()) + " or bound size " + std::to_string(bound.size());
-    return result;
-  }
-  return detail::compare_elements(
-      got, ref, std::move(result), [bound](std::size_t i, double) { return bound[i]; },
-      [bound](std::size_t i) { return bound[i]; },
-      [bound](std::size_t i) { return " (bound " + std::to_string(bound[i]) + ")"; });
+  if (got.size() != ref.size() || bound.size() != ref.size())
+    return detail::size_mismatch(
+        std::move(result), "output size " + std::to_string(got.size()) + " != reference size " +
+                               std::to_string(ref.size()) + " or bound size " +
+                               std::to_string(bound.size()));
+  return compare_with_bounds(
+      got, ref, [bound](std::size_t i) { return bound[i]; }, std::move(result));
 }
 
 }  // namespace rl
