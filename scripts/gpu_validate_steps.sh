@@ -1,12 +1,15 @@
 # shellcheck shell=bash disable=SC2154  # the variables are the caller's (listed below)
 # The four steps of scripts/gpu_validate (sourced by it; not a command).
 # Reads: mode, out, build, arch, jobs, bench_target, size, test_label, budget,
-# tests_regex, prebuilt, bench_extra, root.  Each step prints its plan and its
+# tests_regex, prebuilt, pack, bench_extra, root, state.  Each step prints its plan and its
 # expected time before it starts, logs to $out/logs/<step>.log and records its
 # outcome in $out/steps/<step>.tsv (step, outcome, seconds, note), which
 # SUMMARY.md is written from.
 
 say() { echo "gpu_validate: $*"; }
+
+# shellcheck source=scripts/gpu_validate_pack.sh
+source "$(dirname "${BASH_SOURCE[0]}")/gpu_validate_pack.sh"
 
 # record STEP OUTCOME SECONDS NOTE   (outcome: passed, failed, partial, skipped, not run)
 record() {
@@ -55,6 +58,16 @@ step_build() {
   else
     preset=emu
     say "build: bench_roofline_emu, roofline and the tests of label unit (emulator backend), into $build ($jobs jobs)"
+  fi
+  if [[ -n "$pack" ]]; then
+    say "build: unpacking $pack into $build"
+    local unpacked
+    if unpacked="$(unpack_pack "$pack" "$log")"; then
+      record build passed $((SECONDS - start)) "$unpacked"
+      return 0
+    fi
+    record build failed $((SECONDS - start)) "$unpacked"
+    return 1
   fi
   say "build: expected: $(expected build)"
   if ((!prebuilt)) && [[ "${RL_GPU_VALIDATE_SKIP_SETUP:-0}" != 1 ]]; then

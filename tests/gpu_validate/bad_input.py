@@ -63,6 +63,9 @@ class BadInput(unittest.TestCase):
         self.refused(["--emulator", "--test-budget", "5"], "--test-budget expects whole seconds")
         self.refused(["--emulator", "--test-budget", "2h"], "--test-budget expects whole seconds")
 
+    def test_pack_flags(self):
+        self.refused(["--emulator", "--pack", "x.tar.xz"], "--pack is for a GPU machine")
+
     def test_unwritable_output_folder(self):
         blocker = os.path.join(self.tmp.name, "file")
         open(blocker, "w").close()

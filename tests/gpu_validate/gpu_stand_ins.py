@@ -179,6 +179,50 @@ class GpuStandIns(unittest.TestCase):
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
         self.assertRegex(self.read(self.log, "ctest.args"), r"--stop-time \d\d:\d\d:\d\d")
 
+    def make_pack(self, arch="90a"):
+        """A build folder as the packing machine left it, packed by scripts/gpu_pack."""
+        built = os.path.join(self.tmp.name, "elsewhere", "build")
+        os.makedirs(os.path.join(built, "bench"))
+        os.makedirs(os.path.join(built, "tests", "gemm"))
+        with open(os.path.join(built, "CMakeCache.txt"), "w") as f:
+            f.write("CMAKE_CUDA_ARCHITECTURES:STRING=%s\n" % arch)
+        for name in ("bench_roofline", "roofline"):
+            path = os.path.join(built, "bench", name)
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\n")
+            os.chmod(path, 0o755)
+        with open(os.path.join(built, "tests", "gemm", "CTestTestfile.cmake"), "w") as f:
+            f.write('include("%s/tests/gemm/gemm_gpu_test[1]_include.cmake")\n' % built)
+        with open(os.path.join(built, "tests", "gemm", "gemm_gpu_test[1]_tests.cmake"), "w") as f:
+            f.write('add_test([=[a]=] %s/tests/gemm/gemm_gpu_test)\n' % built)
+        pack = os.path.join(self.tmp.name, "gpu-pack-%s.tar.xz" % arch)
+        done = subprocess.run([os.path.join(os.path.dirname(SCRIPT), "gpu_pack"), "--arch", arch,
+                               "--prebuilt", "--build-dir", built, "--out", pack],
+                              capture_output=True, text=True, timeout=120)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        return built, pack
+
+    def test_a_pack_from_another_machine_is_unpacked_with_this_machine_s_paths(self):
+        built, pack = self.make_pack()
+        done = self.run_script("--pack", pack, "--step", "build")
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        self.assertIn("unpacked 'gpu-pack-90a.tar.xz' (built for 90a on another machine)",
+                      done.stdout)
+        here = os.path.join(self.tmp.name, "build")
+        testfile = self.read(here, "tests", "gemm", "CTestTestfile.cmake")
+        self.assertIn(here + "/tests/gemm/gemm_gpu_test[1]_include.cmake", testfile)
+        self.assertNotIn(built, testfile + self.read(here, "tests", "gemm",
+                                                     "gemm_gpu_test[1]_tests.cmake"))
+        self.assertIn("ld_library_path=" + here + "/pack-lib",
+                      self.read(self.out, "state.env"))
+        self.assertFalse(os.path.exists(os.path.join(self.log, "cmake.args")))  # nothing built
+
+    def test_a_pack_for_another_architecture_fails_the_build_step_saying_so(self):
+        _, pack = self.make_pack("90a")
+        done = self.run_script("--pack", pack, "--step", "build", cc="10.0")
+        self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
+        self.assertIn("the pack was built for 90a; this GPU needs 100a", done.stdout)
+
     def test_a_failed_gpu_test_is_named_and_exits_1(self):
         done = self.run_script(FAKE_GPU_FAIL="1")
         self.assertEqual(done.returncode, 1, done.stdout + done.stderr)
