@@ -4,22 +4,20 @@
 //
 // The idea: on a B200 mma.sync compiles to the legacy HMMA path, a fraction
 // of the peak; tcgen05.mma is the instruction the datasheet's figures are for.
-// One CTA per SM, cta_group::1, M = 128, N = 256 (the largest one CTA issues):
-// the accumulator lives in tensor memory (256 of its 512 columns, allocated
-// and freed by warp 0), A and B in shared memory (K-major, no swizzle: 8 x
-// 16-byte core matrices, LBO = 128 B along K, SBO = 256 B along M / N; every
-// kind reads 32 bytes of K per row).  One thread issues kStepsPerCommit MMAs,
-// commits them to one of two mbarriers and waits for the batch before, so a
-// batch is always queued behind the one executing and the pipe never drains.
-// One loop for every kind; only the instruction descriptor and the bit
-// pattern of 1 change.
+// The loop (tcgen05_loop.hpp): one CTA per SM, cta_group::1, M = 128, N = 256
+// (the largest one CTA issues), the accumulator in 256 of tensor memory's 512
+// columns, A and B in shared memory, batches of MMAs queued behind the one
+// executing.  One loop for every kind; only the instruction descriptor and
+// the bit pattern of 1 change.
 //
 // sm_100a / sm_103a only (rl/ptx_sm100_mma.hpp, rl/ptx_sm100_tmem.hpp): other
 // GPU targets trap, the records run on compute capability 10.0 and 10.3 (an
 // sm_100a cubin does not run on 10.3: the build compiles 103a for it), int8
 // on 10.0 only (sm_103a has no kind::i8).  The
 // emulator runs them when it emulates a datacenter Blackwell (RL_EMU_CC=100 or
-// 103); elsewhere they stay gpu_only.  Not yet run on a GPU in this project.
+// 103); elsewhere they stay gpu_only.  NOT YET RUN ON A GPU: compiled for
+// sm_100a / sm_103a and their SASS checked statically (below); whether the
+// hardware agrees with the emulator's model is for the first B200 run.
 //
 // The check: A and B are all ones (exact in every input type), so every
 // element of D ends at iters * kStepsPerCommit * K; after the loop each warp
@@ -33,28 +31,25 @@
 // FLOPs: 2 * 128 * 256 * K per MMA (K = 16 bf16/fp16, 8 tf32, 32 fp8/int8;
 // an integer multiply-add counts 2).  Bytes: the per-thread outputs only.
 #include "ceilings/support.hpp"
+#include "ceilings/tcgen05_loop.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
-#include "rl/ptx.hpp"
-#include "rl/ptx_sm100_mma.hpp"
-#include "rl/ptx_sm100_tmem.hpp"
 #include "rl/registry.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace rl::ceilings {
 namespace {
 
-constexpr int kBlockThreads = 128;  // four warps: one per lane quarter of tensor memory
-constexpr int kStepsPerCommit = 4;
-constexpr int kTileM = 128, kTileN = 256;
-constexpr int kRowBytes = 32;            // K bytes per operand row, every kind
+using tcgen05::kBlockThreads;
+using tcgen05::kRowBytes;
+using tcgen05::kStepsPerCommit;
+using tcgen05::kTileM;
+using tcgen05::kTileN;
 constexpr std::uint32_t kColumns = 256;  // one f32 / s32 column per element of a D row
 
 using rl::ptx::Tcgen05Kind;
@@ -128,57 +123,23 @@ __device__ __forceinline__ void tcgen05_loop(int iters, typename P::Acc* __restr
   __shared__ std::uint64_t done[2];
   for (int i = threadIdx.x; i < kTileM * kRowBytes / 4; i += blockDim.x) a_tile[i] = P::kOnes;
   for (int i = threadIdx.x; i < kTileN * kRowBytes / 4; i += blockDim.x) b_tile[i] = P::kOnes;
-  rl::ptx::fence_proxy_async_shared();  // ordinary stores before the MMA's async-proxy reads
-  const unsigned warp = threadIdx.x / 32;
-  if (warp == 0) {
-    rl::ptx::tmem_alloc(&tmem_base, kColumns);
-    rl::ptx::tmem_relinquish_alloc_permit();
-  }
-  if (threadIdx.x == 0) {
-    rl::ptx::mbarrier_init(&done[0], 1);
-    rl::ptx::mbarrier_init(&done[1], 1);
-    rl::ptx::fence_mbarrier_init();
-  }
-  rl::ptx::tcgen05_fence_before_thread_sync();
-  __syncthreads();
-  rl::ptx::tcgen05_fence_after_thread_sync();
+  tcgen05::start(&tmem_base, done, kColumns);
   const std::uint32_t d = tmem_base;
-
   if (threadIdx.x == 0) {
-    const auto none = rl::ptx::Tcgen05Swizzle::none;
-    const std::uint64_t desc_a =
-        rl::ptx::tcgen05_smem_descriptor(rl::ptx::shared_address(a_tile), 128, 256, none);
-    const std::uint64_t desc_b =
-        rl::ptx::tcgen05_smem_descriptor(rl::ptx::shared_address(b_tile), 128, 256, none);
-    constexpr std::uint32_t plus = P::idesc(false), minus = P::idesc(P::kAlternateSign);
-    for (int it = 0; it < iters; ++it) {
-      // In pairs: for fp8 the second of each pair subtracts what the first added.
-      for (int s = 0; s < kStepsPerCommit; s += 2) {
-        rl::ptx::tcgen05_mma<P::kKind>(d, desc_a, desc_b, plus, it > 0 || s > 0);
-        rl::ptx::tcgen05_mma<P::kKind>(d, desc_a, desc_b, minus, true);
-      }
-      rl::ptx::tmem_commit(&done[it & 1]);
-      // The batch before completes while this one waits behind it.
-      if (it > 0) rl::ptx::mbarrier_wait_parity(&done[(it - 1) & 1], ((it - 1) >> 1) & 1);
-    }
-    if constexpr (P::kAlternateSign) {
-      rl::ptx::tcgen05_mma<P::kKind>(d, desc_a, desc_b, plus, iters > 0);
-      rl::ptx::tmem_commit(&done[iters & 1]);
-      rl::ptx::mbarrier_wait_parity(&done[iters & 1], (iters >> 1) & 1);
-    } else if (iters > 0) {
-      rl::ptx::mbarrier_wait_parity(&done[(iters - 1) & 1], ((iters - 1) >> 1) & 1);
-    }
-    rl::ptx::tcgen05_fence_before_thread_sync();
+    const std::uint64_t desc_a = tcgen05::operand_descriptor(a_tile);
+    const std::uint64_t desc_b = tcgen05::operand_descriptor(b_tile);
+    constexpr std::uint32_t plus = P::idesc(false), minus = P::idesc(true);
+    tcgen05::issue<P::kAlternateSign>(iters, done, [&](bool negate, bool accumulate) {
+      rl::ptx::tcgen05_mma<P::kKind>(d, desc_a, desc_b, negate ? minus : plus, accumulate);
+    });
   }
-  __syncthreads();
-  rl::ptx::tcgen05_fence_after_thread_sync();
+  tcgen05::await_accumulator();
 
   // Warp w reads lanes 32 w .. 32 w + 31 (rows of D), 32 columns at a time.
   Acc lo = 0, hi = 0;
   for (int c = 0; c < kTileN; c += 32) {
     std::uint32_t r[32];
-    rl::ptx::tmem_ld<rl::ptx::TmemShape::s32x32b, 32>(d + ((32u * warp) << 16) + c, r);
-    rl::ptx::tmem_wait_ld();
+    tcgen05::read_row_chunk(d, c, r);
     for (int i = 0; i < 32; ++i) {
       const Acc v = __builtin_bit_cast(Acc, r[i]);
       lo = (c == 0 && i == 0) || v < lo ? v : lo;
@@ -188,44 +149,44 @@ __device__ __forceinline__ void tcgen05_loop(int iters, typename P::Acc* __restr
   const std::size_t thread = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
   out[2 * thread] = lo;
   out[2 * thread + 1] = hi;
-  rl::ptx::tcgen05_fence_before_thread_sync();
-  __syncthreads();
-  if (warp == 0) rl::ptx::tmem_dealloc(d, kColumns);
+  tcgen05::finish(d, kColumns);
 }
 
 }  // namespace
 
-// The loops are the kernels' whole work.  Compiled with rl/ptx_sm90.hpp's
-// mbarrier and fence wrappers emitting their PTX for __CUDA_ARCH__ >= 900,
-// nvcc 13.0 gives on sm_100a / sm_103a UTCHMMA for bf16, fp16 and tf32,
-// UTCQMMA for fp8, UTCIMMA for int8 (sm_100a only: sm_103a has no kind::i8),
-// 40-46 registers, 12312 bytes of shared memory, no spills.  Today those
-// wrappers emit PTX only in sm_90a code, so on sm_100a the loop traps at its
-// first fence: the records refuse the GPU (kNotOnGpuYet below) and the static
-// declarations hold registers and shared memory only.  With the wrappers
-// fixed, add per kernel: arch=100a,103a sass=UTCHMMA (UTCQMMA for fp8;
-// arch=100a sass=UTCIMMA for int8) and drop kNotOnGpuYet.
+// The loops are the kernels' whole work.  nvcc 13.0 gives on sm_100a and
+// sm_103a UTCHMMA for bf16, fp16 and tf32, UTCQMMA for fp8, UTCIMMA for int8
+// (sm_100a only: sm_103a has no kind::i8, so there the int8 loop holds no
+// MMA and the record refuses 10.3), 40-46 registers, 12312 bytes of shared
+// memory, no spills; the mbarrier waits are SYNCS.PHASECHK.  On the other
+// targets every tcgen05 wrapper traps (the records refuse them by min_cc).
 // rl-static: kernel=tcgen05_loop_bf16_m128n256k16 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_bf16_m128n256k16 arch=100a,103a sass=UTCHMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_bf16_m128n256k16(int iters, float* __restrict__ out) {
   tcgen05_loop<Bf16>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_fp16_m128n256k16 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_fp16_m128n256k16 arch=100a,103a sass=UTCHMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_fp16_m128n256k16(int iters, float* __restrict__ out) {
   tcgen05_loop<Fp16>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_tf32_m128n256k8 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_tf32_m128n256k8 arch=100a,103a sass=UTCHMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_tf32_m128n256k8(int iters, float* __restrict__ out) {
   tcgen05_loop<Tf32>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_fp8_e4m3_m128n256k32 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_fp8_e4m3_m128n256k32 arch=100a,103a sass=UTCQMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_fp8_e4m3_m128n256k32(int iters, float* __restrict__ out) {
   tcgen05_loop<Fp8E4m3>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_fp8_e5m2_m128n256k32 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_fp8_e5m2_m128n256k32 arch=100a,103a sass=UTCQMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_fp8_e5m2_m128n256k32(int iters, float* __restrict__ out) {
   tcgen05_loop<Fp8E5m2>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_int8_m128n256k32 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_int8_m128n256k32 arch=100a sass=UTCIMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_int8_m128n256k32(int iters, std::int32_t* __restrict__ out) {
   tcgen05_loop<Int8>(iters, out);
 }
@@ -270,12 +231,6 @@ class Tcgen05Loop final : public Workload {
   DeviceBuffer<typename P::Acc> out_;
 };
 
-std::vector<Shape> tcgen05_shapes(SizePreset preset) {
-  // One CTA per SM; the fallback (no device) assumes a B200's 148 SMs.
-  const int sms = device_attribute_or(cudaDevAttrMultiProcessorCount, 148);
-  return loop_shapes(preset, sms, kBlockThreads, 1024);
-}
-
 template <typename P>
 roofline::Cost tcgen05_cost(const Shape& shape) {
   const LoopShape s = parse_loop_shape(shape, kMaxIters<P>);
@@ -283,18 +238,6 @@ roofline::Cost tcgen05_cost(const Shape& shape) {
   const double bytes = static_cast<double>(s.blocks * s.threads) * 2 * sizeof(typename P::Acc);
   return {mmas * 2.0 * kTileM * kTileN * P::kK, bytes, bytes, P::kUnit};
 }
-
-// On the GPU the loops trap until rl/ptx_sm90.hpp's mbarrier and fence
-// wrappers emit their PTX for sm_100a (see the static declarations above).
-#if defined(RL_EMULATE)
-const std::function<std::optional<std::string>(int)> kNotOnGpuYet = {};
-#else
-const std::function<std::optional<std::string>(int)> kNotOnGpuYet =
-    [](int) -> std::optional<std::string> {
-  return "rl/ptx_sm90.hpp emits mbarrier and fence PTX only in sm_90a code yet: on sm_100a "
-         "this loop would trap";
-};
-#endif
 
 template <typename P>
 KernelRecord tcgen05_record(const char* name, roofline::Precision precision, LoopKernel<P> kernel) {
@@ -309,15 +252,11 @@ KernelRecord tcgen05_record(const char* name, roofline::Precision precision, Loo
       .gpu_only = !rl::ptx::emulator_runs_tcgen05(),  // RL_EMU_CC=100 or 103
       .min_cc = 100,
       .max_cc = P::kKind == Tcgen05Kind::i8 ? 100 : 103,  // sm_103a has no kind::i8
-      .shapes = tcgen05_shapes,
+      .shapes = tcgen05::launch_shapes,
       .cost = tcgen05_cost<P>,
       .make_workload = [kernel](const Shape& shape, std::uint64_t) -> std::unique_ptr<Workload> {
-        const LoopShape s = parse_loop_shape(shape, kMaxIters<P>);
-        if (s.threads != kBlockThreads)
-          throw std::invalid_argument("tcgen05 loop: threads must be 128 (four warps)");
-        return std::make_unique<Tcgen05Loop<P>>(s, kernel);
+        return std::make_unique<Tcgen05Loop<P>>(tcgen05::parse_shape(shape, kMaxIters<P>), kernel);
       },
-      .refuse_on = kNotOnGpuYet,
   };
 }
 

@@ -9,11 +9,11 @@
 //
 // Who has what (the same answer as rl/emu/arch.hpp gives the emulator):
 // - mbarrier, TMA, bulk copies and the async-proxy fences exist from sm_90 on
-//   (9.0, 10.x, 12.x): under the emulator they run when rl::emu::has_tma().
-//   On the GPU they are still inline PTX only in sm_90a code (RL_PTX_SM90):
-//   enabling them for __CUDA_ARCH__ >= 900 compiles, but gives the sm_120
-//   build of gemm_wgmma_tma an 8-byte stack frame its static check refuses,
-//   so that waits for a kernel outside sm_90a that uses them.
+//   (9.0, 10.x, 12.x): under the emulator they run when rl::emu::has_tma(),
+//   on the GPU they are inline PTX wherever __CUDA_ARCH__ >= 900
+//   (RL_PTX_SM90), so the tcgen05 loops of sm_100a wait on real mbarriers.
+//   The global -> shared copies name their destination .shared::cta from
+//   sm_100 on (rl/ptx_sm90_tma.hpp says why).
 // - wgmma (and setmaxnreg, which has no wrapper) is sm_90a-only: the "a"
 //   features are not forward compatible, so sm_100a and sm_120 builds do not
 //   have them.  On the GPU it is inline PTX behind __CUDA_ARCH_FEAT_SM90_ALL
@@ -52,9 +52,8 @@
 #include <cuda.h>  // CUtensorMap and its enums (types only: no libcuda link)
 #endif
 
-// GPU code of the sm_90+ families (mbarrier, TMA, bulk copies, fences): sm_90a
-// builds for now (above).
-#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+// GPU code of the sm_90+ families (mbarrier, TMA, bulk copies, fences).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define RL_PTX_SM90 1
 #else
 #define RL_PTX_SM90 0

@@ -15,11 +15,25 @@
 #include "rl/emu/hopper.hpp"
 #endif
 
+// The state space of a global -> shared copy's destination.  The copy
+// writes this CTA's shared memory and completes on this CTA's mbarrier, so
+// .shared::cta (PTX ISA 8.6) says what is meant.  With .shared::cluster and
+// a CTA-window address, ptxas 13.0 for sm_120 checks at run time whether the
+// address lies in this CTA and, if not, calls a system routine (CALL.ABS, an
+// 8-byte stack frame in gemm_wgmma_tma); with .shared::cta it emits the copy
+// alone.  sm_90 keeps .shared::cluster, the form toolkits before PTX ISA 8.6
+// accept (every toolkit that compiles sm_100 or later knows 8.6).
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 1000
+#define RL_PTX_BULK_DST "shared::cta"
+#else
+#define RL_PTX_BULK_DST "shared::cluster"
+#endif
+
 namespace rl::ptx {
 
 // --- TMA -------------------------------------------------------------------
 
-// cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes
+// cp.async.bulk.tensor.2d.shared::{cluster,cta}.global.tile.mbarrier::complete_tx::bytes
 // [dst], [map, {col, row}], [bar]: copies the box at element coordinates
 // (col, row) (innermost first, may lie partly or wholly outside the tensor:
 // those elements are written as zero) into shared memory at dst, in the map's
@@ -34,11 +48,12 @@ RL_PTX_FN void tma_load_2d([[maybe_unused]] void* dst, [[maybe_unused]] const Te
   const std::int32_t coords[2] = {col, row};
   rl::emu::hopper::tma_load(dst, *map, coords, 2, bar);
 #elif RL_PTX_SM90
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
-      " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(shared_address(dst)),
-      "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row), "r"(shared_address(bar))
-      : "memory");
+  asm volatile("cp.async.bulk.tensor.2d." RL_PTX_BULK_DST
+               ".global.tile.mbarrier::complete_tx::bytes"
+               " [%0], [%1, {%2, %3}], [%4];\n" ::"r"(shared_address(dst)),
+               "l"(reinterpret_cast<std::uint64_t>(map)), "r"(col), "r"(row),
+               "r"(shared_address(bar))
+               : "memory");
 #else
   RL_PTX_UNSUPPORTED();
 #endif
@@ -71,10 +86,10 @@ RL_PTX_FN void tma_store_2d([[maybe_unused]] const TensorMap* map,
 #endif
 }
 
-// cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [dst], [src], bytes, [bar]:
-// copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from
-// global src to shared dst and counts them down on bar's transaction count
-// (announce them first with mbarrier_arrive_expect_tx).  One thread issues it.
+// cp.async.bulk.shared::{cluster,cta}.global.mbarrier::complete_tx::bytes [dst], [src], bytes,
+// [bar]: copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from global src to
+// shared dst and counts them down on bar's transaction count (announce them first with
+// mbarrier_arrive_expect_tx).  One thread issues it.
 RL_PTX_FN void bulk_load([[maybe_unused]] void* dst, [[maybe_unused]] const void* src,
                          [[maybe_unused]] std::uint32_t bytes,
                          [[maybe_unused]] std::uint64_t* bar) {
@@ -83,8 +98,8 @@ RL_PTX_FN void bulk_load([[maybe_unused]] void* dst, [[maybe_unused]] const void
   rl::emu::hopper::bulk_load(dst, src, bytes, bar);
 #elif RL_PTX_SM90
   asm volatile(
-      "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::
-          "r"(shared_address(dst)),
+      "cp.async.bulk." RL_PTX_BULK_DST
+      ".global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(shared_address(dst)),
       "l"(src), "r"(bytes), "r"(shared_address(bar))
       : "memory");
 #else
@@ -154,3 +169,5 @@ RL_PTX_FN void bulk_wait_group_read() {
 }
 
 }  // namespace rl::ptx
+
+#undef RL_PTX_BULK_DST
