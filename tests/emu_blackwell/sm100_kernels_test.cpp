@@ -2,8 +2,10 @@
 // (this test runs with RL_EMU_CC=100, set by its CMakeLists): every tcgen05
 // roof loop is runnable here (not gpu_only) and validates, exactly, at a small
 // shape with an odd iteration count; the packed-FFMA2 FP32 roof, where it is
-// registered, too.  The instruction tests (tcgen05_*_test.cpp) hold the
-// negative cases.
+// registered, too.  The block-scaled loops' check is shown to catch a wrong
+// scale and a dropped k-block; the instruction tests (tcgen05_*_test.cpp)
+// hold the other negative cases.
+#include "ceilings/tcgen05_block_scaled.hpp"
 #include "rl/cuda.hpp"
 #include "rl/registry.hpp"
 
@@ -29,7 +31,9 @@ TEST(Sm100OnTheEmulator, the_device_reports_10_0_and_every_sm100a_record_runs_on
   ASSERT_EQ(cudaGetDeviceProperties(&prop, 0), cudaSuccess);
   ASSERT_EQ(prop.major * 10 + prop.minor, 100) << "this test needs RL_EMU_CC=100";
   const std::vector<std::string> names = sm100a_records();
-  EXPECT_GE(names.size(), 6u);  // the tcgen05 loops: bf16, fp16, tf32, fp8 e4m3/e5m2, int8
+  // The tcgen05 loops: bf16, fp16, tf32, fp8 e4m3/e5m2, int8; fp6 e3m2/e2m3,
+  // fp4 e2m1, mxfp8, mxfp6, mxfp4, nvfp4.
+  EXPECT_GE(names.size(), 13u);
   for (const std::string& name : names) {
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr) << name;
@@ -37,23 +41,60 @@ TEST(Sm100OnTheEmulator, the_device_reports_10_0_and_every_sm100a_record_runs_on
   }
 }
 
+// Two blocks and three iterations: small, odd, and past the first commit.
+rl::Shape small_shape(const rl::KernelRecord& record) {
+  const std::vector<rl::Shape> shapes = record.shapes(rl::SizePreset::small);
+  EXPECT_FALSE(shapes.empty()) << record.name;
+  rl::Shape shape = shapes.front();
+  for (auto& [key, value] : shape.dims) {
+    if (key == "blocks") value = 2;
+    if (key == "iters") value = 3;
+  }
+  return shape;
+}
+
 TEST(Sm100OnTheEmulator, every_sm100a_record_validates_exactly_at_a_small_shape) {
   for (const std::string& name : sm100a_records()) {
     SCOPED_TRACE(name);
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr);
-    const std::vector<rl::Shape> shapes = record->shapes(rl::SizePreset::small);
-    ASSERT_FALSE(shapes.empty());
-    rl::Shape shape = shapes.front();
-    // Two blocks and three iterations: small, odd, and past the first commit.
-    for (auto& [key, value] : shape.dims) {
-      if (key == "blocks") value = 2;
-      if (key == "iters") value = 3;
-    }
-    std::unique_ptr<rl::Workload> workload = record->make_workload(shape, 1);
+    std::unique_ptr<rl::Workload> workload = record->make_workload(small_shape(*record), 1);
     const rl::Validation v = workload->validate(nullptr);
     EXPECT_TRUE(v.passed) << v.detail;
   }
+}
+
+// The same loops with their uploaded scales corrupted: validation must fail.
+// A dropped block needs two k-blocks an MMA (mxf4: 2X, nvfp4: 4X).
+TEST(Sm100OnTheEmulator, a_wrong_scale_or_a_dropped_block_fails_the_block_scaled_check) {
+  using rl::ceilings::Tcgen05ScaleFault;
+  struct Case {
+    const char* name;
+    Tcgen05ScaleFault fault;
+    bool passes;
+  };
+  const Case cases[] = {
+      {"tcgen05_loop_mxf4nvf4_ue4m3", Tcgen05ScaleFault::none, true},
+      {"tcgen05_loop_mxf8f6f4_e4m3", Tcgen05ScaleFault::wrong_scale, false},
+      {"tcgen05_loop_mxf8f6f4_e3m2", Tcgen05ScaleFault::wrong_scale, false},
+      {"tcgen05_loop_mxf4", Tcgen05ScaleFault::wrong_scale, false},
+      {"tcgen05_loop_mxf4nvf4_ue4m3", Tcgen05ScaleFault::wrong_scale, false},
+      {"tcgen05_loop_mxf4", Tcgen05ScaleFault::dropped_block, false},
+      {"tcgen05_loop_mxf4nvf4_ue4m3", Tcgen05ScaleFault::dropped_block, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.name) + " fault " + std::to_string(static_cast<int>(c.fault)));
+    const rl::KernelRecord* record = rl::find_kernel(c.name);
+    ASSERT_NE(record, nullptr);
+    std::unique_ptr<rl::Workload> workload = rl::ceilings::make_tcgen05_scaled_workload_with_fault(
+        c.name, small_shape(*record), c.fault);
+    ASSERT_NE(workload, nullptr);
+    const rl::Validation v = workload->validate(nullptr);
+    EXPECT_EQ(v.passed, c.passes) << v.detail;
+  }
+  EXPECT_EQ(rl::ceilings::make_tcgen05_scaled_workload_with_fault("tcgen05_loop_bf16", rl::Shape{},
+                                                                  Tcgen05ScaleFault::wrong_scale),
+            nullptr);
 }
 
 }  // namespace
