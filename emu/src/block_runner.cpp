@@ -50,7 +50,10 @@ void start_block(Worker& worker, const Job& job, std::uint64_t linear, Block& b)
   if (worker.threads.size() < count) worker.threads.resize(count);
   worker.hot.resize(worker.threads.size());
   worker.states.assign(count, State::runnable);
-  if constexpr (kRacecheck) b.race_sync.assign(2 * std::size_t{count} + 3, 0);
+  if constexpr (kRacecheck) {
+    b.race_sync.assign(2 * std::size_t{count} + 3, 0);
+    worker.stacks.renew(count);
+  }
   worker.race_fiber = race_current_fiber();
   b.threads = worker.threads.data();
   b.states = worker.states.data();
@@ -138,10 +141,11 @@ void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string
 
 // Runs one block on this host thread's worker.  Under racecheck each block
 // gets a fresh host thread instead: its static __shared__ objects (thread
-// locals) and fiber stacks are then new memory to TSan, not memory that the
-// previous block's fibers used with nothing ordering them before this
-// block's (TSan in GCC 12 has no working call that forgets a range, and an
-// edge between the blocks would hide every race between them).
+// locals) are then new memory to TSan, not memory that the previous block's
+// fibers used with nothing ordering them before this block's (TSan in GCC 12
+// has no interface call that forgets a range, and an edge between the blocks would
+// hide every race between them).  The fiber stacks stay the host worker's,
+// mapped again for each block (StackPool::renew, which TSan does forget).
 void run_block_here(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
                     cudaError_t& error) {
   if constexpr (kRacecheck) {
@@ -155,6 +159,12 @@ void run_block_here(Worker& worker, const Job& job, std::uint64_t linear, std::s
       const RaceIgnored bookkeeping;              // tearing the worker down included
       const BlockThreadSignalStack signal_stack;  // for the crash report after a stack overflow
       Worker block_worker;
+      struct BorrowedStacks {  // mapped once per host worker, renewed per block
+        StackPool& own;
+        StackPool& borrower;
+        BorrowedStacks(StackPool& o, StackPool& b) : own(o), borrower(b) { borrower.swap(own); }
+        ~BorrowedStacks() { borrower.swap(own); }
+      } borrowed{worker.stacks, block_worker.stacks};
       tl_worker = &block_worker;
       watch(block_worker.watch);
       run_block(block_worker, job, linear, failure, error);

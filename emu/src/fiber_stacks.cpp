@@ -26,6 +26,15 @@ StackPool::~StackPool() {
   for (void* base : bases_) munmap(base, stack_bytes() + guard_bytes());
 }
 
+void StackPool::renew(std::size_t count) {
+  for (std::size_t i = 0; i < count && i < bases_.size(); ++i) {
+    void* usable = static_cast<char*>(bases_[i]) + guard_bytes();
+    if (mmap(usable, stack_bytes(), PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0) == MAP_FAILED)
+      throw std::bad_alloc();
+  }
+}
+
 StackBounds StackPool::stack(std::size_t i) {
   while (bases_.size() <= i) {
     void* base = mmap(nullptr, stack_bytes() + guard_bytes(), PROT_READ | PROT_WRITE,

@@ -90,6 +90,23 @@ __global__ void last_block_sums(const int* in, int* partial, unsigned* tickets, 
   }
 }
 
+// Each thread keeps a local array on its fiber's stack (the noinline call
+// makes it memory, checked by TSan), and every block's thread r runs on the
+// stack that thread r of the block before used: race-free only because each
+// block's stacks are new memory to TSan, with no edge between the blocks.
+__device__ __attribute__((noinline)) int sum_of_local_copy(const int* in) {
+  volatile int local[64];
+  for (int i = 0; i < 64; ++i) local[i] = in[i];
+  int sum = 0;
+  for (int i = 0; i < 64; ++i) sum += local[i];
+  return sum;
+}
+
+__global__ void blocks_reuse_stacks(const int* in, int* sums) {
+  const int sum = sum_of_local_copy(in);
+  if (threadIdx.x == 0) sums[blockIdx.x] = sum;
+}
+
 int run(const char* name) {
   std::vector<int> in(64);
   int expected = 0;
@@ -125,6 +142,13 @@ int run(const char* name) {
     int sum = 0;
     for (int b = 0; b < 8; ++b) sum += in[b];
     return cudaGetLastError() == cudaSuccess && out == sum ? 0 : 1;
+  }
+  if (std::strcmp(name, "blocks_reuse_stacks") == 0) {
+    std::vector<int> sums(8, -1);
+    rl::launch(blocks_reuse_stacks, dim3(8), dim3(32), 0, nullptr, in.data(), sums.data());
+    bool right = true;
+    for (const int s : sums) right = right && s == expected;
+    return cudaGetLastError() == cudaSuccess && right ? 0 : 1;
   }
   std::fprintf(stderr, "racecheck_cases: unknown case '%s'\n", name);
   return 2;
