@@ -14,9 +14,12 @@
 #include "rl/ptx.hpp"
 #include "rl/ptx_sm100_mma.hpp"
 #include "rl/ptx_sm100_tmem.hpp"
+#include "rl/registry.hpp"
 
 #include <cstdint>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace rl::ceilings::tcgen05 {
@@ -40,6 +43,28 @@ inline LoopShape parse_shape(const Shape& shape, std::int64_t max_iters) {
   if (s.threads != kBlockThreads)
     throw std::invalid_argument("tcgen05 loop: threads must be 128 (four warps)");
   return s;
+}
+
+// A tcgen05 roof record: what they all share, with the record's own cost and
+// workload (max_cc narrowed by the caller where sm_103a lacks the kind).
+inline KernelRecord roof_record(const char* name, roofline::Precision precision,
+                                roofline::ComputeUnit unit, decltype(KernelRecord::cost) cost,
+                                decltype(KernelRecord::make_workload) make_workload) {
+  return KernelRecord{
+      .name = name,
+      .family = "ceilings",
+      .variant = "tcgen05_loop",
+      .precision = precision,
+      .unit = unit,
+      .baseline = "",
+      .ceiling = std::string(roofline::compute_ceiling_name(unit)),
+      .gpu_only = !rl::ptx::emulator_runs_tcgen05(),  // RL_EMU_CC=100 or 103
+      .min_cc = 100,
+      .max_cc = 103,
+      .shapes = launch_shapes,
+      .cost = std::move(cost),
+      .make_workload = std::move(make_workload),
+  };
 }
 
 // The descriptor of an operand tile laid out as the header says.

@@ -240,30 +240,20 @@ std::unique_ptr<Workload> make_loop(const Shape& shape, Tcgen05ScaleFault fault)
 }
 
 template <typename P>
+roofline::Cost narrow_cost(const Shape& shape) {
+  const LoopShape s = parse_loop_shape(shape, kMaxIters);
+  const double mmas =
+      static_cast<double>(s.blocks) * (static_cast<double>(s.iters) * tcgen05::kStepsPerCommit + 1);
+  const double bytes = static_cast<double>(s.blocks) * kTileM * kTileN * sizeof(float);
+  return {mmas * 2.0 * kTileM * kTileN * P::kK, bytes, bytes, P::kUnit};
+}
+
+template <typename P>
 KernelRecord narrow_record(const char* name, roofline::Precision precision) {
-  return KernelRecord{
-      .name = name,
-      .family = "ceilings",
-      .variant = "tcgen05_loop",
-      .precision = precision,
-      .unit = P::kUnit,
-      .baseline = "",
-      .ceiling = std::string(roofline::compute_ceiling_name(P::kUnit)),
-      .gpu_only = !rl::ptx::emulator_runs_tcgen05(),  // RL_EMU_CC=100 or 103
-      .min_cc = 100,
-      .max_cc = 103,
-      .shapes = tcgen05::launch_shapes,
-      .cost =
-          [](const Shape& shape) {
-            const LoopShape s = parse_loop_shape(shape, kMaxIters);
-            const double mmas = static_cast<double>(s.blocks) *
-                                (static_cast<double>(s.iters) * tcgen05::kStepsPerCommit + 1);
-            const double bytes = static_cast<double>(s.blocks) * kTileM * kTileN * sizeof(float);
-            return roofline::Cost{mmas * 2.0 * kTileM * kTileN * P::kK, bytes, bytes, P::kUnit};
-          },
-      .make_workload = [](const Shape& shape,
-                          std::uint64_t) { return make_loop<P>(shape, Tcgen05ScaleFault::none); },
-  };
+  return tcgen05::roof_record(name, precision, P::kUnit, narrow_cost<P>,
+                              [](const Shape& shape, std::uint64_t) {
+                                return make_loop<P>(shape, Tcgen05ScaleFault::none);
+                              });
 }
 
 struct FaultableRecord {

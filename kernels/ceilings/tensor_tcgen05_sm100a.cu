@@ -241,23 +241,13 @@ roofline::Cost tcgen05_cost(const Shape& shape) {
 
 template <typename P>
 KernelRecord tcgen05_record(const char* name, roofline::Precision precision, LoopKernel<P> kernel) {
-  return KernelRecord{
-      .name = name,
-      .family = "ceilings",
-      .variant = "tcgen05_loop",
-      .precision = precision,
-      .unit = P::kUnit,
-      .baseline = "",
-      .ceiling = std::string(roofline::compute_ceiling_name(P::kUnit)),
-      .gpu_only = !rl::ptx::emulator_runs_tcgen05(),  // RL_EMU_CC=100 or 103
-      .min_cc = 100,
-      .max_cc = P::kKind == Tcgen05Kind::i8 ? 100 : 103,  // sm_103a has no kind::i8
-      .shapes = tcgen05::launch_shapes,
-      .cost = tcgen05_cost<P>,
-      .make_workload = [kernel](const Shape& shape, std::uint64_t) -> std::unique_ptr<Workload> {
+  KernelRecord record = tcgen05::roof_record(
+      name, precision, P::kUnit, tcgen05_cost<P>,
+      [kernel](const Shape& shape, std::uint64_t) -> std::unique_ptr<Workload> {
         return std::make_unique<Tcgen05Loop<P>>(tcgen05::parse_shape(shape, kMaxIters<P>), kernel);
-      },
-  };
+      });
+  if constexpr (P::kKind == Tcgen05Kind::i8) record.max_cc = 100;  // sm_103a has no kind::i8
+  return record;
 }
 
 }  // namespace
