@@ -106,7 +106,8 @@ constexpr std::int64_t kTmaPitchElements = 16 / kElementBytes;
 }  // namespace
 
 // Budgets: on every architecture registers and static shared memory (other
-// than on sm_90a the body traps at its first Hopper instruction); on sm_90a
+// than on sm_90a the body traps at its first wgmma: the mbarrier and TMA
+// instructions before it exist from sm_90 on); on sm_90a
 // also the instructions the design rests on: HGMMA (wgmma), UTMALDG (TMA
 // loads), SYNCS.ARRIVE / SYNCS.PHASECHK (mbarrier arrive and try_wait).
 // max_smem is the 64 bytes of static mbarriers only: the 129 KiB ring is
