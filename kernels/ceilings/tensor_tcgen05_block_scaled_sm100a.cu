@@ -183,7 +183,9 @@ __device__ __forceinline__ void block_scaled_loop(const std::uint32_t* __restric
 // .4x32dp128bit copies tell them apart), UTCOMMA for kind::mxf4, and for
 // kind::mxf4nvf4 with scale_vec::4X UTCOMMA.4X on sm_100a but
 // UTCOMMA.BLOCK16 on sm_103a; 40 registers, 12312 bytes of shared memory
-// (13848 with the scale sources), no spills.  Other targets trap.
+// (13848 with the scale sources), no spills; the hot loop is 4 MMAs in 62
+// instructions (66 block-scaled): loop_share bounds it at 16 an MMA.  Other
+// targets trap.
 // rl-static: kernel=tcgen05_narrow_loop max_regs=64 max_smem=13848
 // rl-static: kernel=tcgen05_narrow_loop arch=100a,103a sass=SYNCS.PHASECHK
 // rl-static: kernel=F8f6f4E3m2 arch=100a,103a sass=UTCQMMA sass_absent=UTCCP
@@ -194,6 +196,13 @@ __device__ __forceinline__ void block_scaled_loop(const std::uint32_t* __restric
 // rl-static: kernel=Mxf4Ue8m0 arch=100a,103a sass=UTCOMMA,UTCCP sass_absent=UTCOMMA.4X
 // rl-static: kernel=Mxf4nvf4Ue4m3 arch=100a sass=UTCOMMA.4X,UTCCP
 // rl-static: kernel=Mxf4nvf4Ue4m3 arch=103a sass=UTCOMMA.BLOCK16,UTCCP
+// rl-static: kernel=F8f6f4E3m2 arch=100a,103a loop_share=UTCQMMA:6
+// rl-static: kernel=F8f6f4E2m3 arch=100a,103a loop_share=UTCQMMA:6
+// rl-static: kernel=F8f6f4E2m1 arch=100a,103a loop_share=UTCQMMA:6
+// rl-static: kernel=Mxf8f6f4E4m3 arch=100a,103a loop_share=UTCQMMA:6
+// rl-static: kernel=Mxf8f6f4E3m2 arch=100a,103a loop_share=UTCQMMA:6
+// rl-static: kernel=Mxf4Ue8m0 arch=100a,103a loop_share=UTCOMMA:6
+// rl-static: kernel=Mxf4nvf4Ue4m3 arch=100a,103a loop_share=UTCOMMA:6
 template <typename P>
 __global__ void tcgen05_narrow_loop(const std::uint32_t* __restrict__ operands, int iters,
                                     float* __restrict__ out) {

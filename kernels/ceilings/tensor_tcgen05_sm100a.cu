@@ -158,34 +158,43 @@ __device__ __forceinline__ void tcgen05_loop(int iters, typename P::Acc* __restr
 // sm_103a UTCHMMA for bf16, fp16 and tf32, UTCQMMA for fp8, UTCIMMA for int8
 // (sm_100a only: sm_103a has no kind::i8, so there the int8 loop holds no
 // MMA and the record refuses 10.3), 40-46 registers, 12312 bytes of shared
-// memory, no spills; the mbarrier waits are SYNCS.PHASECHK.  On the other
-// targets every tcgen05 wrapper traps (the records refuse them by min_cc).
+// memory, no spills; the mbarrier waits are SYNCS.PHASECHK.  The hot loop
+// (a batch: 4 MMAs, each in its elect-one retry, the commit and the wait for
+// the batch before) is 59 instructions, 62 for fp8: loop_share bounds it at
+// 16 instructions an MMA.  On the other targets every tcgen05 wrapper traps
+// (the records refuse them by min_cc).
 // rl-static: kernel=tcgen05_loop_bf16_m128n256k16 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_bf16_m128n256k16 arch=100a,103a loop_share=UTCHMMA:6
 // rl-static: kernel=tcgen05_loop_bf16_m128n256k16 arch=100a,103a sass=UTCHMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_bf16_m128n256k16(int iters, float* __restrict__ out) {
   tcgen05_loop<Bf16>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_fp16_m128n256k16 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_fp16_m128n256k16 arch=100a,103a loop_share=UTCHMMA:6
 // rl-static: kernel=tcgen05_loop_fp16_m128n256k16 arch=100a,103a sass=UTCHMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_fp16_m128n256k16(int iters, float* __restrict__ out) {
   tcgen05_loop<Fp16>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_tf32_m128n256k8 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_tf32_m128n256k8 arch=100a,103a loop_share=UTCHMMA:6
 // rl-static: kernel=tcgen05_loop_tf32_m128n256k8 arch=100a,103a sass=UTCHMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_tf32_m128n256k8(int iters, float* __restrict__ out) {
   tcgen05_loop<Tf32>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_fp8_e4m3_m128n256k32 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_fp8_e4m3_m128n256k32 arch=100a,103a loop_share=UTCQMMA:6
 // rl-static: kernel=tcgen05_loop_fp8_e4m3_m128n256k32 arch=100a,103a sass=UTCQMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_fp8_e4m3_m128n256k32(int iters, float* __restrict__ out) {
   tcgen05_loop<Fp8E4m3>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_fp8_e5m2_m128n256k32 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_fp8_e5m2_m128n256k32 arch=100a,103a loop_share=UTCQMMA:6
 // rl-static: kernel=tcgen05_loop_fp8_e5m2_m128n256k32 arch=100a,103a sass=UTCQMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_fp8_e5m2_m128n256k32(int iters, float* __restrict__ out) {
   tcgen05_loop<Fp8E5m2>(iters, out);
 }
 // rl-static: kernel=tcgen05_loop_int8_m128n256k32 max_regs=64 max_smem=12312
+// rl-static: kernel=tcgen05_loop_int8_m128n256k32 arch=100a loop_share=UTCIMMA:6
 // rl-static: kernel=tcgen05_loop_int8_m128n256k32 arch=100a sass=UTCIMMA,SYNCS.PHASECHK
 __global__ void tcgen05_loop_int8_m128n256k32(int iters, std::int32_t* __restrict__ out) {
   tcgen05_loop<Int8>(iters, out);
