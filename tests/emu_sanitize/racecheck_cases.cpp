@@ -90,16 +90,26 @@ __global__ void last_block_sums(const int* in, int* partial, unsigned* tickets, 
   }
 }
 
-// Each thread keeps a local array on its fiber's stack (the noinline call
-// makes it memory, checked by TSan), and every block's thread r runs on the
-// stack that thread r of the block before used: race-free only because each
-// block's stacks are new memory to TSan, with no edge between the blocks.
-__device__ __attribute__((noinline)) int sum_of_local_copy(const int* in) {
-  volatile int local[64];
+// Each thread keeps a local array on its fiber's stack, written and read
+// through pointers in calls kept out of line (noipa: so TSan checks those
+// accesses; GCC leaves a local whose address is not taken unchecked), and
+// every block's thread r runs on the stack that thread r of the block before
+// used: race-free only because each block's stacks are new memory to TSan,
+// with no edge between the blocks.
+__attribute__((noipa)) void copy_to_local(int* local, const int* in) {
   for (int i = 0; i < 64; ++i) local[i] = in[i];
+}
+
+__attribute__((noipa)) int sum_of_local(const int* local) {
   int sum = 0;
   for (int i = 0; i < 64; ++i) sum += local[i];
   return sum;
+}
+
+__device__ int sum_of_local_copy(const int* in) {
+  int local[64];
+  copy_to_local(local, in);
+  return sum_of_local(local);
 }
 
 __global__ void blocks_reuse_stacks(const int* in, int* sums) {
