@@ -82,7 +82,7 @@ bool is_memory_ceiling(std::string_view ceiling_name) {
 
 roofline::Ceiling measured_ceiling(const roofline::KernelResult& timed,
                                    std::string_view ceiling_name, std::string_view shape_text,
-                                   const ClockWindow& window) {
+                                   const ClockWindow& window, std::string_view instruction) {
   if (!timed.time_s || timed.time_s->min <= 0)
     throw std::invalid_argument("measured_ceiling: kernel " + timed.name + " was not timed");
   roofline::Ceiling ceiling;
@@ -93,7 +93,9 @@ roofline::Ceiling measured_ceiling(const roofline::KernelResult& timed,
   const double work = memory ? timed.bytes_model : timed.flops;
   ceiling.value = work / timed.time_s->median;
   ceiling.best = work / timed.time_s->min;
-  ceiling.method = "kernel " + timed.name + ", " + std::string(shape_text);
+  ceiling.method = "kernel " + timed.name +
+                   (instruction.empty() ? "" : " (" + std::string(instruction) + ")") + ", " +
+                   std::string(shape_text);
   ceiling.observed_sm_mhz = window.mean_sm_mhz;
   ceiling.throttle_reasons = window.throttle_reasons;
   if (window.samples > 0) ceiling.throttled_fraction = window.throttled_fraction;

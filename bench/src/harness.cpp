@@ -171,7 +171,8 @@ void Harness::set_repetition_counters(benchmark::State& state, BenchEntry& entry
           roofline::roof_of(repetition, results_.ceilings, l2_bytes()), ceilings_version_};
     } else {
       std::vector<roofline::Ceiling> ceilings = results_.ceilings;
-      merge_ceiling(ceilings, measured_ceiling(repetition, entry.record->ceiling, "", {}));
+      merge_ceiling(ceilings, measured_ceiling(repetition, entry.record->ceiling, "", {},
+                                               entry.record->instruction));
       entry.judged_roof =
           BenchEntry::JudgedRoof{roofline::roof_of(repetition, ceilings, l2_bytes()), std::nullopt};
     }
@@ -225,8 +226,8 @@ roofline::KernelResult Harness::record_of(
   // A library says which algorithm its heuristic picked.
   result.method = measurer_->notes_of(entry);
   if (!entry.record->ceiling.empty()) {
-    roofline::Ceiling ceiling =
-        measured_ceiling(result, entry.record->ceiling, entry.shape.to_string(), window);
+    roofline::Ceiling ceiling = measured_ceiling(
+        result, entry.record->ceiling, entry.shape.to_string(), window, entry.record->instruction);
     if (!result.method.empty()) ceiling.method += "; " + result.method;
     // The kernels recorded so far that this ceiling bounds are judged again.
     if (merge_ceiling(results_.ceilings, std::move(ceiling))) rejudge_after(entry.record->ceiling);

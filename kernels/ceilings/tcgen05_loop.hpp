@@ -64,6 +64,7 @@ inline KernelRecord roof_record(const char* name, roofline::Precision precision,
       .shapes = launch_shapes,
       .cost = std::move(cost),
       .make_workload = std::move(make_workload),
+      .instruction = "tcgen05.mma, one CTA, D in tensor memory",
   };
 }
 

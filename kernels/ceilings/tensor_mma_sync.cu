@@ -308,6 +308,7 @@ KernelRecord mma_record(std::string name, roofline::Precision precision, rooflin
       .refuse_on = std::is_same_v<Mma, MmaE4m3> ? std::function<std::optional<std::string>(int)>(
                                                       rl::ptx::fp8_mma_sync_refusal)
                                                 : nullptr,
+      .instruction = "mma.sync, warp-level; on sm_100/103 the legacy path below tcgen05",
   };
 }
 

@@ -342,6 +342,7 @@ KernelRecord sm120a_record(std::string name, roofline::Precision precision,
         return std::make_unique<MmaSm120aLoop<Mma>>(parse_loop_shape(shape, kMaxIters));
       },
       .idea = std::move(idea),
+      .instruction = "mma.sync, sm_120a kinds (QMMA, OMMA)",
   };
 }
 

@@ -291,6 +291,7 @@ KernelRecord wgmma_record(const char* name, roofline::Precision precision, Wgmma
           throw std::invalid_argument("wgmma loop: threads must be one warpgroup (128)");
         return std::make_unique<WgmmaLoop<P>>(s, kernel);
       },
+      .instruction = "wgmma.mma_async, warpgroup",
   };
 }
 

@@ -83,6 +83,12 @@ TEST(MeasuredCeilings, memory_ceiling_is_bytes_over_median_time_like_every_kerne
   EXPECT_EQ(c.method, "kernel hbm_copy_vec16, n=268435456");
 }
 
+TEST(MeasuredCeilings, the_method_names_the_instruction_the_roof_is_made_of) {
+  const auto k = timed_kernel(1e12, 1e3, {2e-2});
+  const auto c = rl::bench::measured_ceiling(k, "tc.bf16", "blocks=1", {}, "mma.sync (HMMA)");
+  EXPECT_EQ(c.method, "kernel hbm_copy_vec16 (mma.sync (HMMA)), blocks=1");
+}
+
 TEST(MeasuredCeilings, compute_ceiling_is_flops_over_median_time) {
   const auto k = timed_kernel(1e12, 1e3, {2e-2, 1e-2});
   rl::bench::ClockWindow window;

@@ -46,10 +46,11 @@ bool is_memory_ceiling(std::string_view ceiling_name);
 // A timed ceiling kernel as a measured ceiling: value = work / median time
 // (the statistic every kernel is judged by), best = work / fastest repetition
 // (what BabelStream would report; kept for the record).
-// `shape_text` names the shape in the method ("kernel hbm_copy_vec16, n=268435456").
+// `shape_text` names the shape in the method, after the record's `instruction`
+// when it has one ("kernel wgmma_loop_bf16 (wgmma.mma_async (HGMMA)), blocks=264,...").
 roofline::Ceiling measured_ceiling(const roofline::KernelResult& timed,
                                    std::string_view ceiling_name, std::string_view shape_text,
-                                   const ClockWindow& window);
+                                   const ClockWindow& window, std::string_view instruction = {});
 
 // --ceilings-from: the ceilings of an earlier run, for a run on `here`.
 // Throws UsageError (one line naming `source`) when the earlier run is from

@@ -113,6 +113,9 @@ struct KernelRecord {
   // report's fusion pair), declared, never inferred from `baseline`, which
   // names the ladder rung below.  "" for the others.
   std::string fuses = {};
+  // For a ceiling kernel: the instruction its roof is made of, as the report
+  // names it beside the roof ("wgmma.mma_async (HGMMA)"); "" for the others.
+  std::string instruction = {};
   // Where the record is registered, relative to the project root
   // ("kernels/gemm/gemm_f32_naive.cu"): set by RL_REGISTER_KERNEL from
   // __FILE__ (project_relative_path), for --list.
