@@ -10,6 +10,7 @@
 #include "rl/bench/interrupt.hpp"
 #include "rl/bench/options.hpp"
 #include "rl/bench/run_info.hpp"
+#include "rl/host_parallel.hpp"
 #include "rl/roofline/results_io.hpp"
 
 #include <benchmark/benchmark.h>
@@ -115,6 +116,13 @@ int run_main(int argc, char** argv) {
     } catch (const std::exception& error) {
       throw UsageError(std::string("--ceilings-from: ") + error.what());
     }
+  }
+  // RL_HOST_THREADS (the host-side validation's threads) is input too: a bad
+  // value is one line here, not an error inside every workload.
+  try {
+    (void)host_threads();
+  } catch (const std::invalid_argument& error) {
+    throw UsageError(error.what());
   }
   if (options.dump_tensors) prepare_output_dir(*options.dump_tensors);
   if (options.out_dir) prepare_output_dir(*options.out_dir);

@@ -28,9 +28,9 @@ def fail(message):
     return 1
 
 
-def expect_one_line_error(binary, args, must_contain):
+def expect_one_line_error(binary, args, must_contain, env=None):
     """Bad input: exit 2, exactly one line '<program>: ...' on stderr, nothing on stdout."""
-    r = run(binary, *args)
+    r = run(binary, *args, env=env)
     lines = r.stderr.splitlines()
     if r.returncode != 2:
         return fail(f"{args}: exit {r.returncode}, expected 2; stderr: {r.stderr!r}")
@@ -364,6 +364,12 @@ def check_selection_bad_input(binary):
     ]
     for args, must_contain in cases:
         why = expect_one_line_error(binary, args, must_contain)
+        if why:
+            return why
+    # The host-side validation's thread count is input too (rl/host_parallel.hpp).
+    for value in ("0", "many"):
+        why = expect_one_line_error(binary, [], "RL_HOST_THREADS must be a whole number",
+                                    env={"RL_HOST_THREADS": value})
         if why:
             return why
     return 0
