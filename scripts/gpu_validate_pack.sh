@@ -63,8 +63,7 @@ for name in files:
       still+=("$lib")
     fi
   done
-  echo "ld_library_path=$libpath" >>"$state"
-  export LD_LIBRARY_PATH="$libpath${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  echo "ld_library_path=$libpath" >>"$state"  # the caller exports it (this runs in a subshell)
   if ((${#still[@]})); then
     echo "unpacked, but no ${still[*]} on this machine (install the CUDA libraries or set LD_LIBRARY_PATH)"
     return 1

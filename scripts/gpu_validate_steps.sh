@@ -63,6 +63,9 @@ step_build() {
     say "build: unpacking $pack into $build"
     local unpacked
     if unpacked="$(unpack_pack "$pack" "$log")"; then
+      # unpack_pack ran in a subshell: the library path it kept in state.env
+      # is exported here for the steps after this one in the same run.
+      export LD_LIBRARY_PATH="$(state_get ld_library_path)${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
       record build passed $((SECONDS - start)) "$unpacked"
       return 0
     fi

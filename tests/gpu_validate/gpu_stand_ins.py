@@ -53,6 +53,7 @@ CTEST = """\
 #!/bin/bash
 [[ "$*" == *--show-only* ]] && { echo '{"tests": []}'; exit 0; }
 echo "$*" >> "$FAKE_LOG/ctest.args"
+echo "$LD_LIBRARY_PATH" >> "$FAKE_LOG/ctest.ld_library_path"
 prev=""; for a in "$@"; do [[ "$prev" == --output-junit ]] && junit="$a"; prev="$a"; done
 failure=""; [[ -n "$FAKE_GPU_FAIL" ]] && failure='<failure message="Failed"/>'
 cat > "$junit" <<EOX
@@ -216,6 +217,13 @@ class GpuStandIns(unittest.TestCase):
         self.assertIn("ld_library_path=" + here + "/pack-lib",
                       self.read(self.out, "state.env"))
         self.assertFalse(os.path.exists(os.path.join(self.log, "cmake.args")))  # nothing built
+
+    def test_the_steps_after_a_pack_s_build_step_see_its_library_path(self):
+        _, pack = self.make_pack()
+        done = self.run_script("--pack", pack)  # every step in one run
+        self.assertIn("build | passed", self.read(self.out, "SUMMARY.md"), done.stdout)
+        here = os.path.join(self.tmp.name, "build")
+        self.assertIn(here + "/pack-lib", self.read(self.log, "ctest.ld_library_path"))
 
     def test_a_pack_for_another_architecture_fails_the_build_step_saying_so(self):
         _, pack = self.make_pack("90a")
