@@ -32,15 +32,15 @@ class BadInput(unittest.TestCase):
     def tearDown(self):
         self.tmp.cleanup()
 
-    def refused(self, args, words):
+    def refused(self, args, words, script=SCRIPT):
         env = dict(os.environ, PATH=self.bin + os.pathsep + os.environ["PATH"])
-        done = subprocess.run([SCRIPT, *args], env=env, capture_output=True, text=True,
+        done = subprocess.run([script, *args], env=env, capture_output=True, text=True,
                               timeout=60)
         self.assertEqual(done.returncode, 2, done.stdout + done.stderr)
         self.assertEqual(done.stdout, "")
         lines = done.stderr.strip().splitlines()
         self.assertEqual(len(lines), 1, done.stderr)
-        self.assertTrue(lines[0].startswith("gpu_validate: "), lines[0])
+        self.assertTrue(lines[0].startswith(os.path.basename(script) + ": "), lines[0])
         self.assertIn(words, lines[0])
         return lines[0]
 
@@ -65,6 +65,13 @@ class BadInput(unittest.TestCase):
 
     def test_pack_flags(self):
         self.refused(["--emulator", "--pack", "x.tar.xz"], "--pack is for a GPU machine")
+        missing = os.path.join(self.tmp.name, "none.tar.xz")
+        self.refused(["--pack", missing], "--pack: cannot read")
+        pack = os.path.join(os.path.dirname(SCRIPT), "gpu_pack")
+        self.refused([], "--arch is required", script=pack)
+        self.refused(["--arch", "hopper"], "--arch expects a CUDA architecture", script=pack)
+        self.refused(["--arch", "90a", "--prebuilt", "--build-dir", self.tmp.name],
+                     "is not a build folder configured for 90a", script=pack)
 
     def test_unwritable_output_folder(self):
         blocker = os.path.join(self.tmp.name, "file")
