@@ -32,8 +32,9 @@ struct Args {
   const T* bias;
   int rows;
   int C;
-  // Grid cap of the rung whose blocks loop over rows (a resident wave by
-  // default); tests lower it so that blocks go round that loop.
+  // Grid cap of the rungs whose blocks loop over rows (rows-per-block, and
+  // the unfused rung's normalisation); tests lower it so that blocks go round
+  // that loop.  The default leaves each rung's own grid unchanged.
   std::int64_t max_blocks = std::int64_t{1} << 31;
 };
 

@@ -13,6 +13,9 @@
 #include "layernorm/layernorm_launch.hpp"
 #include "layernorm/layernorm_workload.hpp"
 
+#include <algorithm>
+#include <cstdint>
+
 namespace rl::layernorm {
 
 // Cost model: x read by each of the three kernels (the tensor does not fit in
@@ -24,7 +27,8 @@ double bytes_model_unfused(const Dims& d) {
 
 constexpr int kWarpsPerBlock = 8;
 // Enough blocks of 256 threads to fill any current GPU (2048 threads an SM);
-// more rows than that go round the row loop (the tests force it).
+// more rows than that go round the row loop.  Args::max_blocks caps it
+// further: the tests lower it so that a few rows take that loop.
 constexpr int kMaxNormaliseBlocks = 2048;
 
 // rl-static: kernel=layernorm_unfused_mean max_regs=40 max_smem=0
@@ -100,7 +104,8 @@ void launch_layernorm_unfused(const Args<T>& a, cudaStream_t stream) {
   rl::launch(layernorm_unfused_rstd<T>, row_grid, row_block, 0, stream, a.rstd, a.mean, a.x, a.rows,
              a.C);
   constexpr int kThreads = 256;
-  const int blocks = std::min(a.rows, kMaxNormaliseBlocks);
+  const int blocks =
+      static_cast<int>(std::min<std::int64_t>({a.rows, kMaxNormaliseBlocks, a.max_blocks}));
   rl::launch(layernorm_unfused_normalise<T>, dim3(static_cast<unsigned>(blocks)), dim3(kThreads), 0,
              stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.rows, a.C);
 }

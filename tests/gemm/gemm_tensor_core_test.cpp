@@ -143,6 +143,7 @@ TEST_P(TensorCoreRung, MatchesFloat64ReferenceAtOddShapesUnderTwoSchedules) {
 // path) and 144 x 80 x 48 (cp.async path).
 TEST_P(TensorCoreRung, DroppedLastKStepFailsTheBound) {
   RL_KERNEL_TEST_SETUP();
+  RL_SKIP_UNDER_RACECHECK();
   RL_SKIP_IF_CANNOT_RUN(GetParam().name);
   for (const Dims& d : {Dims{67, 45, 33}, Dims{144, 80, 48}}) {
     SCOPED_TRACE(to_string(d));
@@ -159,6 +160,7 @@ TEST_P(TensorCoreRung, DroppedLastKStepFailsTheBound) {
 // read inside the buffer.
 TEST_P(TensorCoreRung, WrongLeadingDimensionFailsTheBound) {
   RL_KERNEL_TEST_SETUP();
+  RL_SKIP_UNDER_RACECHECK();
   RL_SKIP_IF_CANNOT_RUN(GetParam().name);
   auto workload = make_workload(GetParam().name, {67, 45, 33}, 8);
   ASSERT_NE(workload, nullptr);

@@ -9,6 +9,8 @@
 //                             must be bit-identical.  A missing barrier or a
 //                             read of another thread's unwritten data shows up
 //                             as a difference between schedules.
+//   RL_SKIP_UNDER_RACECHECK();
+//                             a validator or numerics test: skipped under tsan.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -28,6 +30,21 @@
   } while (0)
 #else
 #define RL_KERNEL_TEST_SETUP() RL_REQUIRE_GPU()
+#endif
+
+// First line after RL_KERNEL_TEST_SETUP() of a test that checks the validator
+// or the numerics (a sabotaged launch or redrawn inputs) of a kernel whose
+// positive tests run the same record on the same launch path: under the tsan
+// preset it is skipped, since racecheck learns nothing from a second run of
+// that code and every run costs ten times more there.  One reason string, so
+// that the skip summary shows these as one group; other presets run them.
+#if defined(__SANITIZE_THREAD__)
+#define RL_SKIP_UNDER_RACECHECK() \
+  GTEST_SKIP() << "checks the validator/numerics; racecheck runs this kernel's positive tests"
+#else
+#define RL_SKIP_UNDER_RACECHECK() \
+  do {                            \
+  } while (0)
 #endif
 
 namespace rl::test {
