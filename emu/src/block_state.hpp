@@ -32,6 +32,7 @@ enum class State : std::uint8_t { runnable, barrier, collective, activemask, obj
 
 struct Block;
 struct Job;
+struct RaceCollectiveSync;  // collectives.cpp
 
 struct Thread {
   Context context = nullptr;  // where it resumes; nullptr once it has finished
@@ -53,7 +54,10 @@ struct Thread {
   // unwound (see abandon()).
   bool abandoned = false;
   void* race_fiber = nullptr;  // racecheck: this thread's TSan fiber
-  bool fenced = false;         // racecheck: has executed a __threadfence*()
+  // racecheck: the sync object of the warp collective in progress, shared by
+  // its participants (collectives.cpp)
+  RaceCollectiveSync* race_collective = nullptr;
+  bool fenced = false;  // racecheck: has executed a __threadfence*()
 };
 
 struct Block {
@@ -71,22 +75,19 @@ struct Block {
   unsigned exited_since_barrier = 0;
   const void* barrier_site = nullptr;
   // racecheck sync objects, fresh for every block (their addresses are all
-  // TSan knows them by): per thread one for arriving at and one for leaving
-  // a warp collective, then two for __syncthreads, alternating by generation
-  // (a thread cannot arrive at barrier g+2 before every thread left g), and
-  // one the worker releases before the block starts (its fibers are reused).
-  // Empty outside racecheck.
+  // TSan knows them by): two for __syncthreads, alternating by generation (a
+  // thread cannot arrive at barrier g+2 before every thread left g), and one
+  // the worker releases before the block starts (its fibers are reused).
+  // Warp collectives have one per instance instead (Thread::race_collective).
+  // At least kRaceSyncObjects long under racecheck, empty outside it.
+  static constexpr std::size_t kRaceSyncObjects = 3;
   std::vector<std::uint64_t> race_sync;
   unsigned barrier_generation = 0;
   const void* race_object(std::size_t i) const {
     return race_sync.empty() ? nullptr : &race_sync[i];
   }
-  const void* race_arrive(unsigned rank) const { return race_object(2 * std::size_t{rank}); }
-  const void* race_depart(unsigned rank) const { return race_object(2 * std::size_t{rank} + 1); }
-  const void* race_barrier(unsigned generation) const {
-    return race_object(2 * std::size_t{count} + (generation & 1u));
-  }
-  const void* race_start() const { return race_object(2 * std::size_t{count} + 2); }
+  const void* race_barrier(unsigned generation) const { return race_object(generation & 1u); }
+  const void* race_start() const { return race_object(2); }
   std::vector<unsigned> activemask_waiting;  // per warp
   // Per warp: lanes waiting in any warp collective, and the lanes that have
   // exited or do not exist (a partial last warp).  A collective cannot

@@ -10,12 +10,27 @@
 #include <algorithm>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include "block_reports.hpp"
 #include "fibers.hpp"
 
 namespace rl::emu {
 namespace detail {
+
+// racecheck: the TSan sync object of one warp-collective instance, 2
+// operations a lane: each waiting participant releases its arrival into it,
+// the completer acquires it once, runs the exchange and releases once, each
+// waiting participant acquires it as it leaves.  A sync object keeps every
+// release it ever received, so no later instance may find this one's: each
+// instance gets fresh heap memory, freed when its last lane has left, and
+// TSan drops the sync objects inside memory that is freed (libtsan's
+// OnUserFree: MetaMap::FreeBlock), also when the allocator hands the same
+// address to a later instance (racecheck case shfl_then_reused_sync_object).
+struct RaceCollectiveSync {
+  unsigned holders = 0;  // lanes that joined and have not left
+};
+
 namespace {
 
 // synccheck: a barrier that completes after threads exited without reaching
@@ -46,6 +61,46 @@ inline unsigned lane_count(unsigned mask) {
   return (((mask + (mask >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24;
 }
 
+// The sync object of the instance `t` (mask and function set) joins: that of
+// a lane already waiting in it (same warp, mask and function: a lane waits in
+// one instance at a time, and an instance completes when all of its lanes
+// wait), or a new one.
+RaceCollectiveSync* race_join_collective(const Block& b, const Thread& t) {
+  const unsigned base = t.rank & ~31u;
+  RaceCollectiveSync* sync = nullptr;
+  for (unsigned m = t.mask; m != 0 && sync == nullptr; m &= m - 1) {
+    const unsigned rank = base + static_cast<unsigned>(__builtin_ctz(m));
+    if (rank >= b.count || rank == t.rank) continue;
+    const Thread& u = b.threads[rank];
+    if ((*u.state) == State::collective && u.mask == t.mask && u.fn == t.fn)
+      sync = u.race_collective;
+  }
+  if (sync == nullptr) sync = new RaceCollectiveSync;
+  ++sync->holders;
+  return sync;
+}
+
+// A lane's hold on its instance's sync object for the duration of its
+// warp_collective call, dropped also when an aborted block unwinds it; the
+// last lane to leave frees the object.  Nothing outside racecheck.
+class RaceCollectiveHold {
+ public:
+  RaceCollectiveHold(const Block& b, Thread& t) : t_(t) {
+    if constexpr (kRacecheck) t.race_collective = race_join_collective(b, t);
+  }
+  ~RaceCollectiveHold() {
+    if constexpr (kRacecheck) {
+      RaceCollectiveSync* const sync = std::exchange(t_.race_collective, nullptr);
+      if (--sync->holders == 0) delete sync;
+    }
+  }
+  RaceCollectiveHold(const RaceCollectiveHold&) = delete;
+  RaceCollectiveHold& operator=(const RaceCollectiveHold&) = delete;
+
+ private:
+  Thread& t_;
+};
+
 // Completes the collective `t` waits in if every non-exited lane of its mask
 // waits in the same one.
 bool try_complete_collective(Block& b, const Thread& t) {
@@ -62,21 +117,21 @@ bool try_complete_collective(Block& b, const Thread& t) {
     posts[lane] = u.post;
   }
   // racecheck: every participant's arrival happens before the exchange and
-  // the exchange before every participant's departure, nothing else.  An
-  // exiting lane outside the mask completes it on behalf of a participant.
+  // the exchange before every participant's departure, nothing else.  The
+  // completer is the last participant to arrive (its own arrival needs no
+  // release), or an exiting lane, which completes it in a participant's
+  // fiber so that the exiting lane's own accesses are ordered before nothing.
   const bool outsider = tl_thread == nullptr || (tl_thread->rank & ~31u) != base ||
                         ((participants >> (tl_thread->rank & 31u)) & 1u) == 0;
   void* const own_fiber = outsider ? race_current_fiber() : nullptr;
   if (outsider)
     race_switch(b.threads[base + static_cast<unsigned>(__builtin_ctz(participants))].race_fiber);
-  for (unsigned m = participants; m != 0; m &= m - 1)
-    race_acquire(b.race_arrive(base + static_cast<unsigned>(__builtin_ctz(m))));
+  race_acquire(t.race_collective);
   {
     const RaceVisible warp_instruction;  // e.g. ldmatrix's shared-memory reads
     t.fn(posts, participants);
   }
-  for (unsigned m = participants; m != 0; m &= m - 1)
-    race_release(b.race_depart(base + static_cast<unsigned>(__builtin_ctz(m))));
+  race_release(t.race_collective);
   if (outsider) race_switch(own_fiber);
   b.collective_waiting[t.rank / 32] -= lane_count(participants);
   for (unsigned m = participants; m != 0; m &= m - 1) {
@@ -195,19 +250,22 @@ unsigned warp_collective(unsigned mask, CollectiveFn fn, void* post) {
   if (((mask >> lane) & 1u) == 0)
     fail_block(t, "thread " + std::to_string(t.rank) + " called a warp collective with mask " +
                       hex(mask) + ", which does not include its own lane " + std::to_string(lane));
-  race_release(b.race_arrive(t.rank));
-  (*t.state) = State::collective;
   t.mask = mask;
   t.fn = fn;
   t.post = post;
+  const RaceCollectiveHold instance(b, t);
+  (*t.state) = State::collective;
   const unsigned warp = t.rank / 32;
   ++b.collective_waiting[warp];
   const unsigned needed = lane_count(mask & ~b.gone_lanes[warp]);
-  if (b.collective_waiting[warp] < needed || !try_complete_collective(b, t))
+  const bool completed = b.collective_waiting[warp] >= needed && try_complete_collective(b, t);
+  if (!completed) {
+    race_release(t.race_collective);  // this lane's arrival, for the completer
     try_complete_activemask(b, warp);
+  }
   ++tl_worker->waits;
   suspend(t);
-  race_acquire(b.race_depart(t.rank));
+  if (!completed) race_acquire(t.race_collective);  // the exchange and every arrival
   return t.participants;
 }
 

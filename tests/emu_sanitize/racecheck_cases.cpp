@@ -64,6 +64,61 @@ __global__ void tree_sum_syncthreads(const int* in, int* out) {
   if (t == 0) *out = s[0];
 }
 
+// A warp collective orders every participant's arrival before every
+// participant's departure, nothing after it: lane 0 writes x after a shuffle
+// and lane 1 reads x after the same shuffle, with no __syncwarp between.
+__global__ void shfl_then_unordered(int* out) {
+  __shared__ int x;
+  const int lane = static_cast<int>(threadIdx.x);
+  const int v = __shfl_sync(0xffffffffu, lane, 0);
+  if (lane == 0) x = v + 1;
+  if (lane == 1) *out = x;
+}
+
+// The same race across a later collective that lane 2 (the reader) takes
+// no part in.  Lane 0 writes x, then meets lane 1 in __syncwarp(0x3); lane 2
+// lets one pass go by (both leave that __syncwarp and its sync object is
+// freed), then meets only itself in __syncwarp(0x4) and reads x.  The
+// emulator gives each collective instance a sync object in fresh heap
+// memory, and TSan's allocator hands lane 2's __syncwarp the memory lanes 0
+// and 1 just freed: a race only if TSan dropped what lane 0 released there.
+__global__ void shfl_then_reused_sync_object(int* out) {
+  __shared__ int x;
+  const int lane = static_cast<int>(threadIdx.x);
+  const int v = __shfl_sync(0x7u, lane, 0);
+  if (lane == 0) x = v + 1;
+  if (lane < 2) {
+    __syncwarp(0x3u);
+    return;
+  }
+  __nanosleep(1);
+  __syncwarp(0x4u);
+  *out = x;
+}
+
+// Lanes 0 and 1 wait in a shuffle whose mask names lane 2 too; lane 2 writes
+// x and exits instead, which completes the shuffle for them: its write is
+// ordered before nothing.
+__global__ void shfl_completed_by_exit(int* out) {
+  __shared__ int x;
+  const int lane = static_cast<int>(threadIdx.x);
+  if (lane == 2) {
+    x = 7;
+    return;
+  }
+  const int v = __shfl_sync(0x7u, lane, 1);
+  if (lane == 0) *out = x + v;
+}
+
+// Its correct form: lane 0 writes x before the shuffle, lane 1 reads it after.
+__global__ void shfl_orders_write_before_read(int* out) {
+  __shared__ int x;
+  const int lane = static_cast<int>(threadIdx.x);
+  if (lane == 0) x = 41;
+  const int v = __shfl_sync(0xffffffffu, lane, 1);
+  if (lane == 1) *out = x + v;
+}
+
 // Every block increments one global counter without an atomic: blocks are
 // unordered, so the read-modify-writes of two blocks race.
 __global__ void blocks_increment_plainly(int* counter) {
@@ -133,6 +188,22 @@ int run(const char* name) {
   if (std::strcmp(name, "tree_sum_syncthreads") == 0) {
     rl::launch(tree_sum_syncthreads, dim3(1), dim3(64), 0, nullptr, in.data(), &out);
     return cudaGetLastError() == cudaSuccess && out == expected ? 0 : 1;
+  }
+  if (std::strcmp(name, "shfl_then_unordered") == 0) {
+    rl::launch(shfl_then_unordered, dim3(1), dim3(32), 0, nullptr, &out);
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+  }
+  if (std::strcmp(name, "shfl_then_reused_sync_object") == 0) {
+    rl::launch(shfl_then_reused_sync_object, dim3(1), dim3(3), 0, nullptr, &out);
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+  }
+  if (std::strcmp(name, "shfl_completed_by_exit") == 0) {
+    rl::launch(shfl_completed_by_exit, dim3(1), dim3(3), 0, nullptr, &out);
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+  }
+  if (std::strcmp(name, "shfl_orders_write_before_read") == 0) {
+    rl::launch(shfl_orders_write_before_read, dim3(1), dim3(32), 0, nullptr, &out);
+    return cudaGetLastError() == cudaSuccess && out == 42 ? 0 : 1;
   }
   if (std::strcmp(name, "blocks_increment_plainly") == 0 ||
       std::strcmp(name, "blocks_increment_atomically") == 0) {
