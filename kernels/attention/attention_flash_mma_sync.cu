@@ -60,12 +60,15 @@
 // wgmma and TMA.  Performance goals (issue 11, unmeasured): ≥ 50% of cuDNN
 // SDPA on H100, ≥ 70% on A100 at d = 128, N = 4k.
 #include "attention/attention_cost.hpp"
-#include "attention/attention_error_model.hpp"
 #include "attention/attention_launch.hpp"
 #include "attention/attention_problem.hpp"
 #include "attention/attention_swizzle.hpp"
-#include "attention/attention_workload.hpp"
+#include "rl/device_instances.hpp"
 #include "rl/ptx.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "attention/attention_error_model.hpp"
+#include "attention/attention_workload.hpp"
+#endif
 
 #include <cstring>
 #include <type_traits>
@@ -362,6 +365,9 @@ void launch_attention_flash(const Args<T>& a, cudaStream_t stream) {
   });
 }
 
+RL_DEVICE_INSTANCES(&launch_attention_flash<__nv_bfloat16>, &launch_attention_flash<__half>);
+
+#if !defined(__CUDA_ARCH__)
 // The records: the arrow starts at the fp32 fused kernel (same algorithm,
 // FP32 pipe); min_cc 80 for mma.sync with bf16 and cp.async.
 template <typename T>
@@ -381,5 +387,6 @@ KernelRecord flash_record(std::string name) {
 
 RL_REGISTER_KERNEL(flash_record<__nv_bfloat16>("attention_flash_mma_sync_bf16"));
 RL_REGISTER_KERNEL(flash_record<__half>("attention_flash_mma_sync_fp16"));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::attention

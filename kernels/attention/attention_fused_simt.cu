@@ -38,10 +38,12 @@
 // d = 64 and 128; any other d is refused with an error naming the supported
 // ones (make_record's head_dims), never run generically.
 #include "attention/attention_cost.hpp"
-#include "attention/attention_error_model.hpp"
 #include "attention/attention_launch.hpp"
 #include "attention/attention_problem.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "attention/attention_error_model.hpp"
 #include "attention/attention_workload.hpp"
+#endif
 
 namespace rl::attention {
 
@@ -239,6 +241,7 @@ void launch_attention_fused(const Args<float>& a, cudaStream_t stream) {
   });
 }
 
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_record<float>({.name = "attention_f32_fused",
                                        .variant = "fused_simt",
                                        .baseline = "attention_f32_naive",
@@ -250,5 +253,6 @@ RL_REGISTER_KERNEL(make_record<float>({.name = "attention_f32_fused",
                                        .idea = "one kernel: K/V tiles in shared memory and the "
                                                "online softmax, S and P never leave the chip",
                                        .fuses = "attention_f32_naive"}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::attention

@@ -18,10 +18,12 @@
 // computes and stores the whole N×N anyway (half of it zeros), while the FLOP
 // convention credits only half: that waste is part of what it shows.
 #include "attention/attention_cost.hpp"
-#include "attention/attention_error_model.hpp"
 #include "attention/attention_launch.hpp"
 #include "attention/attention_problem.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "attention/attention_error_model.hpp"
 #include "attention/attention_workload.hpp"
+#endif
 
 namespace rl::attention {
 
@@ -163,6 +165,7 @@ void launch_attention_naive(const Args<float>& a, cudaStream_t stream) {
              a.V, a.N, a.d);
 }
 
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_record<float>(
     {.name = "attention_f32_naive",
      .variant = "naive",
@@ -172,5 +175,6 @@ RL_REGISTER_KERNEL(make_record<float>(
      .bytes_model = [](const Dims& p) { return naive_bytes_model(p, sizeof(float)); },
      .error = kErrorSimtFp32,
      .idea = "three kernels: S = scale·QKᵀ and P = softmax(S) written to memory and read back"}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::attention

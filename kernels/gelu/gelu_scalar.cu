@@ -17,7 +17,11 @@
 // issue-cost regression fails the static tests.
 #include "gelu/gelu_forms.hpp"
 #include "gelu/gelu_launch.hpp"
+#include "rl/device_instances.hpp"
+#include "rl/packed128.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gelu/gelu_workload.hpp"
+#endif
 
 namespace rl::gelu {
 
@@ -43,6 +47,11 @@ void launch_gelu_scalar(const Args<T>& a, cudaStream_t stream) {
              a.x, a.n);
 }
 
+RL_DEVICE_INSTANCES(&launch_gelu_scalar<float, Form::tanh>, &launch_gelu_scalar<float, Form::erf>,
+                    &launch_gelu_scalar<__nv_bfloat16, Form::tanh>,
+                    &launch_gelu_scalar<__nv_bfloat16, Form::erf>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_record<float>({.name = "gelu_tanh_f32_scalar",
                                        .variant = "scalar",
                                        .form = Form::tanh,
@@ -65,5 +74,6 @@ RL_REGISTER_KERNEL(
                                 .form = Form::erf,
                                 .baseline = "",
                                 .launcher = &launch_gelu_scalar<__nv_bfloat16, Form::erf>}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gelu

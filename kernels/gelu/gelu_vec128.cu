@@ -35,8 +35,11 @@
 #include "gelu/gelu_forms.hpp"
 #include "gelu/gelu_launch.hpp"
 #include "gelu/gelu_reference.hpp"
-#include "gelu/gelu_workload.hpp"
+#include "rl/device_instances.hpp"
 #include "rl/ptx.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "gelu/gelu_workload.hpp"
+#endif
 
 namespace rl::gelu {
 
@@ -88,6 +91,14 @@ void launch_gelu_vec128(const Args<T>& a, cudaStream_t stream) {
              dim3(kThreads), 0, stream, a.y, a.x, a.n);
 }
 
+RL_DEVICE_INSTANCES(&launch_gelu_vec128<float, ExactGelu<Form::tanh>>,
+                    &launch_gelu_vec128<float, ExactGelu<Form::erf>>,
+                    &launch_gelu_vec128<__nv_bfloat16, ExactGelu<Form::tanh>>,
+                    &launch_gelu_vec128<__nv_bfloat16, ExactGelu<Form::erf>>,
+                    &launch_gelu_vec128<float, FastTanhGelu>,
+                    &launch_gelu_vec128<__nv_bfloat16, FastTanhGelu>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(
     make_record<float>({.name = "gelu_tanh_f32_vec4",
                         .variant = "vec4",
@@ -126,5 +137,6 @@ RL_REGISTER_KERNEL(
                                 .baseline = "gelu_tanh_bf16_scalar",
                                 .launcher = &launch_gelu_vec128<__nv_bfloat16, FastTanhGelu>,
                                 .tanh_error = kTanhApproxMaxRelError}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gelu

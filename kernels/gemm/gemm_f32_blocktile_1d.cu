@@ -12,7 +12,9 @@
 // fewer shared loads per FMA let it climb towards the FP32 roof.
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_tiles.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gemm/gemm_workload.hpp"
+#endif
 
 namespace rl::gemm {
 
@@ -60,9 +62,11 @@ void launch_gemm_f32_blocktile_1d(const Args<float>& a, cudaStream_t stream) {
               tile_grid(a.M, a.N, kBlock1dM, kBlock1dN), dim3(kThreads1d), a, stream);
 }
 
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_blocktile_1d", "gemm_f32_smem_tiled",
                                          {.M = kBlock1dM, .N = kBlock1dN},
                                          &launch_gemm_f32_blocktile_1d,
                                          "64 x 64 block tile, 8 outputs per thread in registers"));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

@@ -13,7 +13,9 @@
 // roof rather than a memory roof.
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_tiles.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gemm/gemm_workload.hpp"
+#endif
 
 namespace rl::gemm {
 
@@ -72,8 +74,10 @@ void launch_gemm_f32_blocktile_2d(const Args<float>& a, cudaStream_t stream) {
               tile_grid(a.M, a.N, kBlock2dM, kBlock2dN), dim3(kThreads2d), a, stream);
 }
 
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_fp32_simt_record(
     "gemm_f32_blocktile_2d", "gemm_f32_blocktile_1d", {.M = kBlock2dM, .N = kBlock2dN},
     &launch_gemm_f32_blocktile_2d, "128 x 128 block tile, an 8 x 8 register tile per thread"));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

@@ -12,7 +12,9 @@
 // mirrored, about the same for square shapes.  What it buys is achieved
 // bandwidth: the point moves up towards the memory roof, not right.
 #include "gemm/gemm_launch.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gemm/gemm_workload.hpp"
+#endif
 
 namespace rl::gemm {
 
@@ -38,8 +40,10 @@ void launch_gemm_f32_coalesced(const Args<float>& a, cudaStream_t stream) {
               dim3(kCoalescedTile, kCoalescedTile), a, stream);
 }
 
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_fp32_simt_record(
     "gemm_f32_coalesced", "gemm_f32_naive", {.M = 1, .N = kCoalescedTile},
     &launch_gemm_f32_coalesced, "a warp walks along a row of C: B reads coalesced, A broadcast"));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

@@ -18,12 +18,13 @@
 // hundred GFLOP/s this rung reaches, 8192^3 (1.1 TFLOP) and the Llama MLP
 // shape would take seconds per launch and minutes per benchmark.
 #include "gemm/gemm_launch.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gemm/gemm_workload.hpp"
+#endif
 
 namespace rl::gemm {
 
 constexpr int kNaiveTile = 32;
-constexpr double kNaiveMaxLargeFlops = 0x1p37;  // see the header comment
 
 // rl-static: kernel=gemm_f32_naive max_regs=64 max_smem=0
 template <int BlockM, int BlockN>
@@ -46,9 +47,13 @@ void launch_gemm_f32_naive(const Args<float>& a, cudaStream_t stream) {
               stream);
 }
 
+#if !defined(__CUDA_ARCH__)
+constexpr double kNaiveMaxLargeFlops = 0x1p37;  // see the header comment
+
 RL_REGISTER_KERNEL(make_fp32_simt_record(
     "gemm_f32_naive", "", {.M = kNaiveTile, .N = 1}, &launch_gemm_f32_naive,
     "one thread per output; a warp walks down a column of C, so its A reads are uncoalesced",
     kNaiveMaxLargeFlops));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

@@ -14,7 +14,9 @@
 // loads per FMA.
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_tiles.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gemm/gemm_workload.hpp"
+#endif
 
 namespace rl::gemm {
 
@@ -51,9 +53,11 @@ void launch_gemm_f32_smem_tiled(const Args<float>& a, cudaStream_t stream) {
               dim3(kSmemTile, kSmemTile), a, stream);
 }
 
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_fp32_simt_record("gemm_f32_smem_tiled", "gemm_f32_coalesced",
                                          {.M = kSmemTile, .N = kSmemTile},
                                          &launch_gemm_f32_smem_tiled,
                                          "32 x 32 tiles of A and B staged in shared memory"));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

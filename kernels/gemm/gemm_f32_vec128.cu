@@ -18,7 +18,9 @@
 // FMA, so the point climbs towards the FP32 roof.
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_tiles.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gemm/gemm_workload.hpp"
+#endif
 
 namespace rl::gemm {
 
@@ -78,8 +80,10 @@ void launch_gemm_f32_vec128(const Args<float>& a, cudaStream_t stream) {
               tile_grid(a.M, a.N, kVecBlockM, kVecBlockN), dim3(kVecThreads), a, stream);
 }
 
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_fp32_simt_record(
     "gemm_f32_vec128", "gemm_f32_blocktile_2d", {.M = kVecBlockM, .N = kVecBlockN},
     &launch_gemm_f32_vec128, "128-bit global and shared loads, A transposed in shared memory"));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

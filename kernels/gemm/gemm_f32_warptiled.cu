@@ -23,7 +23,9 @@
 // reaches about 90% of cuBLAS SGEMM; ours is measured, not assumed).
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_tiles.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gemm/gemm_workload.hpp"
+#endif
 
 namespace rl::gemm {
 
@@ -111,9 +113,11 @@ void launch_gemm_f32_warptiled(const Args<float>& a, cudaStream_t stream) {
               tile_grid(a.M, a.N, kWarpBlockM, kWarpBlockN), dim3(kWarpThreads), a, stream);
 }
 
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_fp32_simt_record(
     "gemm_f32_warptiled", "gemm_f32_vec128", {.M = kWarpBlockM, .N = kWarpBlockN},
     &launch_gemm_f32_warptiled,
     "warp tiles over conflict-free shared reads, double-buffered shared memory"));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

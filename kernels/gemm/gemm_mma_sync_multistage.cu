@@ -73,10 +73,14 @@
 // Roofline: the same 128 x 128 reuse tile as the wmma rung (same intensity
 // per precision); the climb is towards the tensor roof, not to the right.
 #include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_swizzle.hpp"
 #include "gemm/gemm_tiles.hpp"
-#include "gemm/gemm_workload.hpp"
+#include "rl/device_instances.hpp"
 #include "rl/ptx.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "gemm/gemm_workload.hpp"
+#endif
 
 #include <bit>
 
@@ -373,6 +377,12 @@ void launch_gemm_mma_sync_multistage(const Args<typename P::Storage>& a, cudaStr
               tile_grid(a.M, a.N, kMmaBlockM, kMmaBlockN), dim3(kMmaThreads), a, stream);
 }
 
+RL_DEVICE_INSTANCES(&launch_gemm_mma_sync_multistage<MmaTf32>,
+                    &launch_gemm_mma_sync_multistage<MmaF16>,
+                    &launch_gemm_mma_sync_multistage<MmaBf16>,
+                    &launch_gemm_mma_sync_multistage<MmaE4m3>);
+
+#if !defined(__CUDA_ARCH__)
 template <typename P>
 KernelRecord mma_sync_record(roofline::Precision precision, roofline::ComputeUnit unit,
                              std::string baseline, ErrorModel error, int min_cc = 0,
@@ -410,5 +420,6 @@ RL_REGISTER_KERNEL(mma_sync_record<MmaBf16>(roofline::Precision::bf16,
 RL_REGISTER_KERNEL(mma_sync_record<MmaE4m3>(roofline::Precision::fp8, roofline::ComputeUnit::tc_fp8,
                                             "gemm_mma_sync_multistage_bf16", kTensorCoreError, 89,
                                             &refuse_emulated_fp8_gemm, &ptx::fp8_mma_sync_refusal));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

@@ -59,9 +59,12 @@
 // on H100, toward the wgmma_loop_bf16_m64n256k16 ceiling.
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_tiles.hpp"
-#include "gemm/gemm_workload.hpp"
 #include "rl/cuda.hpp"
+#include "rl/device_instances.hpp"
 #include "rl/ptx.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "gemm/gemm_workload.hpp"
+#endif
 
 #include <cstdint>
 #include <memory>
@@ -99,9 +102,6 @@ constexpr std::uint32_t kRowGroupBytes = 8 * kSwizzleBytes;  // SBO of A and B: 
 constexpr std::uint32_t kAUnusedLbo = 16;  // K-major swizzled: not used (encodes 1)
 constexpr std::uint32_t kAStepBytes = kWgmmaK * kElementBytes;  // +32 per k16 step
 constexpr std::uint32_t kBStepBytes = kWgmmaK * kSwizzleBytes;  // +2048 per k16 step
-
-// The row pitch TMA needs (16 bytes) in elements of a 16-bit matrix.
-constexpr std::int64_t kTmaPitchElements = 16 / kElementBytes;
 
 }  // namespace
 
@@ -235,6 +235,16 @@ void launch_gemm_wgmma_tma(const Args<T>& a, cudaStream_t stream) {
              kDynamicSharedBytes, stream, a_map, b_map, a.C, a.M, a.N, a.K, a.ldc);
 }
 
+RL_DEVICE_INSTANCES(&launch_gemm_wgmma_tma<__nv_bfloat16>, &launch_gemm_wgmma_tma<__half>);
+
+}  // namespace
+
+#if !defined(__CUDA_ARCH__)
+namespace {
+
+// The row pitch TMA needs (16 bytes) in elements of a 16-bit matrix.
+constexpr std::int64_t kTmaPitchElements = 16 / kElementBytes;
+
 // Shapes TMA can describe with the workload's leading dimensions (lda = K,
 // ldb = N): the reason, or "" when accepted.
 std::string tma_refusal(const Dims& d) {
@@ -287,5 +297,6 @@ RL_REGISTER_KERNEL(wgmma_tma_record<__nv_bfloat16>("gemm_wgmma_tma_bf16",
 RL_REGISTER_KERNEL(wgmma_tma_record<__half>("gemm_wgmma_tma_fp16", "gemm_mma_sync_multistage_fp16",
                                             roofline::Precision::fp16,
                                             roofline::ComputeUnit::tc_fp16));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

@@ -28,8 +28,12 @@
 // and B move half the bytes, so the intensity doubles for fp16/bf16 and the
 // roof is the tensor roof of the precision.
 #include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_tiles.hpp"
+#include "rl/device_instances.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gemm/gemm_workload.hpp"
+#endif
 
 namespace rl::gemm {
 
@@ -156,6 +160,10 @@ void launch_gemm_wmma(const Args<T>& a, cudaStream_t stream) {
               tile_grid(a.M, a.N, kWmmaBlockM, kWmmaBlockN), dim3(kWmmaThreads), a, stream);
 }
 
+RL_DEVICE_INSTANCES(&launch_gemm_wmma<float>, &launch_gemm_wmma<__half>,
+                    &launch_gemm_wmma<__nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 template <typename T>
 KernelRecord wmma_record(roofline::Precision precision, roofline::ComputeUnit unit,
                          ErrorModel error) {
@@ -178,5 +186,6 @@ RL_REGISTER_KERNEL(wmma_record<__half>(roofline::Precision::fp16, roofline::Comp
                                        kTensorCoreError));
 RL_REGISTER_KERNEL(wmma_record<__nv_bfloat16>(roofline::Precision::bf16,
                                               roofline::ComputeUnit::tc_bf16, kTensorCoreError));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

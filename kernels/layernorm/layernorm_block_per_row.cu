@@ -12,7 +12,10 @@
 #include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
+#include "rl/device_instances.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "layernorm/layernorm_workload.hpp"
+#endif
 
 namespace rl::layernorm {
 
@@ -61,6 +64,10 @@ void launch_layernorm_block_per_row(const Args<T>& a, cudaStream_t stream) {
              stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.C);
 }
 
+RL_DEVICE_INSTANCES(&launch_layernorm_block_per_row<float>,
+                    &launch_layernorm_block_per_row<__nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(
     make_record<float>({.name = "layernorm_block_per_row_f32",
                         .variant = "block_per_row",
@@ -77,5 +84,6 @@ RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
      .bytes_model = &bytes_model_block_per_row,
      .min_C = 4096,
      .idea = "a block per wide row, block reductions through shared memory"}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::layernorm

@@ -12,7 +12,10 @@
 // rungs, and far below the roof even for that.
 #include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_launch.hpp"
+#include "rl/device_instances.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "layernorm/layernorm_workload.hpp"
+#endif
 
 namespace rl::layernorm {
 
@@ -57,6 +60,10 @@ void launch_layernorm_thread_per_row_naive(const Args<T>& a, cudaStream_t stream
              dim3(kThreads), 0, stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.rows, a.C);
 }
 
+RL_DEVICE_INSTANCES(&launch_layernorm_thread_per_row_naive<float>,
+                    &launch_layernorm_thread_per_row_naive<__nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_thread_per_row_naive_f32",
                                        .variant = "thread_per_row_naive",
                                        .baseline = "",
@@ -70,5 +77,6 @@ RL_REGISTER_KERNEL(
                                 .launcher = &launch_layernorm_thread_per_row_naive<__nv_bfloat16>,
                                 .bytes_model = &bytes_model_thread_per_row,
                                 .idea = "a thread per row, three sweeps of the row"}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::layernorm

@@ -11,7 +11,10 @@
 #include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
+#include "rl/device_instances.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "layernorm/layernorm_workload.hpp"
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -110,6 +113,9 @@ void launch_layernorm_unfused(const Args<T>& a, cudaStream_t stream) {
              stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.rows, a.C);
 }
 
+RL_DEVICE_INSTANCES(&launch_layernorm_unfused<float>, &launch_layernorm_unfused<__nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(
     make_record<float>({.name = "layernorm_unfused_f32",
                         .variant = "unfused",
@@ -124,5 +130,6 @@ RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
      .launcher = &launch_layernorm_unfused<__nv_bfloat16>,
      .bytes_model = &bytes_model_unfused,
      .idea = "three kernels (mean, variance, normalise): x read three times"}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::layernorm

@@ -16,7 +16,10 @@
 #include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
+#include "rl/device_instances.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "layernorm/layernorm_workload.hpp"
+#endif
 
 namespace rl::layernorm {
 
@@ -82,6 +85,10 @@ void launch_layernorm_vec128_block_per_row(const Args<T>& a, cudaStream_t stream
              dim3(kVec128RowThreads), 0, stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.C);
 }
 
+RL_DEVICE_INSTANCES(&launch_layernorm_vec128_block_per_row<float>,
+                    &launch_layernorm_vec128_block_per_row<__nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_block_per_row_f32",
                                        .variant = "vec128_block_per_row",
                                        .baseline = "layernorm_block_per_row_f32",
@@ -95,5 +102,6 @@ RL_REGISTER_KERNEL(
                                 .launcher = &launch_layernorm_vec128_block_per_row<__nv_bfloat16>,
                                 .bytes_model = &bytes_model_vec128_block_per_row,
                                 .idea = "128-bit loads and stores"}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::layernorm

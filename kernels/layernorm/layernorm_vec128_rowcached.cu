@@ -23,7 +23,10 @@
 #include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
+#include "rl/device_instances.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "layernorm/layernorm_workload.hpp"
+#endif
 
 #include <stdexcept>
 
@@ -95,6 +98,10 @@ void launch_layernorm_vec128_rowcached(const Args<T>& a, cudaStream_t stream) {
                                 " does not fit in the registers of one block");
 }
 
+RL_DEVICE_INSTANCES(&launch_layernorm_vec128_rowcached<float>,
+                    &launch_layernorm_vec128_rowcached<__nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_rowcached_f32",
                                        .variant = "vec128_rowcached",
                                        .baseline = "layernorm_vec128_block_per_row_f32",
@@ -108,5 +115,6 @@ RL_REGISTER_KERNEL(
                                 .launcher = &launch_layernorm_vec128_rowcached<__nv_bfloat16>,
                                 .bytes_model = &bytes_model_rowcached,
                                 .idea = "the row held in registers: x read once"}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::layernorm

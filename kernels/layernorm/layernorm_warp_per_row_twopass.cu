@@ -14,7 +14,10 @@
 #include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
+#include "rl/device_instances.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "layernorm/layernorm_workload.hpp"
+#endif
 
 namespace rl::layernorm {
 
@@ -66,6 +69,10 @@ void launch_layernorm_warp_per_row_twopass(const Args<T>& a, cudaStream_t stream
              stream, a.y, a.mean, a.rstd, a.x, a.weight, a.bias, a.rows, a.C);
 }
 
+RL_DEVICE_INSTANCES(&launch_layernorm_warp_per_row_twopass<float>,
+                    &launch_layernorm_warp_per_row_twopass<__nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(
     make_record<float>({.name = "layernorm_warp_per_row_twopass_f32",
                         .variant = "warp_per_row_twopass",
@@ -82,5 +89,6 @@ RL_REGISTER_KERNEL(
                                 .bytes_model = &bytes_model_warp_per_row,
                                 .idea = "one fused kernel, a warp per row with shuffle reductions",
                                 .fuses = "layernorm_unfused_bf16"}));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::layernorm
