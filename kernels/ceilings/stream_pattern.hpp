@@ -7,6 +7,7 @@
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -41,8 +42,13 @@ __device__ inline float lane_sum(const float4& acc) {
 
 inline DeviceBuffer<float> patterned(std::size_t n, std::uint64_t seed) {
   DeviceBuffer<float> buffer(n);
-  rl::launch(fill_stream_pattern<float>, dim3(1024), dim3(256), 0, nullptr, buffer.get(),
-             std::uint64_t{n}, seed);
+  // At most 1024 blocks, which the grid-stride loop makes enough for any n;
+  // fewer for a small n (the emulator runs every block a launch names).
+  constexpr std::size_t kThreads = 256;
+  const auto blocks =
+      static_cast<unsigned>(std::min<std::size_t>(1024, (n + kThreads - 1) / kThreads));
+  rl::launch(fill_stream_pattern<float>, dim3(std::max(blocks, 1u)), dim3(kThreads), 0, nullptr,
+             buffer.get(), std::uint64_t{n}, seed);
   RL_CUDA_CHECK(cudaGetLastError());
   RL_CUDA_CHECK(cudaDeviceSynchronize());
   return buffer;
