@@ -51,7 +51,7 @@ void start_block(Worker& worker, const Job& job, std::uint64_t linear, Block& b)
   worker.hot.resize(worker.threads.size());
   worker.states.assign(count, State::runnable);
   if constexpr (kRacecheck) {
-    b.race_sync.assign(2 * std::size_t{count} + 3, 0);
+    b.race_sync.assign(Block::kRaceSyncObjects, 0);
     worker.stacks.renew(count);
   }
   worker.race_fiber = race_current_fiber();
