@@ -57,11 +57,15 @@ inline roofline::Cost cost(const Dims& d, ReuseTile tile, std::size_t input_byte
       .unit = unit};
 }
 
-// The device memory an instance allocates: A and B at storage size, C fp32.
-inline std::size_t device_bytes(const Dims& d, std::size_t input_bytes) {
+// The device memory an instance allocates: A and B at storage size, their
+// rows padded to a multiple of ld_multiple elements, C fp32.
+inline std::size_t device_bytes(const Dims& d, std::size_t input_bytes, int ld_multiple = 1) {
+  const auto pad = [m = static_cast<std::size_t>(ld_multiple)](std::size_t n) {
+    return (n + m - 1) / m * m;
+  };
   const auto M = static_cast<std::size_t>(d.M), N = static_cast<std::size_t>(d.N),
              K = static_cast<std::size_t>(d.K);
-  return (M * K + K * N) * input_bytes + M * N * sizeof(float);
+  return (M * pad(K) + K * pad(N)) * input_bytes + M * N * sizeof(float);
 }
 
 }  // namespace rl::gemm

@@ -73,6 +73,7 @@
 // Roofline: the same 128 x 128 reuse tile as the wmma rung (same intensity
 // per precision); the climb is towards the tensor roof, not to the right.
 #include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_pipeline_fault.hpp"
 #include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_swizzle.hpp"
 #include "gemm/gemm_tiles.hpp"
@@ -173,7 +174,8 @@ __device__ __forceinline__ std::uint32_t round_to_tf32(std::uint32_t bits) {
 // ------------------------------------------------------------- kernel
 
 // The block's 128 x 128 tile of C (the kernel's body).
-template <typename P, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages>
+template <typename P, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages,
+          PipelineFault F>
 __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
                                                     const typename P::Storage* __restrict__ A,
                                                     const typename P::Storage* __restrict__ B,
@@ -233,6 +235,11 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
 
     const unsigned char* As = stage_a(kt % Stages);
     const unsigned char* Bs = stage_b(kt % Stages);
+    if constexpr (F != PipelineFault::none) {  // test builds only (gemm_pipeline_fault.hpp)
+      if (!multiplies<F>(kt, k_tiles)) continue;
+      As = stage_a(stage_read<F>(kt, k_tiles, Stages));
+      Bs = stage_b(stage_read<F>(kt, k_tiles, Stages));
+    }
     RL_GEMM_UNROLL
     for (int ks = 0; ks < BlockK / P::kMmaK; ++ks) {
       std::uint32_t a[kTilesM][4];
@@ -349,14 +356,15 @@ __device__ constexpr bool compiled_for_this_target() {
 // rl-static: kernel=*MmaBf16* min_arch=80 sass=HMMA,LDSM.16.MT88.4,LDGSTS.E.BYPASS.128.ZFILL
 // rl-static: kernel=*MmaE4m3* arch=89,120 sass=QMMA,LDSM.16.MT88.4,LDGSTS.E.BYPASS.128.ZFILL
 // rl-static: kernel=*MmaE4m3* arch=80,90,100 sass_absent=QMMA,HMMA,LDGSTS
-template <typename P, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages>
+template <typename P, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages,
+          PipelineFault F = PipelineFault::none>
 __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
     gemm_mma_sync_multistage(float* __restrict__ C, const typename P::Storage* __restrict__ A,
                              const typename P::Storage* __restrict__ B, int M, int N, int K,
                              int lda, int ldb, int ldc) {
   if constexpr (compiled_for_this_target<P>()) {
-    mma_sync_block_tile<P, BlockM, BlockN, BlockK, WarpM, WarpN, Stages>(C, A, B, M, N, K, lda, ldb,
-                                                                         ldc);
+    mma_sync_block_tile<P, BlockM, BlockN, BlockK, WarpM, WarpN, Stages, F>(C, A, B, M, N, K, lda,
+                                                                            ldb, ldc);
   } else {
 #if defined(__CUDA_ARCH__)
     __trap();
@@ -369,11 +377,11 @@ __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
 constexpr int kMmaBlockM = 128, kMmaBlockN = 128, kMmaWarpM = 64, kMmaWarpN = 64, kMmaStages = 3;
 constexpr int kMmaThreads = (kMmaBlockM / kMmaWarpM) * (kMmaBlockN / kMmaWarpN) * 32;
 
-template <typename P>
+template <typename P, PipelineFault F = PipelineFault::none>
 void launch_gemm_mma_sync_multistage(const Args<typename P::Storage>& a, cudaStream_t stream) {
   constexpr int kBlockK = 64 / static_cast<int>(sizeof(typename P::Storage));
   launch_gemm(gemm_mma_sync_multistage<P, kMmaBlockM, kMmaBlockN, kBlockK, kMmaWarpM, kMmaWarpN,
-                                       kMmaStages>,
+                                       kMmaStages, F>,
               tile_grid(a.M, a.N, kMmaBlockM, kMmaBlockN), dim3(kMmaThreads), a, stream);
 }
 
@@ -381,6 +389,20 @@ RL_DEVICE_INSTANCES(&launch_gemm_mma_sync_multistage<MmaTf32>,
                     &launch_gemm_mma_sync_multistage<MmaF16>,
                     &launch_gemm_mma_sync_multistage<MmaBf16>,
                     &launch_gemm_mma_sync_multistage<MmaE4m3>);
+
+#if defined(RL_EMULATE)
+Launcher<__nv_bfloat16> faults::mma_sync_multistage_bf16(PipelineFault fault) {
+  switch (fault) {
+    case PipelineFault::none:
+      return &launch_gemm_mma_sync_multistage<MmaBf16>;
+    case PipelineFault::skip_one_k_tile:
+      return &launch_gemm_mma_sync_multistage<MmaBf16, PipelineFault::skip_one_k_tile>;
+    case PipelineFault::read_stage_early:
+      return &launch_gemm_mma_sync_multistage<MmaBf16, PipelineFault::read_stage_early>;
+  }
+  return nullptr;
+}
+#endif
 
 #if !defined(__CUDA_ARCH__)
 template <typename P>

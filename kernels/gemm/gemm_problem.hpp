@@ -12,8 +12,9 @@
 // B or C holds 2^31 elements or more (8192^2 is 2^26).
 //
 // The rungs, in ladder order, are listed in README.md here; the other
-// headers: gemm_cost.hpp (the cost model), gemm_reference.hpp (the float64
-// reference and its error bound), gemm_launch.hpp (the launcher interface),
+// headers: gemm_cost.hpp (the cost model), gemm_exact_check.hpp (validation
+// exact by construction on integer inputs), gemm_reference.hpp (the float64
+// reference and its error bound, for the timed inputs), gemm_launch.hpp (the launcher interface),
 // gemm_workload.hpp (the workload and the record builder), gemm_tiles.hpp and
 // gemm_swizzle.hpp (device-side tile loaders and shared-memory layouts).
 #pragma once

@@ -1,10 +1,12 @@
 // GEMM workload and record builder: the device buffers of one instance
-// (seeded A and B, C), its validation against gemm_reference.hpp's bound, and
-// make_record, which turns what differs between rungs (RecordSpec) into a
-// KernelRecord.
+// (seeded A and B, C), its validation (exact on integer inputs,
+// gemm_exact_check.hpp, then within gemm_reference.hpp's bound on the timed
+// inputs), and make_record, which turns what differs between rungs
+// (RecordSpec) into a KernelRecord.
 #pragma once
 
 #include "gemm/gemm_cost.hpp"
+#include "gemm/gemm_exact_check.hpp"
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_reference.hpp"
@@ -14,6 +16,7 @@
 #include "rl/registry.hpp"
 #include "rl/validate.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -27,7 +30,23 @@
 namespace rl::gemm {
 
 // Inputs: SeededRng::normal(mean, stddev) rounded to T, an exact zero redrawn
-// (never zeros, never all equal).
+// (never zeros, never all equal).  These are the timed inputs: a tensor
+// core's power, and so its clock under a power cap, depends on the bits of
+// its operands, and small integers (mostly zero bits) would time a kernel
+// faster than the data it is used on.
+//
+// Validation runs the kernel twice:
+//   1. on integer inputs in -2..2, compared exactly (gemm_exact_check.hpp):
+//      any dropped, duplicated or misplaced term fails, at any size;
+//   2. on the timed inputs, within the float64 bound of gemm_reference.hpp:
+//      the rounding of real data (a kernel that accumulates in a narrower
+//      type, or rounds its inputs twice, fails here).
+// Both restore nothing else: the buffers hold the timed inputs afterwards and
+// C the timed inputs' product.
+//
+// Leading dimensions: lda = K and ldb = N rounded up to ld_multiple elements
+// (a rung whose loads need aligned rows, e.g. TMA's 16-byte pitch, runs every
+// shape this way); the pad is zero and no kernel reads it.
 template <typename T>
 class GemmWorkload final : public InspectableWorkload {
  public:
@@ -35,29 +54,31 @@ class GemmWorkload final : public InspectableWorkload {
   // missing term fails the error bound).
   Launcher<T> launch;
 
-  GemmWorkload(Launcher<T> launcher, ErrorModel error, const Dims& d, std::uint64_t seed)
+  GemmWorkload(Launcher<T> launcher, ErrorModel error, const Dims& d, std::uint64_t seed,
+               int ld_multiple = 1)
       : launch(std::move(launcher)),
         error_(error),
         d_(d),
         seed_(seed),
-        a_(count(d.M, d.K)),
-        b_(count(d.K, d.N)),
+        lda_(padded(d.K, ld_multiple)),
+        ldb_(padded(d.N, ld_multiple)),
+        a_(count(d.M, lda_)),
+        b_(count(d.K, ldb_)),
         c_(count(d.M, d.N)) {
     redraw_inputs(InputSpec{}, seed);
   }
 
   void run(cudaStream_t stream) override {
     launch(Args<T>{c_.get(), a_.get(), b_.get(), static_cast<int>(d_.M), static_cast<int>(d_.N),
-                   static_cast<int>(d_.K), static_cast<int>(d_.K), static_cast<int>(d_.N),
+                   static_cast<int>(d_.K), static_cast<int>(lda_), static_cast<int>(ldb_),
                    static_cast<int>(d_.N)},
            stream);
   }
 
   Validation validate(cudaStream_t stream) override {
-    c_.poison(stream);
-    run(stream);
-    RL_CUDA_CHECK(cudaGetLastError());
-    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+    Validation exact = validate_exactly(stream);
+    if (!exact.passed) return exact;
+    run_once(stream);
     if (!ref_) ref_ = reference<T>(a_host_, b_host_, d_, error_, sampled(), seed_);
     const std::vector<float> all = download_outputs();
     if (ref_->positions.empty()) return compare_with_bounds(all, ref_->value, ref_->bound);
@@ -80,12 +101,11 @@ class GemmWorkload final : public InspectableWorkload {
         } while (input_to_f32(v) == 0.0f);
       }
     };
-    a_host_.resize(a_.size());
-    b_host_.resize(b_.size());
+    a_host_.resize(static_cast<std::size_t>(d_.M * d_.K));
+    b_host_.resize(static_cast<std::size_t>(d_.K * d_.N));
     draw(a_host_);
     draw(b_host_);
-    a_.upload(a_host_);
-    b_.upload(b_host_);
+    upload_inputs(a_host_, b_host_);
     ref_.reset();
   }
 
@@ -116,11 +136,60 @@ class GemmWorkload final : public InspectableWorkload {
   std::vector<std::int64_t> checked_positions() const {
     return sampled() ? sample_positions(d_, seed_) : std::vector<std::int64_t>{};
   }
-  // The inputs as uploaded (row-major A, then B).
+  // The timed inputs as uploaded (row-major A, then B, without the pad).
   const std::vector<T>& host_a() const { return a_host_; }
   const std::vector<T>& host_b() const { return b_host_; }
+  std::int64_t lda() const { return lda_; }
+  std::int64_t ldb() const { return ldb_; }
 
  private:
+  // Step 1 of validate(): the integer inputs uploaded, the kernel run, C
+  // compared exactly; the timed inputs uploaded again whatever the outcome.
+  Validation validate_exactly(cudaStream_t stream) {
+    const std::vector<std::int8_t> a =
+        exact_inputs(a_host_.size(), SeededRng::stream_seed(seed_, 1));
+    const std::vector<std::int8_t> b =
+        exact_inputs(b_host_.size(), SeededRng::stream_seed(seed_, 2));
+    auto as_t = [](const std::vector<std::int8_t>& in) {
+      std::vector<T> out(in.size());
+      for (std::size_t i = 0; i < in.size(); ++i) out[i] = input_from_f32<T>(in[i]);
+      return out;
+    };
+    upload_inputs(as_t(a), as_t(b));
+    run_once(stream);
+    const std::vector<float> c = download_outputs();
+    upload_inputs(a_host_, b_host_);
+    Validation v = exact_check(c, a, b, d_, sampled(), seed_);
+    if (!v.passed) v.detail = "exact check on integer inputs: " + v.detail;
+    return v;
+  }
+
+  void run_once(cudaStream_t stream) {
+    c_.poison(stream);
+    run(stream);
+    RL_CUDA_CHECK(cudaGetLastError());
+    RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  // Row-major host matrices into the padded device buffers (pad zero).
+  void upload_inputs(const std::vector<T>& a, const std::vector<T>& b) {
+    auto upload = [](DeviceBuffer<T>& buffer, const std::vector<T>& host, std::int64_t rows,
+                     std::int64_t cols, std::int64_t ld) {
+      if (ld == cols) return buffer.upload(host);
+      std::vector<T> pitched(buffer.size(), input_from_f32<T>(0.0f));
+      for (std::int64_t r = 0; r < rows; ++r)
+        std::copy_n(host.begin() + r * cols, cols, pitched.begin() + r * ld);
+      buffer.upload(pitched);
+    };
+    upload(a_, a, d_.M, d_.K, lda_);
+    upload(b_, b, d_.K, d_.N, ldb_);
+  }
+
+  static std::int64_t padded(std::int64_t n, int multiple) {
+    if (multiple < 1) throw std::invalid_argument("gemm: ld_multiple must be >= 1");
+    return (n + multiple - 1) / multiple * multiple;
+  }
+
   static std::size_t count(std::int64_t rows, std::int64_t cols) {
     if (rows < 1 || cols < 1 || rows * cols >= std::numeric_limits<int>::max())
       throw std::invalid_argument("gemm: every dimension >= 1 and each matrix < 2^31 elements");
@@ -130,6 +199,8 @@ class GemmWorkload final : public InspectableWorkload {
   ErrorModel error_;
   Dims d_;
   std::uint64_t seed_;
+  std::int64_t lda_;
+  std::int64_t ldb_;
   std::int64_t full_check_max_macs_ = kFullCheckMaxMacs;
   DeviceBuffer<T> a_;
   DeviceBuffer<T> b_;
@@ -159,6 +230,9 @@ struct RecordSpec {
   void (*refuse)() = nullptr;  // run before an instance is made: throws where it must not run
   // KernelRecord::refuse_on: the architectures the harness skips it on, with the reason.
   std::optional<std::string> (*refuse_on)(int cc_x10) = nullptr;
+  // Leading dimensions of A and B padded to a multiple of this many elements
+  // (see GemmWorkload): a rung whose loads need aligned rows runs every shape.
+  int ld_multiple = 1;
 };
 
 template <typename T>
@@ -177,13 +251,16 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .cost = [tile = spec.tile, unit = spec.unit](
                   const Shape& shape) { return cost(dims(shape), tile, sizeof(T), unit); },
       .make_workload =
-          [launcher = spec.launcher, error = spec.error, refuse = spec.refuse](const Shape& shape,
-                                                                               std::uint64_t seed) {
+          [launcher = spec.launcher, error = spec.error, refuse = spec.refuse,
+           ld_multiple = spec.ld_multiple](const Shape& shape, std::uint64_t seed) {
             if (refuse != nullptr) refuse();
             return std::unique_ptr<Workload>(
-                new GemmWorkload<T>(launcher, error, dims(shape), seed));
+                new GemmWorkload<T>(launcher, error, dims(shape), seed, ld_multiple));
           },
-      .device_bytes = [](const Shape& shape) { return device_bytes(dims(shape), sizeof(T)); },
+      .device_bytes =
+          [ld_multiple = spec.ld_multiple](const Shape& shape) {
+            return device_bytes(dims(shape), sizeof(T), ld_multiple);
+          },
       .idea = std::move(spec.idea),
       .library = {},
       .refuse_on = spec.refuse_on,

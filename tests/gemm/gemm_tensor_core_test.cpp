@@ -3,7 +3,7 @@
 // against the float64 reference with its precision's bound at odd shapes
 // (1x1x1, no dimension a multiple of any tile, K below BlockK, 16-byte rows
 // with tails for the cp.async path, an exact multiple) under two emulator
-// schedules; a dropped K step and a wrong leading dimension failing the bound;
+// schedules; a dropped K step and a wrong leading dimension failing validation;
 // the swizzle's bank-conflict freedom for every read and write phase (and a
 // plain layout failing it); storage types, error model, cost model, records.
 // Built twice: label emu (emulator) and label gpu (CUDA device).
@@ -23,6 +23,7 @@
 #include "gemm/gemm_reference.hpp"
 #include "gemm/gemm_swizzle.hpp"
 #include "gemm/gemm_workload.hpp"
+#include "gemm_test_support.hpp"
 #if defined(RL_EMULATE)
 #include "rl/ptx.hpp"  // host code of the CUDA backend does not compile device wrappers
 #endif
@@ -62,38 +63,6 @@ const std::vector<Dims> kTensorCoreShapes = {
 std::string to_string(const Dims& d) {
   return std::to_string(d.M) + "x" + std::to_string(d.N) + "x" + std::to_string(d.K);
 }
-
-// Why `record` cannot run here (GPU backend: compute capability, or the
-// record refuses, as fp8 does where its mma.sync is emulated), or "" when it
-// can.
-std::string cannot_run_reason(const rl::KernelRecord& record) {
-#if defined(RL_EMULATE)
-  (void)record;
-  return "";
-#else
-  int device = 0, major = 0, minor = 0;
-  if (cudaGetDevice(&device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess ||
-      cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, device) != cudaSuccess)
-    return "no device";
-  if (major * 10 + minor < record.min_cc)
-    return record.name + " needs sm_" + std::to_string(record.min_cc);
-  try {
-    record.make_workload(rl::gemm::make_shape(1, 1, 1), 1);
-  } catch (const std::runtime_error& e) {
-    return e.what();
-  }
-  return "";
-#endif
-}
-
-#define RL_SKIP_IF_CANNOT_RUN(name)                                \
-  do {                                                             \
-    const rl::KernelRecord* record_ = rl::find_kernel(name);       \
-    ASSERT_NE(record_, nullptr) << (name) << " is not registered"; \
-    const std::string reason_ = cannot_run_reason(*record_);       \
-    if (!reason_.empty()) GTEST_SKIP() << reason_;                 \
-  } while (0)
 
 std::unique_ptr<rl::InspectableWorkload> make_workload(const std::string& name, const Dims& d,
                                                        std::uint64_t seed) {
@@ -138,10 +107,9 @@ TEST_P(TensorCoreRung, MatchesFloat64ReferenceAtOddShapesUnderTwoSchedules) {
 }
 
 // A launch that stops one step short of K: every output misses one term,
-// about sum|a||b| / K, far above the bound (2^-10 sum|a||b| for tf32,
-// K 2^-22 sum|a||b| for the stored types).  At 67 x 45 x 33 (element-load
-// path) and 144 x 80 x 48 (cp.async path).
-TEST_P(TensorCoreRung, DroppedLastKStepFailsTheBound) {
+// which the exact check on integer inputs sees.  At 67 x 45 x 33
+// (element-load path) and 144 x 80 x 48 (cp.async path).
+TEST_P(TensorCoreRung, DroppedLastKStepFailsTheExactCheck) {
   RL_KERNEL_TEST_SETUP();
   RL_SKIP_UNDER_RACECHECK();
   RL_SKIP_IF_CANNOT_RUN(GetParam().name);
@@ -152,13 +120,14 @@ TEST_P(TensorCoreRung, DroppedLastKStepFailsTheBound) {
     ASSERT_TRUE(wrap_launch(*workload, [](int&, int& K, int&) { K -= 1; }));
     const rl::Validation v = workload->validate(nullptr);
     EXPECT_FALSE(v.passed);
-    EXPECT_NE(v.detail.find("element "), std::string::npos) << v.detail;
+    EXPECT_NE(v.detail.find("exact check on integer inputs: element "), std::string::npos)
+        << v.detail;
   }
 }
 
 // A wrong row stride of A (lda = K - 1), an indexing bug that keeps every
 // read inside the buffer.
-TEST_P(TensorCoreRung, WrongLeadingDimensionFailsTheBound) {
+TEST_P(TensorCoreRung, WrongLeadingDimensionFailsTheExactCheck) {
   RL_KERNEL_TEST_SETUP();
   RL_SKIP_UNDER_RACECHECK();
   RL_SKIP_IF_CANNOT_RUN(GetParam().name);

@@ -2,7 +2,7 @@
 // no dimension a multiple of any tile, K below BlockK, 128-bit-aligned rows
 // with tails, an exact multiple of every tile) under two emulator schedules;
 // wrong variants (a dropped K step, a wrong leading dimension, an unwritten
-// row) failing the error bound; the bound itself; the sampled check of large
+// row) failing validation; the bound itself; the sampled check of large
 // shapes forced on a small one; cost model, registry chain and shapes.
 // Built twice: label emu (emulator) and label gpu (CUDA device).
 #include <gtest/gtest.h>
@@ -112,8 +112,8 @@ TEST_P(GemmRung, StaysWithinTheBoundOnLargeCommonOffsets) {
 }
 
 // A launch that stops one step short of K (the strides still right): every
-// output misses one term, about sum|a||b| / K, far above gamma_K sum|a||b|.
-TEST_P(GemmRung, DroppedLastKStepFailsTheBound) {
+// output misses one term, which the exact check on integer inputs sees.
+TEST_P(GemmRung, DroppedLastKStepFailsTheExactCheck) {
   RL_KERNEL_TEST_SETUP();
   RL_SKIP_UNDER_RACECHECK();
   auto workload = make_workload(GetParam(), {67, 45, 33}, 7);
@@ -121,12 +121,13 @@ TEST_P(GemmRung, DroppedLastKStepFailsTheBound) {
   wrap_launch(*as_gemm(*workload), [](rl::gemm::Args<float>& a) { a.K -= 1; });
   const rl::Validation v = workload->validate(nullptr);
   EXPECT_FALSE(v.passed);
-  EXPECT_NE(v.detail.find("element "), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("exact check on integer inputs: element "), std::string::npos)
+      << v.detail;
 }
 
 // A wrong row stride of A (lda = K - 1: row i reads the tail of row i - 1),
 // an indexing bug that keeps every read inside the buffer.
-TEST_P(GemmRung, WrongLeadingDimensionFailsTheBound) {
+TEST_P(GemmRung, WrongLeadingDimensionFailsTheExactCheck) {
   RL_KERNEL_TEST_SETUP();
   RL_SKIP_UNDER_RACECHECK();
   auto workload = make_workload(GetParam(), {67, 45, 33}, 8);
@@ -201,7 +202,7 @@ TEST(GemmSampledCheck, ForcedOnASmallShapePassesAndCatchesEdgeErrors) {
     wrap_launch(*gemm, [](rl::gemm::Args<float>& a) { a.M -= 1; });
     const rl::Validation v = workload->validate(nullptr);
     EXPECT_FALSE(v.passed);
-    EXPECT_NE(v.detail.find("sampled check"), std::string::npos) << v.detail;
+    EXPECT_NE(v.detail.find("sampled exact check"), std::string::npos) << v.detail;
   }
 }
 

@@ -137,6 +137,11 @@ inline Validation size_mismatch(Validation result, std::string detail) {
   return result;
 }
 
+inline Validation size_mismatch(Validation result, std::size_t got, std::size_t ref) {
+  return size_mismatch(std::move(result), "output size " + std::to_string(got) +
+                                              " != reference size " + std::to_string(ref));
+}
+
 }  // namespace detail
 
 // Element i passes if |got - ref| <= atol + rtol * |ref|.  max_rel_err is
@@ -145,9 +150,7 @@ inline Validation size_mismatch(Validation result, std::string detail) {
 inline Validation compare_to_reference(std::span<const float> got, std::span<const double> ref,
                                        Tolerance tol, Validation result = {}) {
   if (got.size() != ref.size())
-    return detail::size_mismatch(std::move(result), "output size " + std::to_string(got.size()) +
-                                                        " != reference size " +
-                                                        std::to_string(ref.size()));
+    return detail::size_mismatch(std::move(result), got.size(), ref.size());
   const double floor = tol.atol / tol.rtol;
   return detail::compare_elements(
       got, ref, std::move(result),
@@ -169,9 +172,7 @@ template <typename Bound>
 requires std::is_invocable_r_v<double, Bound, std::size_t> Validation compare_with_bounds(
     std::span<const float> got, std::span<const double> ref, Bound bound, Validation result = {}) {
   if (got.size() != ref.size())
-    return detail::size_mismatch(std::move(result), "output size " + std::to_string(got.size()) +
-                                                        " != reference size " +
-                                                        std::to_string(ref.size()));
+    return detail::size_mismatch(std::move(result), got.size(), ref.size());
   return detail::compare_elements(
       got, ref, std::move(result),
       [&bound](std::size_t i, double) {
@@ -192,6 +193,21 @@ inline Validation compare_with_bounds(std::span<const float> got, std::span<cons
                                std::to_string(bound.size()));
   return compare_with_bounds(
       got, ref, [bound](std::size_t i) { return bound[i]; }, std::move(result));
+}
+
+// Element i passes only if got[i] == ref[i]: for outputs that are exact by
+// construction (GEMM on integer inputs, gemm/gemm_exact_check.hpp).
+// max_rel_err is |got - ref| / max(|ref|, 1).
+inline Validation compare_exactly(std::span<const float> got, std::span<const double> ref,
+                                  Validation result = {}) {
+  if (got.size() != ref.size())
+    return detail::size_mismatch(std::move(result), got.size(), ref.size());
+  return detail::compare_elements(
+      got, ref, std::move(result),
+      [](std::size_t, double) {
+        return detail::ElementLimits{0.0, 1.0};
+      },
+      [](std::size_t) { return std::string(" (exact compare)"); });
 }
 
 }  // namespace rl
