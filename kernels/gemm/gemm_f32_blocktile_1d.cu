@@ -5,7 +5,10 @@
 // and each thread computes a column of ThreadM = 8 outputs instead of one.
 // In the inner loop a thread loads one element of the B tile into a register
 // and reuses it for its 8 outputs, each with one element of the A tile: 9
-// shared loads for 8 FMAs instead of 16.  512 threads per block.
+// floats read from shared memory for 8 FMAs instead of 16.  512 threads per
+// block.  In the SASS (every architecture) that is 24 shared loads per 64
+// FMAs, 3 per 8 (the rung below: 40 per 32, 10 per 8): one LDS of B per k,
+// and each of a thread's 8 rows of the A tile, 8 k long, read as two LDS.128.
 //
 // Roofline: reuse tile 64 x 64, half the global requests of the 32 x 32 rung
 // (the point moves right again, past the ridge of most GPUs at large K); the
@@ -22,6 +25,8 @@ constexpr int kBlock1dM = 64, kBlock1dN = 64, kBlock1dK = 8, kThread1dM = 8;
 constexpr int kThreads1d = kBlock1dM * kBlock1dN / kThread1dM;
 
 // rl-static: kernel=gemm_f32_blocktile_1d max_regs=64 max_smem=4096
+// rl-static: kernel=gemm_f32_blocktile_1d loop_ratio=LDS/FFMA==24/64
+// rl-static: kernel=gemm_f32_blocktile_1d loop_ratio=LDS.128/FFMA==16/64
 template <int BlockM, int BlockN, int BlockK, int ThreadM>
 __global__ void __launch_bounds__(BlockM* BlockN / ThreadM)
     gemm_f32_blocktile_1d(float* __restrict__ C, const float* __restrict__ A,

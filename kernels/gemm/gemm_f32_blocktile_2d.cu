@@ -3,14 +3,20 @@
 //
 // Block tile 128 x 128 x 8, 256 threads, each computing an 8 x 8 tile of C.
 // At each k a thread loads a column of 8 elements of the A tile and a row of
-// 8 of the B tile into registers and takes their outer product: 16 shared
-// loads for 64 FMAs (the 1-D rung needed 9 for 8).  The accumulators, 64
-// floats, live in registers.
+// 8 of the B tile into registers and takes their outer product: 16 floats
+// read from shared memory for 64 FMAs (the 1-D rung read 9 for 8).  In the
+// SASS (every architecture) they are 4 shared loads per 64 FMAs, all LDS.128
+// (the 1-D rung: 24 per 64): B's row pieces, and A's rows read along the 8 k
+// of a step.  The accumulators, 64 floats, live in registers.  The global
+// loads, 4 elements of A and 4 of B per thread and K step, are 8 LDG in the
+// K loop on sm_100a and sm_120; on sm_80, sm_89 and sm_90a ptxas keeps
+// load_tile's loop as a loop (14 LDG in the code, as in the 32 x 32 rung).
 //
 // Roofline: reuse tile 128 x 128: A and B requested half as often again as
 // by the 64 x 64 rung, so the point moves right; with the shared-memory
-// traffic per FMA cut 4x, it is the first rung that can approach the FP32
-// roof rather than a memory roof.
+// traffic per FMA cut 4.5x (9/8 to 1/4 of a float) and the shared load
+// instructions 6x, it is the first rung that can approach the FP32 roof
+// rather than a memory roof.
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_tiles.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
@@ -23,6 +29,10 @@ constexpr int kBlock2dM = 128, kBlock2dN = 128, kBlock2dK = 8, kThread2dM = 8, k
 constexpr int kThreads2d = (kBlock2dM / kThread2dM) * (kBlock2dN / kThread2dN);
 
 // rl-static: kernel=gemm_f32_blocktile_2d max_regs=168 max_smem=8192
+// rl-static: kernel=gemm_f32_blocktile_2d loop_ratio=LDS/FFMA==4/64
+// rl-static: kernel=gemm_f32_blocktile_2d loop_ratio=LDS.128/FFMA==4/64
+// rl-static: kernel=gemm_f32_blocktile_2d arch=100a,120 loop_ratio=LDG/FFMA==8/512
+// rl-static: kernel=gemm_f32_blocktile_2d arch=80,89,90a loop_ratio=LDG/FFMA==14/512
 template <int BlockM, int BlockN, int BlockK, int ThreadM, int ThreadN>
 __global__ void __launch_bounds__((BlockM / ThreadM) * (BlockN / ThreadN))
     gemm_f32_blocktile_2d(float* __restrict__ C, const float* __restrict__ A,

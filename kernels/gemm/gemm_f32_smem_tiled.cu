@@ -10,8 +10,15 @@
 //
 // Roofline: reuse tile 32 x 32 (the block tile), so A and B are requested 32
 // times less often than by the rungs below: the point moves right, by about
-// 16x in intensity.  The limit is now the shared-memory traffic: two shared
-// loads per FMA.
+// 16x in intensity.  The limit is now the shared-memory traffic: two floats
+// read from shared memory per FMA.  In the SASS (every architecture) that is
+// 40 shared loads per 32 FMAs: ptxas reads the A row 128 bits at a time (8
+// LDS.128 for the 32 k of a step) and the B column one LDS per k (32).
+//
+// The 2 global loads a thread makes per step are 2 LDG in the K loop on
+// sm_100a and sm_120; on sm_80, sm_89 and sm_90a ptxas keeps load_tile's
+// loop as a loop (14 LDG in the K loop's code: for A and for B, 3 peeled and
+// a loop of 4).  The static checks below hold these counts.
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_tiles.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
@@ -23,6 +30,10 @@ namespace rl::gemm {
 constexpr int kSmemTile = 32;
 
 // rl-static: kernel=gemm_f32_smem_tiled max_regs=64 max_smem=8192
+// rl-static: kernel=gemm_f32_smem_tiled loop_ratio=LDS/FFMA==40/32
+// rl-static: kernel=gemm_f32_smem_tiled loop_ratio=LDS.128/FFMA==8/32
+// rl-static: kernel=gemm_f32_smem_tiled arch=100a,120 loop_ratio=LDG/FFMA==2/32
+// rl-static: kernel=gemm_f32_smem_tiled arch=80,89,90a loop_ratio=LDG/FFMA==14/32
 template <int Tile>
 __global__ void __launch_bounds__(Tile* Tile)
     gemm_f32_smem_tiled(float* __restrict__ C, const float* __restrict__ A,

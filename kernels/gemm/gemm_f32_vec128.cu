@@ -4,18 +4,25 @@
 // The 2-D register-blocked rung (128 x 128 x 8 block tile, 8 x 8 per thread)
 // with every memory access widened to 16 bytes:
 //  - global: each thread fetches one float4 of the A tile (a row piece) and
-//    one of the B tile (LDG.E.128): a quarter of the load instructions;
+//    one of the B tile (LDG.E.128): 2 global loads per K step (512 FMAs)
+//    where the rung below makes 8, a quarter of the load instructions.  The
+//    K loop's code holds the 2 LDG.E.128 and the 8 element loads (LDG) of
+//    the fallback path below, which an aligned interior tile skips;
 //  - shared, A transposed: the A tile is stored as As[k][m], so a thread's 8
 //    A values at step k are consecutive and load as two float4 (LDS.128),
-//    as its 8 B values already do: 4 shared loads per 64 FMAs instead of 16;
+//    as its 8 B values already do: 4 shared loads per 64 FMAs.  The rung
+//    below has the same 4 in its SASS (ptxas reads its A rows along the 8 k
+//    of a step as LDS.128), so the transposition does not cut the count;
 //  - C: each thread stores its rows as float4 (STG.E.128).
 // The 128-bit paths need 16-byte-aligned rows (K, N multiples of 4 here);
 // otherwise, and at the edges of the matrix, the same code falls back to
 // element loads with zeros past the edge, so any shape works.
 //
 // Roofline: the same reuse tile as the rung below (128 x 128), so the same
-// intensity; what it buys is instruction issue: fewer load instructions per
-// FMA, so the point climbs towards the FP32 roof.
+// intensity; what it buys is instruction issue: fewer global load
+// instructions per FMA (2 instead of 8 per K step) and 128-bit stores of C,
+// so the point climbs towards the FP32 roof.  The static checks below hold
+// these counts on every architecture.
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_tiles.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
@@ -28,6 +35,11 @@ constexpr int kVecBlockM = 128, kVecBlockN = 128, kVecBlockK = 8, kVecThreadM = 
 constexpr int kVecThreads = (kVecBlockM / kVecThreadM) * (kVecBlockN / kVecThreadN);
 
 // rl-static: kernel=gemm_f32_vec128 max_regs=136 max_smem=8192 sass=LDG.E.128,STG.E.128,LDS.128
+// rl-static: kernel=gemm_f32_vec128 loop_ratio=LDG.E.128/FFMA==2/512
+// rl-static: kernel=gemm_f32_vec128 loop_ratio=LDG/FFMA==10/512
+// rl-static: kernel=gemm_f32_vec128 loop_ratio=LDS/FFMA==4/64
+// rl-static: kernel=gemm_f32_vec128 loop_ratio=LDS.128/FFMA==4/64
+// rl-static: kernel=gemm_f32_vec128 loop_ratio=BAR/FFMA==2/512
 template <int BlockM, int BlockN, int BlockK, int ThreadM, int ThreadN>
 __global__ void __launch_bounds__((BlockM / ThreadM) * (BlockN / ThreadN))
     gemm_f32_vec128(float* __restrict__ C, const float* __restrict__ A, const float* __restrict__ B,

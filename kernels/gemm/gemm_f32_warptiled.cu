@@ -16,7 +16,10 @@
 //  - double buffering: the global loads of K step t+1 are issued into
 //    registers before the FMAs of step t and stored to the other shared
 //    buffer after them, so their latency hides behind the math, and one
-//    barrier per K step suffices instead of two.
+//    barrier per K step suffices instead of two (the SASS of every
+//    architecture: 1 BAR per 512 FMAs, the rung below 2).
+// The shared loads stay 4 LDS.128 per 64 FMAs, as in the rung below (a
+// lane's 2 A and 2 B fragments at each k); the static checks hold the counts.
 //
 // Roofline: the same 128 x 128 reuse tile (same intensity) as the two rungs
 // below; the climb is towards the FP32 roof (siboehm's warptiled kernel
@@ -33,6 +36,9 @@ constexpr int kWarpBlockM = 128, kWarpBlockN = 128, kWarpBlockK = 8, kWarpM = 64
 constexpr int kWarpThreads = (kWarpBlockM / kWarpM) * (kWarpBlockN / kWarpN) * 32;
 
 // rl-static: kernel=gemm_f32_warptiled max_regs=168 max_smem=16384 sass=LDG.E.128,STG.E.128,LDS.128
+// rl-static: kernel=gemm_f32_warptiled loop_ratio=BAR/FFMA==1/512
+// rl-static: kernel=gemm_f32_warptiled loop_ratio=LDS/FFMA==4/64
+// rl-static: kernel=gemm_f32_warptiled loop_ratio=LDS.128/FFMA==4/64
 template <int BlockM, int BlockN, int BlockK, int WarpM, int WarpN>
 __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
     gemm_f32_warptiled(float* __restrict__ C, const float* __restrict__ A,

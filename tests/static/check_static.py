@@ -47,6 +47,14 @@ Keys of a declaration (values never contain spaces; lists are comma-separated):
                    target to it; the hot loop is the one with the most OP
                    (ties: the shortest).  For throughput loops whose overhead
                    must stay below 100 - PCT percent of issue slots.
+  loop_ratio=OPA/OPB<=R   (or >=R, ==R)
+                   in the function's hot loop for OPB (the loop with the most
+                   OPB, ties: the shortest; NOPs left out, as for loop_share),
+                   the count of OPA divided by the count of OPB is at most
+                   (at least, exactly) R, a number or a fraction: 4/64, 0.0625.
+                   For the loads per FMA a kernel's header states, e.g.
+                   loop_ratio=LDS/FFMA<=4/64; counts are of the loop's code,
+                   both sides of a branch included.
   max_loop_instructions_per_store=N
                    the function's longest loop (the most instructions from
                    a backward BRA's target to it) has at most N instructions
@@ -86,6 +94,7 @@ Standard library only (Python >= 3.8).
 
 import argparse
 import fnmatch
+import fractions
 import os
 import re
 import shutil
@@ -110,7 +119,7 @@ ARITHMETIC_OPCODES = frozenset("""
 KEYS_INT = ("min_arch", "max_regs", "max_smem", "spills", "stack",
             "max_loop_instructions_per_store")
 KEYS_LIST = ("arch", "sass", "sass_absent")
-KEYS_STR = ("kernel", "sass_dominant", "loop_share")
+KEYS_STR = ("kernel", "sass_dominant", "loop_share", "loop_ratio")
 DECL_RE = re.compile(r"//\s*rl-static:(.*)$")
 
 
@@ -186,7 +195,22 @@ def parse_declaration(text, where, from_header=False):
             raise InputError("%s: rl-static: loop_share needs OP:PERCENT (e.g. FFMA:99), got '%s'"
                              % (where, fields["loop_share"]))
         fields["loop_share"] = (op, float(pct))
+    if "loop_ratio" in fields:
+        fields["loop_ratio"] = parse_loop_ratio(fields["loop_ratio"], where)
     return Declaration(where, fields, from_header)
+
+
+LOOP_RATIO_RE = re.compile(r"([A-Za-z0-9_.]+)/([A-Za-z0-9_.]+)(<=|>=|==)(\d+(?:\.\d+)?(?:/\d+)?)")
+
+
+def parse_loop_ratio(text, where):
+    """loop_ratio=OPA/OPB<=R -> (OPA, OPB, relation, R as a Fraction, R as written)."""
+    found = LOOP_RATIO_RE.fullmatch(text)
+    if not found or found.group(4).endswith("/0"):
+        raise InputError("%s: rl-static: loop_ratio needs OPA/OPB<=R, >=R or ==R with R a number "
+                         "or fraction (e.g. LDS/FFMA<=4/64), got '%s'" % (where, text))
+    numerator, denominator, relation, bound = found.groups()
+    return numerator, denominator, relation, fractions.Fraction(bound), bound
 
 
 def looks_like_wrapped_declaration(line):
@@ -342,16 +366,27 @@ def loops(instructions):
     return bodies
 
 
+def hot_loop_body(instructions, wanted):
+    """The body of the loop with the most `wanted` instructions (ties: the
+    shortest body), or None without a backward branch."""
+    best, best_key = None, None
+    for body in loops(instructions):
+        key = (count_matching(body, wanted), -len(body))
+        if best_key is None or key > best_key:
+            best, best_key = body, key
+    return best
+
+
 def hot_loop(instructions, wanted):
     """(count of `wanted`, body length) of the loop with the most `wanted`
     instructions (ties: the shortest body), or None without a backward branch.
     A loop is a backward branch and the instructions from its target to it."""
-    best = None
-    for body in loops(instructions):
-        count = sum(1 for op in body if opcode_matches(op, wanted))
-        if best is None or (count, -len(body)) > (best[0], -best[1]):
-            best = (count, len(body))
-    return best
+    body = hot_loop_body(instructions, wanted)
+    return None if body is None else (count_matching(body, wanted), len(body))
+
+
+def count_matching(instructions, pattern):
+    return sum(1 for op in instructions if opcode_matches(op, pattern))
 
 
 def opcode_matches(opcode, pattern):
@@ -427,7 +462,7 @@ def check_arch(arch, decls, resources, sass, failures, notes):
             stated("spills") and max(v for _, v in stated("spills")) > 0)
         wants_sass = any(k in d.fields for d in covering
                          for k in ("sass", "sass_absent", "sass_dominant", "loop_share",
-                                   "max_loop_instructions_per_store"))
+                                   "loop_ratio", "max_loop_instructions_per_store"))
         if sass is None:
             sass_needed = sass_needed or wants_sass
             continue
@@ -514,6 +549,9 @@ def check_sass(label, covering, opcodes, local_allowed, failures):
                             % (label, loop[0], wanted, loop[1], 100.0 * loop[0] / loop[1],
                                wanted, percent, decl.where))
     for decl in covering:
+        if "loop_ratio" in decl.fields:
+            check_loop_ratio(label, decl, opcodes, failures)
+    for decl in covering:
         limit = decl.fields.get("max_loop_instructions_per_store")
         if limit is None:
             continue
@@ -528,6 +566,24 @@ def check_sass(label, covering, opcodes, local_allowed, failures):
                             "above max_loop_instructions_per_store=%d (%s)"
                             % (label, len(longest), stores, len(longest) / stores, limit,
                                decl.where))
+
+
+def check_loop_ratio(label, decl, opcodes, failures):
+    numerator, denominator, relation, bound, spelled = decl.fields["loop_ratio"]
+    stated = "loop_ratio=%s/%s%s%s" % (numerator, denominator, relation, spelled)
+    body = hot_loop_body([op for op in opcodes if base_opcode(op) != "NOP"], denominator)
+    below = count_matching(body or [], denominator)
+    if below == 0:
+        failures.append("%s: no loop with %s (%s, %s)" % (label, denominator, stated, decl.where))
+        return
+    above = count_matching(body, numerator)
+    ratio = fractions.Fraction(above, below)
+    holds = {"<=": ratio <= bound, ">=": ratio >= bound, "==": ratio == bound}[relation]
+    if not holds:
+        failures.append("%s: hot loop (the one with the most %s) has %d %s for %d %s (%.4g), "
+                        "not %s %s: %s (%s)"
+                        % (label, denominator, above, numerator, below, denominator,
+                           float(ratio), relation, spelled, stated, decl.where))
 
 
 def read_text(path):

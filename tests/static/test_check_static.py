@@ -382,6 +382,53 @@ class SassRules(unittest.TestCase):
         self.assertTrue(run(500, self.loop_listing()).failed_with(
             "fma_loop", "no global store in the longest loop"))
 
+    # A K loop as the SIMT GEMM rungs compile it: 64 FFMA, two LDS.128, two
+    # LDS and an LDSM (not an LDS: prefixes match at a '.'), one barrier; then
+    # a tail loop with more LDS per FFMA (4 for 2), which is not the hot loop.
+    @staticmethod
+    def k_loop_listing():
+        body = (["BAR.SYNC.DEFER_BLOCKING 0x0", "LDS.128 R8, [R2]", "LDS.128 R12, [R2+0x10]",
+                 "LDS R16, [R3]", "LDS R17, [R3+0x4]", "LDSM.16.M88.4 R20, [R4]"]
+                + ["FFMA R%d, R8, R12, R%d" % (24 + i % 8, 24 + i % 8) for i in range(64)]
+                + ["NOP", "ISETP.GT.AND P0, PT, R5, 0x3, PT"])
+        tail = ["LDS R16, [R3]"] * 4 + ["FFMA R24, R16, R16, R24"] * 2
+        lines = ["\t\tFunction : _Z8fma_loopPfffi"]
+        for start, ops in ((0x10, body), (0x10 + 0x10 * (len(body) + 1), tail)):
+            for i, text in enumerate(ops):
+                lines.append("        /*%04x*/                   %s ;" % (start + 0x10 * i, text))
+            lines.append("        /*%04x*/               @P0 BRA 0x%x ;"
+                         % (start + 0x10 * len(ops), start))
+        return "\n".join(lines) + "\n"
+
+    def test_loop_ratio_counts_opcode_prefixes_in_the_hot_loop(self):
+        ptxas = "ptxas info    : Compiling entry function '_Z8fma_loopPfffi' for 'sm_90a'\n" \
+                "ptxas info    : Used 17 registers, used 0 barriers\n"
+        run = lambda ratio: Stash((self.FMA + " loop_ratio=" + ratio,), ptxas=ptxas,
+                                  sass=self.k_loop_listing(), arch="90a")
+        for holds in ("LDS/FFMA<=4/64", "LDS/FFMA==1/16", "LDS/FFMA>=0.0625", "LDS.128/FFMA==2/64",
+                      "BAR/FFMA==1/64", "LDSM/FFMA<=1/64", "NOP/FFMA==0"):
+            self.assertEqual(run(holds).failures, [], holds)
+        self.assertTrue(run("LDS/FFMA<=3/64").failed_with(
+            "fma_loop", "hot loop (the one with the most FFMA) has 4 LDS for 64 FFMA (0.0625), "
+            "not <= 3/64: loop_ratio=LDS/FFMA<=3/64 (test.cu:1)"))
+        self.assertTrue(run("LDS.128/FFMA>=3/64").failed_with(
+            "has 2 LDS.128 for 64 FFMA", "not >= 3/64"))
+        self.assertTrue(run("BAR/FFMA==2/64").failed_with("has 1 BAR for 64 FFMA", "not == 2/64"))
+        self.assertTrue(run("HMMA/DFMA<=1").failed_with(
+            "fma_loop", "no loop with DFMA (loop_ratio=HMMA/DFMA<=1, test.cu:1)"))
+
+    def test_loop_ratio_needs_two_opcodes_a_relation_and_a_number(self):
+        self.assertEqual(decl("kernel=k loop_ratio=LDS.128/FFMA<=4/64").fields["loop_ratio"],
+                         ("LDS.128", "FFMA", "<=", cs.fractions.Fraction(1, 16), "4/64"))
+        self.assertEqual(decl("kernel=k loop_ratio=LDG/FFMA>=0.25").fields["loop_ratio"][2:4],
+                         (">=", cs.fractions.Fraction(1, 4)))
+        for text in ("kernel=k loop_ratio=LDS/FFMA", "kernel=k loop_ratio=LDS<=1",
+                     "kernel=k loop_ratio=LDS/FFMA<4", "kernel=k loop_ratio=LDS/FFMA<=",
+                     "kernel=k loop_ratio=LDS/FFMA<=1/0", "kernel=k loop_ratio=LDS/FFMA<=x",
+                     "kernel=k loop_ratio=/FFMA<=1"):
+            with self.assertRaisesRegex(cs.InputError, "loop_ratio needs OPA/OPB", msg=text):
+                decl(text)
+
     def test_loop_share_needs_an_opcode_and_a_percentage(self):
         self.assertEqual(decl("kernel=k loop_share=FFMA:99.5").fields["loop_share"],
                          ("FFMA", 99.5))
