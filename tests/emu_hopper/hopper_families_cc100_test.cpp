@@ -3,7 +3,7 @@
 // (mbarrier, plain bulk copies, TMA, the async-proxy fence) run, as they do
 // on a B200, and the sm_90a-only wgmma is refused with one line naming the
 // instruction, the emulated compute capability and the RL_EMU_CC value that
-// has it (rl/emu/arch.hpp decides both).
+// has it (rl/emu/arch.hpp decides both); so is setmaxnreg.
 #include "rl/cuda.hpp"
 #include "rl/emu/arch.hpp"
 #include "rl/ptx.hpp"
@@ -112,6 +112,15 @@ TEST(HopperFamiliesOnBlackwell, a_wgmma_is_refused_with_the_instruction_the_devi
   EXPECT_DEATH((rl::ptx::wgmma_m64n128k16_f32<__nv_bfloat16, false>(d, 0, 0, 0)),
                "wgmma.mma_async.m64n128k16 is sm_90a-only .* compute capability 10.0: "
                "RL_EMU_CC=90");
+}
+
+// setmaxnreg is sm_90a-only too (a B200 build of it traps): refused the same way.
+TEST(HopperFamiliesOnBlackwell, setmaxnreg_is_refused_like_wgmma) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(rl::ptx::setmaxnreg_inc<232>(),
+               "rl::ptx: setmaxnreg.inc is sm_90a-only and the emulator has no model of it at "
+               "compute capability 10.0: RL_EMU_CC=90 emulates the one device that has it");
+  EXPECT_DEATH(rl::ptx::setmaxnreg_dec<40>(), "setmaxnreg.dec is sm_90a-only .* 10.0");
 }
 
 }  // namespace

@@ -1,22 +1,27 @@
 // The suite's sm_90a kernels under the emulator as a Hopper (this test runs
 // with RL_EMU_CC=90, set by its CMakeLists): the wgmma roof loops and the
-// GEMM ladder's wgmma + TMA rung validate against their references, the GEMM
-// at odd shapes under two schedules with bit-identical outputs, and the
-// records are no longer gpu_only for the emulator.
+// GEMM ladder's wgmma rungs validate against their references, the GEMMs at
+// odd shapes under two schedules with bit-identical outputs and over 64
+// k-tiles, setmaxnreg runs, and the records are no longer gpu_only for the
+// emulator.
 #include "emu_kernel_test.hpp"
 #include "gemm/gemm_workload.hpp"
 #include "rl/cuda.hpp"
+#include "rl/ptx.hpp"
 #include "rl/registry.hpp"
 
 #include <gtest/gtest.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
-const char* const kGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16"};
+const char* const kGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16",
+                              "gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16"};
 const char* const kLoops[] = {"wgmma_loop_bf16_m64n256k16", "wgmma_loop_fp16_m64n256k16",
                               "wgmma_loop_tf32_m64n256k8", "wgmma_loop_fp8_e4m3_m64n256k32",
                               "wgmma_loop_int8_m64n256k32"};
@@ -40,20 +45,54 @@ TEST(HopperOnTheEmulator, the_device_reports_9_0_and_the_records_run_on_it) {
 // Shapes TMA accepts (K and N multiples of 8) with tails everywhere: one row;
 // one past the 128 x 128 tile in M and N with K past one 64-wide stage; and
 // K of 6 stages, more than the ring's 4, so the producer waits on the
-// consumers' "empty" barriers and every stage's parity flips.
+// consumers' "empty" barriers and every stage's parity flips (N = 264 is also
+// one column block and a tail past the 128 x 256 tile).
 const rl::gemm::Dims kShapes[] = {{1, 8, 8}, {129, 136, 72}, {70, 264, 328}};
+
+// Each shape validates under two schedules with bit-identical outputs.
+template <std::size_t Shapes>
+void expect_shapes_pass_under_two_schedules(const char* name,
+                                            const rl::gemm::Dims (&shapes)[Shapes]) {
+  for (const rl::gemm::Dims& d : shapes) {
+    SCOPED_TRACE("M=" + std::to_string(d.M) + " N=" + std::to_string(d.N) +
+                 " K=" + std::to_string(d.K));
+    auto workload = rl::test::make_inspectable_workload(name, rl::gemm::make_shape(d.M, d.N, d.K),
+                                                        9000 + static_cast<std::uint64_t>(d.K));
+    ASSERT_NE(workload, nullptr);
+    rl::test::expect_passes_under_two_schedules(*workload);
+  }
+}
 
 class WgmmaGemm : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(WgmmaGemm, matches_the_float64_reference_at_odd_shapes_under_two_schedules) {
-  for (const rl::gemm::Dims& d : kShapes) {
-    SCOPED_TRACE("M=" + std::to_string(d.M) + " N=" + std::to_string(d.N) +
-                 " K=" + std::to_string(d.K));
-    auto workload = rl::test::make_inspectable_workload(
-        GetParam(), rl::gemm::make_shape(d.M, d.N, d.K), 9000 + static_cast<std::uint64_t>(d.K));
-    ASSERT_NE(workload, nullptr);
-    rl::test::expect_passes_under_two_schedules(*workload);
-  }
+  expect_shapes_pass_under_two_schedules(GetParam(), kShapes);
+}
+
+// The rungs on padded rows (RecordSpec::ld_multiple = 8) run the shapes the
+// first wgmma rung refuses: K and N not multiples of 8, down to 1 x 1 x 1.
+const char* const kPaddedGemms[] = {"gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16"};
+const rl::gemm::Dims kUnalignedShapes[] = {{1, 1, 1}, {130, 263, 71}};
+
+class PaddedWgmmaGemm : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(PaddedWgmmaGemm, runs_k_and_n_not_multiples_of_8_under_two_schedules) {
+  expect_shapes_pass_under_two_schedules(GetParam(), kUnalignedShapes);
+}
+
+INSTANTIATE_TEST_SUITE_P(Hopper, PaddedWgmmaGemm, ::testing::ValuesIn(kPaddedGemms));
+
+// 64 k-tiles and a tail (K = 4104): every stage of the 4-stage ring is used
+// 16 times, so its barriers' parities wrap over and over; a producer or
+// consumer one phase off deadlocks (reported) or reads a stale tile.  M and N
+// stay past one tile in each direction but small, and one schedule is enough
+// (the odd shapes above compare two): about 2 s a record.
+TEST_P(WgmmaGemm, stays_in_phase_over_64_k_tiles) {
+  auto workload =
+      rl::test::make_inspectable_workload(GetParam(), rl::gemm::make_shape(129, 264, 4104), 64);
+  ASSERT_NE(workload, nullptr);
+  const rl::Validation v = workload->validate(nullptr);
+  EXPECT_TRUE(v.passed) << v.detail;
 }
 
 // The check can fail: the same launch one 8-wide K slice short (the last
@@ -80,6 +119,46 @@ TEST_P(WgmmaGemm, a_launch_short_of_k_fails_the_reference) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Hopper, WgmmaGemm, ::testing::ValuesIn(kGemms));
+
+// setmaxnreg exists on the emulated Hopper: a warpgroup that gives registers
+// back and two that take them run on (the emulator checks only that every lane
+// of each warp executes it; there is no register file to resize).
+__global__ void reallocate_registers(int* out) {
+  if (threadIdx.x < 128)
+    rl::ptx::setmaxnreg_dec<40>();
+  else
+    rl::ptx::setmaxnreg_inc<232>();
+  out[threadIdx.x] = static_cast<int>(threadIdx.x);
+}
+
+TEST(HopperOnTheEmulator, setmaxnreg_runs_in_every_warp_of_a_warpgroup) {
+  int* out = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&out), 384 * sizeof(int)), cudaSuccess);
+  rl::launch(reallocate_registers, dim3(1), dim3(384), 0, nullptr, out);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  std::vector<int> got(384);
+  ASSERT_EQ(cudaMemcpy(got.data(), out, got.size() * sizeof(int), cudaMemcpyDeviceToHost),
+            cudaSuccess);
+  for (int i = 0; i < 384; ++i) EXPECT_EQ(got[i], i);
+  cudaFree(out);
+}
+
+// .sync.aligned: a warp with a lane that has exited stops the process with
+// the instruction's one line, as mma.sync does.
+__global__ void setmaxnreg_without_lane_31() {
+  if (threadIdx.x == 31) return;
+  rl::ptx::setmaxnreg_inc<232>();
+}
+
+TEST(HopperOnTheEmulator, setmaxnreg_needs_every_lane_of_the_warp) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_DEATH(
+      {
+        rl::launch(setmaxnreg_without_lane_31, dim3(1), dim3(32), 0, nullptr);
+        (void)cudaDeviceSynchronize();
+      },
+      "setmaxnreg.inc executed by an incomplete warp \\(lanes present: 0x7fffffff\\)");
+}
 
 class WgmmaLoop : public ::testing::TestWithParam<const char*> {};
 

@@ -15,7 +15,20 @@ namespace {
 
 // ------------------------------------------------------------- records
 
-const char* const kWgmmaGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16"};
+const char* const kWgmmaGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16",
+                                   "gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16"};
+// TMA needs 16-byte row pitches: these refuse K or N not a multiple of 8 ...
+const char* const kRefusingGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16"};
+// ... and these run every shape on rows padded to a multiple of 8 elements.
+const char* const kPaddedGemms[] = {"gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16"};
+
+// The wgmma GEMM ladder per precision, in order: each rung's baseline is the
+// one before it, the first's the mma.sync rung.
+struct WgmmaRung {
+  const char* variant;
+  int tile_n;  // the block tile is 128 x tile_n
+};
+const WgmmaRung kWgmmaRungs[] = {{"wgmma_tma", 128}, {"wgmma_128x256", 256}};
 
 // The wgmma roof loops: one per precision, K of their m64n256kK wgmma, and
 // whether the loop closes with one extra wgmma (fp8 alternates B and -B).
@@ -47,20 +60,50 @@ TEST(HopperRecords, every_sm90a_record_is_gpu_only_for_compute_capability_9_0_ex
   }
 }
 
-TEST(HopperRecords, gemm_records_name_their_precision_pipe_and_mma_sync_baseline) {
-  const rl::KernelRecord* bf16 = rl::find_kernel("gemm_wgmma_tma_bf16");
-  const rl::KernelRecord* fp16 = rl::find_kernel("gemm_wgmma_tma_fp16");
-  ASSERT_NE(bf16, nullptr);
-  ASSERT_NE(fp16, nullptr);
-  EXPECT_EQ(bf16->family, "gemm");
-  EXPECT_EQ(bf16->precision, rl::roofline::Precision::bf16);
-  EXPECT_EQ(bf16->unit, rl::roofline::ComputeUnit::tc_bf16);
-  EXPECT_EQ(bf16->baseline, "gemm_mma_sync_multistage_bf16");
-  EXPECT_EQ(fp16->precision, rl::roofline::Precision::fp16);
-  EXPECT_EQ(fp16->unit, rl::roofline::ComputeUnit::tc_fp16);
-  EXPECT_EQ(fp16->baseline, "gemm_mma_sync_multistage_fp16");
-  EXPECT_FALSE(bf16->idea.empty());
-  EXPECT_EQ(bf16->idea, fp16->idea);
+TEST(HopperRecords, each_wgmma_gemm_rung_names_the_one_below_and_shares_its_idea_per_precision) {
+  struct Precision {
+    const char* suffix;
+    rl::roofline::Precision precision;
+    rl::roofline::ComputeUnit unit;
+  };
+  for (const Precision& p :
+       {Precision{"bf16", rl::roofline::Precision::bf16, rl::roofline::ComputeUnit::tc_bf16},
+        Precision{"fp16", rl::roofline::Precision::fp16, rl::roofline::ComputeUnit::tc_fp16}}) {
+    std::string below = std::string("gemm_mma_sync_multistage_") + p.suffix;
+    for (const WgmmaRung& rung : kWgmmaRungs) {
+      const std::string name = std::string("gemm_") + rung.variant + "_" + p.suffix;
+      const rl::KernelRecord* record = rl::find_kernel(name);
+      ASSERT_NE(record, nullptr) << name;
+      EXPECT_EQ(record->family, "gemm") << name;
+      EXPECT_EQ(record->variant, rung.variant) << name;
+      EXPECT_EQ(record->precision, p.precision) << name;
+      EXPECT_EQ(record->unit, p.unit) << name;
+      EXPECT_EQ(record->baseline, below) << name;
+      EXPECT_FALSE(record->idea.empty()) << name;
+      const rl::KernelRecord* other =
+          rl::find_kernel(std::string("gemm_") + rung.variant +
+                          (p.suffix == std::string("bf16") ? "_fp16" : "_bf16"));
+      ASSERT_NE(other, nullptr) << name;
+      EXPECT_EQ(record->idea, other->idea) << name;
+      below = name;
+    }
+  }
+}
+
+// The cost model's reuse tile is each rung's block tile: A is read
+// ceil(N / tile_n) times, B ceil(M / 128) times, C written once.
+TEST(HopperRecords, wgmma_gemm_cost_reuses_each_rungs_block_tile) {
+  const rl::Shape s{{{"M", 300}, {"N", 264}, {"K", 520}}};
+  for (const WgmmaRung& rung : kWgmmaRungs) {
+    const std::string name = std::string("gemm_") + rung.variant + "_bf16";
+    const rl::KernelRecord* record = rl::find_kernel(name);
+    ASSERT_NE(record, nullptr) << name;
+    const rl::roofline::Cost cost = record->cost(s);
+    EXPECT_EQ(cost.flops, 2.0 * 300 * 264 * 520) << name;
+    const double a_reads = (264 + rung.tile_n - 1) / rung.tile_n;  // 3 for 128, 2 for 256
+    EXPECT_EQ(cost.bytes_model, 300.0 * 520 * a_reads * 2 + 520.0 * 264 * 3 * 2 + 300.0 * 264 * 4)
+        << name;
+  }
 }
 
 TEST(HopperRecords, gemm_cost_reuses_the_128_by_128_block_tile_and_counts_device_bytes) {
@@ -76,7 +119,7 @@ TEST(HopperRecords, gemm_cost_reuses_the_128_by_128_block_tile_and_counts_device
 }
 
 TEST(HopperRecords, gemm_shapes_are_only_those_tma_can_describe) {
-  for (const char* name : kWgmmaGemms) {
+  for (const char* name : kRefusingGemms) {
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr);
     for (rl::SizePreset preset :
@@ -92,7 +135,7 @@ TEST(HopperRecords, gemm_shapes_are_only_those_tma_can_describe) {
 }
 
 TEST(HopperRecords, gemm_refuses_k_or_n_not_a_multiple_of_8_before_allocating) {
-  for (const char* name : kWgmmaGemms) {
+  for (const char* name : kRefusingGemms) {
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr);
     for (const rl::Shape& s : {rl::Shape{{{"M", 127}, {"N", 129}, {"K", 64}}},
@@ -105,6 +148,23 @@ TEST(HopperRecords, gemm_refuses_k_or_n_not_a_multiple_of_8_before_allocating) {
             << e.what();
       }
     }
+  }
+}
+
+// Rows of A (K long) and B (N long) padded to a multiple of 8 elements: the
+// device memory counts the padding; the preset shapes are not filtered.
+TEST(HopperRecords, padded_gemms_count_their_padded_rows_and_keep_every_preset_shape) {
+  const rl::KernelRecord* refusing = rl::find_kernel("gemm_wgmma_tma_bf16");
+  ASSERT_NE(refusing, nullptr);
+  for (const char* name : kPaddedGemms) {
+    const rl::KernelRecord* record = rl::find_kernel(name);
+    ASSERT_NE(record, nullptr);
+    ASSERT_TRUE(record->device_bytes);
+    const rl::Shape odd{{{"M", 127}, {"N", 129}, {"K", 65}}};
+    EXPECT_EQ(record->device_bytes(odd), (127u * 72 + 65u * 136) * 2 + 127u * 129 * 4) << name;
+    for (rl::SizePreset preset :
+         {rl::SizePreset::small, rl::SizePreset::medium, rl::SizePreset::large})
+      EXPECT_GE(record->shapes(preset).size(), refusing->shapes(preset).size()) << name;
   }
 }
 

@@ -6,6 +6,7 @@
 //   rl/ptx_sm90_mbarrier.hpp     mbarrier (transaction-counted phases)
 //   rl/ptx_sm90_tma.hpp          cp.async.bulk.tensor (TMA) and plain bulk copies
 //   rl/ptx_sm90_wgmma.hpp        wgmma.mma_async (warpgroup MMA)
+//   rl/ptx_sm90_setmaxnreg.hpp   setmaxnreg (a warpgroup's register count)
 //
 // Who has what (the same answer as rl/emu/arch.hpp gives the emulator):
 // - mbarrier, TMA, bulk copies and the async-proxy fences exist from sm_90 on
@@ -14,7 +15,7 @@
 //   (RL_PTX_SM90), so the tcgen05 loops of sm_100a wait on real mbarriers.
 //   The global -> shared copies name their destination .shared::cta from
 //   sm_100 on (rl/ptx_sm90_tma.hpp says why).
-// - wgmma (and setmaxnreg, which has no wrapper) is sm_90a-only: the "a"
+// - wgmma and setmaxnreg are sm_90a-only: the "a"
 //   features are not forward compatible, so sm_100a and sm_120 builds do not
 //   have them.  On the GPU it is inline PTX behind __CUDA_ARCH_FEAT_SM90_ALL
 //   (RL_PTX_SM90A); under the emulator it runs when rl::emu::has_wgmma(), i.e.
@@ -132,6 +133,7 @@ RL_PTX_FN void fence_proxy_async_shared() {
 
 #include "rl/ptx_sm90_descriptors.hpp"
 #include "rl/ptx_sm90_mbarrier.hpp"
+#include "rl/ptx_sm90_setmaxnreg.hpp"
 #include "rl/ptx_sm90_tensor_map.hpp"
 #include "rl/ptx_sm90_tma.hpp"
 #include "rl/ptx_sm90_wgmma.hpp"

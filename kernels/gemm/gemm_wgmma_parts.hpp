@@ -1,0 +1,301 @@
+// The parts the wgmma GEMM rungs share (gemm_wgmma_tma_sm90a.cu and the rungs
+// above it, sm_90a, 16-bit inputs, fp32 C): the shared-memory ring of TMA
+// tiles and its mbarriers, the producer's loop, one stage's wgmmas for one
+// consumer warpgroup, the loop that waits for each stage's wgmmas before
+// releasing it, the accumulator-to-C epilogue, the launch with its tensor
+// maps and (host) the record: where it runs, and how it meets TMA's row
+// pitch (refusing the shapes TMA cannot describe, or on padded rows).  The layouts and
+// descriptor strides are explained in gemm_wgmma_tma_sm90a.cu's header; a
+// rung's own header says what it does differently.
+#pragma once
+
+#include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_tiles.hpp"  // RL_GEMM_UNROLL
+#include "rl/cuda.hpp"
+#include "rl/ptx.hpp"
+#if !defined(__CUDA_ARCH__)
+#include "gemm/gemm_workload.hpp"
+#endif
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace rl::gemm::wgmma {
+
+constexpr int kWarpgroupThreads = 128;
+constexpr int kWgmmaM = 64, kWgmmaK = 16;                // rows of a consumer, K of one wgmma
+constexpr int kElementBytes = 2;                         // bf16 or fp16
+constexpr int kSwizzleBytes = 128;                       // the 128B swizzle's row
+constexpr int kBoxCols = kSwizzleBytes / kElementBytes;  // 64 elements per TMA box row
+constexpr int kSwizzleRepeat = 1024;                     // 8 rows of 128 bytes: tiles start on this
+
+// Descriptor strides (bytes).
+constexpr std::uint32_t kRowGroupBytes = 8 * kSwizzleBytes;  // SBO of A and B: 8 rows
+constexpr std::uint32_t kAUnusedLbo = 16;  // K-major swizzled: not used (encodes 1)
+constexpr std::uint32_t kAStepBytes = kWgmmaK * kElementBytes;  // +32 per k16 step
+constexpr std::uint32_t kBStepBytes = kWgmmaK * kSwizzleBytes;  // +2048 per k16 step
+
+// How a rung meets TMA's 16-byte row pitch: by refusing K or N not a
+// multiple of 8 (tma_refusal), or by running on leading dimensions padded to
+// a multiple of 8 elements (RecordSpec::ld_multiple; the tensor maps still
+// end at K and N, so TMA writes zeros past them), which runs every shape.
+enum class RowPitch { refuse_unaligned, padded };
+
+// A ring of `Stages` stages, each an A tile (BlockM x BlockK, row-major) and
+// BlockN / 64 B boxes (BlockK x 64, side by side in N), as TMA writes them.
+template <int BlockM, int BlockN, int BlockK, int Stages>
+struct Ring {
+  static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = BlockK, kStages = Stages;
+  static constexpr int kATileBytes = BlockM * BlockK * kElementBytes;
+  static constexpr int kBBoxBytes = BlockK * kBoxCols * kElementBytes;
+  static constexpr int kBBoxes = BlockN / kBoxCols;
+  static constexpr int kStageBytes = kATileBytes + kBBoxes * kBBoxBytes;
+  // + one swizzle repeat to align the ring (the dynamic base is 16-byte aligned)
+  static constexpr int kDynamicSharedBytes = Stages * kStageBytes + kSwizzleRepeat;
+  static_assert(BlockK * kElementBytes == kSwizzleBytes, "one A row = one swizzle row");
+  static_assert(BlockN % kBoxCols == 0, "B is whole 64-column boxes");
+  static_assert(kATileBytes % kSwizzleRepeat == 0 && kBBoxBytes % kSwizzleRepeat == 0,
+                "every tile starts on the swizzle repeat");
+  static_assert(kDynamicSharedBytes <= 227 * 1024, "H100: 227 KiB of dynamic shared memory");
+
+  static constexpr int kAccumulators = BlockN / 2;  // a 64 x BlockN fp32 tile per warpgroup
+};
+
+// Device code only: the host compiler sees this header too, from the tests of
+// the CUDA backend.
+#if defined(__CUDACC__) || defined(RL_EMULATE)
+
+template <typename R>
+__device__ __forceinline__ unsigned char* a_tile(unsigned char* ring, int stage) {
+  return ring + stage * R::kStageBytes;
+}
+template <typename R>
+__device__ __forceinline__ unsigned char* b_tile(unsigned char* ring, int stage) {
+  return ring + stage * R::kStageBytes + R::kATileBytes;
+}
+
+// The ring starts on the swizzle repeat, in the shared window's addresses
+// (what TMA and the descriptors see); the dynamic base is 16-byte aligned.
+__device__ __forceinline__ unsigned char* ring_start(unsigned char* dynamic_shared) {
+  const std::uint32_t misalignment = rl::ptx::shared_address(dynamic_shared) % kSwizzleRepeat;
+  return dynamic_shared + (kSwizzleRepeat - misalignment) % kSwizzleRepeat;
+}
+
+// Every thread of the block calls it: each stage's barriers, initialised by
+// the `leader` thread ("full" completes on the producer's arrive_expect_tx
+// plus the stage's bytes, "empty" when every consumer thread has arrived),
+// then the block meets at __syncthreads, before any thread uses them.
+// (The helpers here never read threadIdx or blockIdx: the kernel does and
+// passes the values.  nvcc merges every read of threadIdx.x in a kernel, and
+// one made in a helper, where it is known only to be < 1024, loses the
+// kernel's __launch_bounds__ range for all; moving the reads of threadIdx or
+// blockIdx into helpers changed gemm_wgmma_tma's SASS.)
+template <typename R>
+__device__ __forceinline__ void init_ring_barriers(std::uint64_t* full, std::uint64_t* empty,
+                                                   int consumer_threads, bool leader) {
+  if (leader) {
+    for (int s = 0; s < R::kStages; ++s) {
+      rl::ptx::mbarrier_init(&full[s], 1);
+      rl::ptx::mbarrier_init(&empty[s], consumer_threads);
+    }
+    rl::ptx::fence_mbarrier_init();
+  }
+  __syncthreads();
+}
+
+// The block's tile of C: the k-tiles over K, its first row and column
+// (the kernel fills it from blockIdx, see init_ring_barriers).
+struct BlockTile {
+  int k_tiles, row, col;
+};
+
+// The producer (one thread): tile kt goes to stage kt % kStages, on that
+// stage's use number kt / kStages; from the second use on, it first waits
+// until the consumers have released the previous use (empty's phase use - 1).
+template <typename R>
+__device__ __forceinline__ void produce_tiles(const rl::ptx::TensorMap* a_map,
+                                              const rl::ptx::TensorMap* b_map, std::uint64_t* full,
+                                              std::uint64_t* empty, unsigned char* ring,
+                                              BlockTile tile) {
+  for (int kt = 0; kt < tile.k_tiles; ++kt) {
+    const int stage = kt % R::kStages, use = kt / R::kStages;
+    if (use > 0) rl::ptx::mbarrier_wait_parity(&empty[stage], (use - 1) & 1);
+    rl::ptx::mbarrier_arrive_expect_tx(&full[stage], R::kStageBytes);
+    rl::ptx::tma_load_2d(a_tile<R>(ring, stage), a_map, kt * R::kBlockK, tile.row, &full[stage]);
+    for (int box = 0; box < R::kBBoxes; ++box)
+      rl::ptx::tma_load_2d(b_tile<R>(ring, stage) + box * R::kBBoxBytes, b_map,
+                           tile.col + box * kBoxCols, kt * R::kBlockK, &full[stage]);
+  }
+}
+
+// One stage's BlockK / 16 wgmmas of consumer `consumer` (rows 64c .. 64c + 63
+// of the block tile), accumulating into d, after the wgmma.fence that orders
+// the warpgroup's earlier accesses to d before them; not committed, not
+// waited for.
+template <typename T, typename R>
+__device__ __forceinline__ void issue_stage_wgmmas(float (&d)[R::kAccumulators],
+                                                   unsigned char* ring, int stage, int consumer) {
+  const std::uint32_t a_base =
+      rl::ptx::shared_address(a_tile<R>(ring, stage)) + consumer * kWgmmaM * kSwizzleBytes;
+  const std::uint32_t b_base = rl::ptx::shared_address(b_tile<R>(ring, stage));
+  rl::ptx::wgmma_fence_operand(d);
+  rl::ptx::wgmma_fence();
+  RL_GEMM_UNROLL
+  for (int step = 0; step < R::kBlockK / kWgmmaK; ++step) {
+    const std::uint64_t desc_a = rl::ptx::smem_descriptor(
+        a_base + step * kAStepBytes, kAUnusedLbo, kRowGroupBytes, rl::ptx::SmemSwizzle::b128);
+    const std::uint64_t desc_b = rl::ptx::smem_descriptor(
+        b_base + step * kBStepBytes, R::kBBoxBytes, kRowGroupBytes, rl::ptx::SmemSwizzle::b128);
+    if constexpr (R::kBlockN == 128)
+      rl::ptx::wgmma_m64n128k16_f32<T, /*TransposeB=*/true>(d, desc_a, desc_b, 1);
+    else if constexpr (R::kBlockN == 256)
+      rl::ptx::wgmma_m64n256k16_f32<T, /*TransposeB=*/true>(d, desc_a, desc_b, 1);
+    else
+      static_assert(R::kBlockN == 128, "a consumer issues m64n128k16 or m64n256k16");
+  }
+}
+
+// A consumer's main loop where every stage waits for its own wgmmas before
+// releasing the stage to the producer (nothing in flight across stages).
+template <typename T, typename R>
+__device__ __forceinline__ void consume_tiles_waiting_each_stage(float (&d)[R::kAccumulators],
+                                                                 std::uint64_t* full,
+                                                                 std::uint64_t* empty,
+                                                                 unsigned char* ring, int k_tiles,
+                                                                 int consumer) {
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int stage = kt % R::kStages, use = kt / R::kStages;
+    rl::ptx::mbarrier_wait_parity(&full[stage], use & 1);
+    issue_stage_wgmmas<T, R>(d, ring, stage, consumer);
+    rl::ptx::wgmma_commit_group();
+    rl::ptx::wgmma_wait_group<0>();
+    rl::ptx::wgmma_fence_operand(d);
+    rl::ptx::mbarrier_arrive(&empty[stage]);  // this thread's reads of the stage are done
+  }
+}
+
+// Epilogue: thread t of consumer `consumer` holds, for each 8-column block j,
+// C(r, 8j + c .. +1) in d[4j], d[4j + 1] and C(r + 8, 8j + c .. +1) in
+// d[4j + 2], d[4j + 3] (r = 16 warp + lane / 4, c = 2 (lane % 4)).  Where the
+// rung refuses N not a multiple of 8, c is even and both columns of a pair
+// are inside C when the first is; on padded rows (any N) the second is
+// checked.  `thread` is threadIdx.x (read by the kernel, see init_ring_barriers).
+template <typename R, RowPitch Pitch>
+__device__ __forceinline__ void store_accumulators(const float (&d)[R::kAccumulators],
+                                                   float* __restrict__ C, int M, int N, int ldc,
+                                                   BlockTile tile, int consumer, int thread) {
+  const int t = thread % kWarpgroupThreads;
+  const int row0 = tile.row + consumer * kWgmmaM + 16 * (t / 32) + (t % 32) / 4;
+  const int col0 = tile.col + 2 * (t % 4);
+  RL_GEMM_UNROLL
+  for (int j = 0; j < R::kBlockN / 8; ++j) {
+    const int col = col0 + 8 * j;
+    if (col >= N) break;
+    RL_GEMM_UNROLL
+    for (int half = 0; half < 2; ++half) {
+      const int row = row0 + 8 * half;
+      if (row < M) {
+        C[row * ldc + col] = d[4 * j + 2 * half];
+        if (Pitch == RowPitch::refuse_unaligned || col + 1 < N)
+          C[row * ldc + col + 1] = d[4 * j + 2 * half + 1];
+      }
+    }
+  }
+}
+
+template <typename T>
+constexpr rl::ptx::TensorMapElement kTmaElement =
+    std::is_same_v<T, __half> ? rl::ptx::TensorMapElement::fp16 : rl::ptx::TensorMapElement::bf16;
+
+// The tensor maps are encoded on the host at every launch (a few microseconds
+// of host work, no device work), then passed by value as kernel parameters.
+// A: M x K, a box of BlockM rows x 64 columns; B: K x N, BlockK rows x 64
+// (the B boxes of a stage are BlockN / 64 copies).  The kernel takes
+// (a_map, b_map, C, M, N, K, ldc).
+template <typename R, typename T, typename Kernel>
+void launch_wgmma_gemm(Kernel kernel, int threads, const Args<T>& a, cudaStream_t stream) {
+  const rl::ptx::TensorMap a_map = rl::ptx::encode_tensor_map_2d(
+      rl::ptx::tensor_map_2d(a.M, a.K, a.lda, kElementBytes, R::kBlockM, kBoxCols), kTmaElement<T>,
+      a.A);
+  const rl::ptx::TensorMap b_map = rl::ptx::encode_tensor_map_2d(
+      rl::ptx::tensor_map_2d(a.K, a.N, a.ldb, kElementBytes, R::kBlockK, kBoxCols), kTmaElement<T>,
+      a.B);
+  RL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     R::kDynamicSharedBytes));
+  rl::launch(kernel, tile_grid(a.M, a.N, R::kBlockM, R::kBlockN), dim3(threads),
+             R::kDynamicSharedBytes, stream, a_map, b_map, a.C, a.M, a.N, a.K, a.ldc);
+}
+
+#endif  // __CUDACC__ || RL_EMULATE
+
+#if !defined(__CUDA_ARCH__)
+
+// The row pitch TMA needs (16 bytes) in elements of a 16-bit matrix.
+constexpr std::int64_t kTmaPitchElements = 16 / kElementBytes;
+
+// Shapes TMA can describe with the workload's leading dimensions (lda = K,
+// ldb = N): the reason `kernel` refuses the shape, or "" when accepted.
+inline std::string tma_refusal(const Dims& d, const std::string& kernel) {
+  if (d.K % kTmaPitchElements == 0 && d.N % kTmaPitchElements == 0) return "";
+  return kernel + ": TMA needs 16-byte row pitches, so K and N must be multiples of " +
+         std::to_string(kTmaPitchElements) + " for 16-bit inputs (got M=" + std::to_string(d.M) +
+         " N=" + std::to_string(d.N) + " K=" + std::to_string(d.K) +
+         "); this rung refuses such shapes rather than repacking A and B";
+}
+
+// The record keeps only the shapes TMA can describe, and its make_workload
+// throws std::invalid_argument (tma_refusal's line) for any other.
+inline void refuse_shapes_tma_cannot_describe(KernelRecord& record, const std::string& kernel) {
+  record.shapes = [all = record.shapes, kernel](SizePreset preset) {
+    std::vector<Shape> accepted;
+    for (const Shape& s : all(preset))
+      if (tma_refusal(dims(s), kernel).empty()) accepted.push_back(s);
+    return accepted;
+  };
+  record.make_workload = [inner = record.make_workload, kernel](const Shape& shape,
+                                                                std::uint64_t seed) {
+    if (const std::string why = tma_refusal(dims(shape), kernel); !why.empty())
+      throw std::invalid_argument(why);
+    return inner(shape, seed);
+  };
+}
+
+// The record of a wgmma rung whose ring is R: sm_90a code runs on compute
+// capability 9.0 only (not 10.x or 12.x), under the emulator only as a Hopper
+// (RL_EMU_CC=90); the reuse tile of the cost model is the block tile; the
+// tensor-core error model; the row pitch as `pitch` says (a refusal names
+// the kernel gemm_<variant>).  device_bytes (A + B + C at storage size, rows
+// padded) comes from make_record.
+template <typename R, typename T>
+KernelRecord sm90a_record(std::string name, std::string variant, std::string baseline,
+                          roofline::Precision precision, roofline::ComputeUnit unit,
+                          Launcher<T> launcher, std::string idea, RowPitch pitch) {
+  const std::string kernel = "gemm_" + variant;
+  const bool padded = pitch == RowPitch::padded;
+  KernelRecord record =
+      make_record<T>({.name = std::move(name),
+                      .variant = std::move(variant),
+                      .baseline = std::move(baseline),
+                      .precision = precision,
+                      .unit = unit,
+                      .tile = {R::kBlockM, R::kBlockN},
+                      .launcher = std::move(launcher),
+                      .error = kTensorCoreError,
+                      .min_cc = 90,
+                      .gpu_only = !rl::ptx::emulator_runs_sm90a(),
+                      .idea = std::move(idea),
+                      .refuse = nullptr,
+                      .refuse_on = nullptr,
+                      .ld_multiple = padded ? static_cast<int>(kTmaPitchElements) : 1});
+  record.max_cc = 90;
+  if (!padded) refuse_shapes_tma_cannot_describe(record, kernel);
+  return record;
+}
+
+#endif  // !__CUDA_ARCH__
+
+}  // namespace rl::gemm::wgmma
