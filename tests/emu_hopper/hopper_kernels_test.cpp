@@ -20,8 +20,9 @@
 
 namespace {
 
-const char* const kGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16",
-                              "gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16"};
+const char* const kGemms[] = {"gemm_wgmma_tma_bf16",      "gemm_wgmma_tma_fp16",
+                              "gemm_wgmma_128x256_bf16",  "gemm_wgmma_128x256_fp16",
+                              "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16"};
 const char* const kLoops[] = {"wgmma_loop_bf16_m64n256k16", "wgmma_loop_fp16_m64n256k16",
                               "wgmma_loop_tf32_m64n256k8", "wgmma_loop_fp8_e4m3_m64n256k32",
                               "wgmma_loop_int8_m64n256k32"};
@@ -71,7 +72,8 @@ TEST_P(WgmmaGemm, matches_the_float64_reference_at_odd_shapes_under_two_schedule
 
 // The rungs on padded rows (RecordSpec::ld_multiple = 8) run the shapes the
 // first wgmma rung refuses: K and N not multiples of 8, down to 1 x 1 x 1.
-const char* const kPaddedGemms[] = {"gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16"};
+const char* const kPaddedGemms[] = {"gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16",
+                                    "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16"};
 const rl::gemm::Dims kUnalignedShapes[] = {{1, 1, 1}, {130, 263, 71}};
 
 class PaddedWgmmaGemm : public ::testing::TestWithParam<const char*> {};

@@ -15,12 +15,14 @@ namespace {
 
 // ------------------------------------------------------------- records
 
-const char* const kWgmmaGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16",
-                                   "gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16"};
+const char* const kWgmmaGemms[] = {"gemm_wgmma_tma_bf16",      "gemm_wgmma_tma_fp16",
+                                   "gemm_wgmma_128x256_bf16",  "gemm_wgmma_128x256_fp16",
+                                   "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16"};
 // TMA needs 16-byte row pitches: these refuse K or N not a multiple of 8 ...
 const char* const kRefusingGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16"};
 // ... and these run every shape on rows padded to a multiple of 8 elements.
-const char* const kPaddedGemms[] = {"gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16"};
+const char* const kPaddedGemms[] = {"gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16",
+                                    "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16"};
 
 // The wgmma GEMM ladder per precision, in order: each rung's baseline is the
 // one before it, the first's the mma.sync rung.
@@ -28,7 +30,8 @@ struct WgmmaRung {
   const char* variant;
   int tile_n;  // the block tile is 128 x tile_n
 };
-const WgmmaRung kWgmmaRungs[] = {{"wgmma_tma", 128}, {"wgmma_128x256", 256}};
+const WgmmaRung kWgmmaRungs[] = {
+    {"wgmma_tma", 128}, {"wgmma_128x256", 256}, {"wgmma_inflight", 256}};
 
 // The wgmma roof loops: one per precision, K of their m64n256kK wgmma, and
 // whether the loop closes with one extra wgmma (fp8 alternates B and -B).
