@@ -15,11 +15,13 @@
 //     wgmma.m64n256k16, a 64 x 256 x 16 product per instruction, so the A
 //     tile it reads from shared memory is amortised over twice the columns,
 //     and the tile does twice the math per byte loaded (below).
-//   - The 64 x 256 fp32 accumulator is 128 registers per thread, which leaves
-//     too few of __launch_bounds__(384, 1)'s 168 for descriptors and
-//     addresses.  The producer warpgroup needs almost none (one thread issues
-//     TMA), so it gives registers back with setmaxnreg.dec and the consumers
-//     take them with setmaxnreg.inc (PTX "setmaxnreg"; rl/ptx_sm90_setmaxnreg.hpp):
+//   - The 64 x 256 fp32 accumulator is 128 registers per thread, which
+//     leaves 40 of __launch_bounds__(384, 1)'s 168 for descriptors, addresses
+//     and the epilogue, tight for a consumer (the SASS note below says how
+//     tight it turned out).  The producer warpgroup needs almost none (one
+//     thread issues TMA), so it gives registers back with setmaxnreg.dec and
+//     the consumers take them with setmaxnreg.inc (PTX "setmaxnreg";
+//     rl/ptx_sm90_setmaxnreg.hpp):
 //       at launch   384 threads x 168 = 64512 registers (65536 / 384 = 170,
 //                   allocated in steps of 8: 168)
 //       producer    128 x 40  =  5120  (gives back 128 x 128 = 16384)
