@@ -45,7 +45,7 @@ void Harness::register_benchmarks() {
   for (Instance& instance : selected_instances(config_.selection)) {
     BenchEntry& entry = entries_.emplace_back(make_entry(std::move(instance)));
     if (const std::optional<std::string> not_here =
-            cannot_run_here(*entry.record, results_.context)) {
+            cannot_run_here(*entry.record, entry.shape, results_.context)) {
       // Recorded as skipped, never registered.
       entry.result.status = roofline::Status::skipped;
       entry.result.error = *not_here;

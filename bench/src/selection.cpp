@@ -157,7 +157,7 @@ std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_byt
   return text;
 }
 
-std::optional<std::string> cannot_run_here(const KernelRecord& record,
+std::optional<std::string> cannot_run_here(const KernelRecord& record, const Shape& shape,
                                            const roofline::Context& context) {
   const bool emulator = context.backend == roofline::Backend::emulator;
   const std::string& cc = context.device.compute_capability;  // "9.0"
@@ -176,6 +176,8 @@ std::optional<std::string> cannot_run_here(const KernelRecord& record,
            cc;
   if (record.refuse_on)
     if (std::optional<std::string> why = record.refuse_on(cc_x10)) return why;
+  if (record.refuse_shape)
+    if (std::optional<std::string> why = record.refuse_shape(shape)) return why;
   return std::nullopt;
 }
 

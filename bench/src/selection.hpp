@@ -60,10 +60,10 @@ std::size_t headline_index(const KernelRecord& record, const std::vector<Shape>&
 void resolve_selection(Selection& selection, const std::vector<std::string>& families,
                        const std::vector<ShapeOverride>& overrides);
 
-// Why `record` cannot run on this backend and device (GPU-only on the
-// emulator, compute capability out of its range, refused on this
-// architecture), or nullopt.
-std::optional<std::string> cannot_run_here(const KernelRecord& record,
+// Why `record` cannot run `shape` on this backend and device (GPU-only on
+// the emulator, compute capability out of its range, refused on this
+// architecture or at this shape), or nullopt.
+std::optional<std::string> cannot_run_here(const KernelRecord& record, const Shape& shape,
                                            const roofline::Context& context);
 
 // The skip reason of an instance whose declared device memory exceeds what

@@ -99,9 +99,10 @@ __host__ __device__ __forceinline__ T input_from_f32(float x) {
 // medium: a moderate GPU run (seconds), an odd square among them.
 // large: square 1024 to 8192, and transformer GEMMs: the GPT-2 MLP (8192
 // tokens, 768 -> 3072), the Llama-7B MLP (4096 tokens, 4096 -> 11008) and a
-// skinny decode step (16 tokens).  A rung may drop the large shapes whose
-// FLOPs exceed `max_large_flops` (0: no limit).
-inline std::vector<Shape> shapes(SizePreset preset, double max_large_flops = 0) {
+// skinny decode step (16 tokens).  Every rung lists every shape; one that
+// cannot run a shape refuses it with the reason (KernelRecord::refuse_shape),
+// so the ladder table shows it refused, never silently missing.
+inline std::vector<Shape> shapes(SizePreset preset) {
   switch (preset) {
     case SizePreset::small:
       return {make_shape(127, 129, 65), make_shape(256, 256, 256)};
@@ -112,12 +113,8 @@ inline std::vector<Shape> shapes(SizePreset preset, double max_large_flops = 0) 
       std::vector<Shape> out;
       for (const Dims d : {Dims{1024, 1024, 1024}, Dims{2048, 2048, 2048}, Dims{4096, 4096, 4096},
                            Dims{8192, 8192, 8192}, Dims{8192, 3072, 768}, Dims{4096, 11008, 4096},
-                           Dims{16, 4096, 4096}}) {
-        const double flops =
-            2.0 * static_cast<double>(d.M) * static_cast<double>(d.N) * static_cast<double>(d.K);
-        if (max_large_flops == 0 || flops <= max_large_flops)
-          out.push_back(make_shape(d.M, d.N, d.K));
-      }
+                           Dims{16, 4096, 4096}})
+        out.push_back(make_shape(d.M, d.N, d.K));
       return out;
     }
   }

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -223,10 +224,10 @@ struct RecordSpec {
   ReuseTile tile;  // cost model: see bytes_model in gemm_cost.hpp
   Launcher<T> launcher;
   ErrorModel error = {};
-  double max_large_flops = 0;  // drop large shapes beyond this many FLOPs (0: keep all)
-  int min_cc = 0;              // minimum compute capability x10 (0: any)
-  bool gpu_only = false;       // cannot run under the emulator (libraries)
-  std::string idea = {};       // what the rung changes from its baseline, one line
+  double max_flops = 0;   // refuse shapes beyond this many FLOPs (0: none), see max_flops_refusal
+  int min_cc = 0;         // minimum compute capability x10 (0: any)
+  bool gpu_only = false;  // cannot run under the emulator (libraries)
+  std::string idea = {};  // what the rung changes from its baseline, one line
   void (*refuse)() = nullptr;  // run before an instance is made: throws where it must not run
   // KernelRecord::refuse_on: the architectures the harness skips it on, with the reason.
   std::optional<std::string> (*refuse_on)(int cc_x10) = nullptr;
@@ -234,6 +235,20 @@ struct RecordSpec {
   // (see GemmWorkload): a rung whose loads need aligned rows runs every shape.
   int ld_multiple = 1;
 };
+
+// The reason a rung with a FLOP limit (a slow rung at the largest shapes:
+// its header says why) refuses a shape, or nullopt.
+inline std::optional<std::string> max_flops_refusal(const Dims& d, double max_flops) {
+  const double flops =
+      2.0 * static_cast<double>(d.M) * static_cast<double>(d.N) * static_cast<double>(d.K);
+  if (max_flops == 0 || flops <= max_flops) return std::nullopt;
+  char text[160];
+  std::snprintf(text, sizeof text,
+                "refused: 2MNK = %.3g FLOPs is beyond this rung's limit of %.3g (its header says "
+                "why)",
+                flops, max_flops);
+  return std::string(text);
+}
 
 template <typename T>
 KernelRecord make_record(RecordSpec<T> spec) {
@@ -247,7 +262,7 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .ceiling = "",
       .gpu_only = spec.gpu_only,
       .min_cc = spec.min_cc,
-      .shapes = [max = spec.max_large_flops](SizePreset preset) { return shapes(preset, max); },
+      .shapes = [](SizePreset preset) { return shapes(preset); },
       .cost = [tile = spec.tile, unit = spec.unit](
                   const Shape& shape) { return cost(dims(shape), tile, sizeof(T), unit); },
       .make_workload =
@@ -264,6 +279,8 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .idea = std::move(spec.idea),
       .library = {},
       .refuse_on = spec.refuse_on,
+      .refuse_shape = [max = spec.max_flops](
+                          const Shape& shape) { return max_flops_refusal(dims(shape), max); },
   };
 }
 
@@ -271,7 +288,7 @@ KernelRecord make_record(RecordSpec<T> spec) {
 // inputs; the variant label is the name without its "gemm_f32_" prefix.
 inline KernelRecord make_fp32_simt_record(std::string name, std::string baseline, ReuseTile tile,
                                           Launcher<float> launcher, std::string idea,
-                                          double max_large_flops = 0) {
+                                          double max_flops = 0) {
   std::string variant = name.substr(std::string_view("gemm_f32_").size());
   return make_record<float>({.name = std::move(name),
                              .variant = std::move(variant),
@@ -280,7 +297,7 @@ inline KernelRecord make_fp32_simt_record(std::string name, std::string baseline
                              .unit = roofline::ComputeUnit::fp32,
                              .tile = tile,
                              .launcher = std::move(launcher),
-                             .max_large_flops = max_large_flops,
+                             .max_flops = max_flops,
                              .idea = std::move(idea)});
 }
 

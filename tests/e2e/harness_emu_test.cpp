@@ -151,6 +151,24 @@ rl::KernelRecord refused_architecture_record() {
   return r;
 }
 RL_REGISTER_KERNEL(refused_architecture_record());
+// Lists two shapes and refuses the second (as a slow rung refuses the largest
+// GEMMs): it runs the first and records the second as skipped, with why.
+rl::KernelRecord refused_shape_record() {
+  rl::KernelRecord r = copy_record("harness_test_i_refused_shape", "", false, false);
+  r.shapes = [](rl::SizePreset) {
+    return std::vector<rl::Shape>{rl::Shape{{{"n", kElements}}}, rl::Shape{{{"n", kElements + 1}}}};
+  };
+  r.refuse_shape = [](const rl::Shape& s) -> std::optional<std::string> {
+    if (s.at("n") == kElements + 1) return "refused: n is not the one it was written for";
+    return std::nullopt;
+  };
+  r.make_workload = [inner = r.make_workload](const rl::Shape& s, std::uint64_t seed) {
+    if (s.at("n") != kElements) throw std::logic_error("a workload of a refused shape was built");
+    return inner(s, seed);
+  };
+  return r;
+}
+RL_REGISTER_KERNEL(refused_shape_record());
 
 class HarnessOnEmulator : public ::testing::Test {
  protected:
@@ -215,7 +233,7 @@ TEST_F(HarnessOnEmulator, failed_validation_is_recorded_with_its_error_and_not_t
 
 TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
   const auto results = run_harness(false);
-  ASSERT_EQ(results.kernels.size(), 8u);
+  ASSERT_EQ(results.kernels.size(), 10u);  // the refused-shape record has two instances
   // Skipped records are written when the run starts; the first kernel timed is
   // the ceiling, although it was registered after two others.  (The one that
   // does not fit is skipped when its turn comes.)
@@ -224,7 +242,8 @@ TEST_F(HarnessOnEmulator, ceiling_kernels_run_first_and_become_ceilings) {
     if (k.status != rl::roofline::Status::skipped) timed_order.push_back(k.name);
   EXPECT_EQ(timed_order,
             (std::vector<std::string>{"harness_test_c_ceiling_copy", "harness_test_a_wrong_output",
-                                      "harness_test_b_observer", "harness_test_f_fits"}));
+                                      "harness_test_b_observer", "harness_test_f_fits",
+                                      "harness_test_i_refused_shape"}));
   ASSERT_EQ(results.ceilings.size(), 1u);
   const auto& ceiling = results.ceilings.front();
   EXPECT_EQ(ceiling.name, "hbm.copy");
@@ -370,10 +389,10 @@ TEST_F(HarnessOnEmulator, results_are_flushed_after_every_benchmark) {
   const auto results = run_harness(false);
   // The observer ran after the ceiling and the wrong-output kernel finished
   // (registration order after the ceiling) and found both on disk, beside the
-  // three records skipped at registration (GPU-only, past max_cc, refused
-  // on this architecture).
+  // four instances skipped at registration (GPU-only, past max_cc, refused on
+  // this architecture, refused at its shape).
   ASSERT_TRUE(g_kernels_seen_on_disk.has_value());
-  EXPECT_EQ(*g_kernels_seen_on_disk, 5u);
+  EXPECT_EQ(*g_kernels_seen_on_disk, 6u);
   const auto* observer = find(results, "harness_test_b_observer");
   ASSERT_NE(observer, nullptr);
   EXPECT_EQ(observer->status, rl::roofline::Status::ok);
@@ -417,6 +436,21 @@ TEST_F(HarnessOnEmulator, a_record_refused_on_this_architecture_is_skipped_with_
   EXPECT_FALSE(refused->time_s.has_value());
 }
 
+TEST_F(HarnessOnEmulator, a_refused_shape_is_skipped_with_the_reason_and_the_others_run) {
+  const auto results = run_harness(false);
+  std::vector<const rl::roofline::KernelResult*> instances;
+  for (const auto& k : results.kernels)
+    if (k.name == "harness_test_i_refused_shape") instances.push_back(&k);
+  ASSERT_EQ(instances.size(), 2u);
+  for (const auto* k : instances) {
+    const bool refused = k->shape == rl::roofline::ShapeDims{{"n", kElements + 1}};
+    SCOPED_TRACE(refused ? "refused shape" : "accepted shape");
+    EXPECT_EQ(k->status, refused ? rl::roofline::Status::skipped : rl::roofline::Status::ok);
+    EXPECT_EQ(k->error, refused ? "refused: n is not the one it was written for" : "");
+    EXPECT_EQ(k->time_s.has_value(), !refused);
+  }
+}
+
 TEST_F(HarnessOnEmulator, a_record_built_for_older_devices_is_skipped_on_a_newer_one) {
   const auto results = run_harness(false);
   const auto* past_max = find(results, "harness_test_g_max_cc_80");
@@ -448,6 +482,9 @@ TEST_F(HarnessOnEmulator, a_spent_budget_measures_the_ceilings_and_lists_every_k
   for (const char* name : {"harness_test_a_wrong_output", "harness_test_b_observer",
                            "harness_test_e_too_big", "harness_test_f_fits"})
     EXPECT_EQ(find(results, name), nullptr) << name;
+  const auto* refused = find(results, "harness_test_i_refused_shape");  // its refused shape only
+  ASSERT_NE(refused, nullptr);
+  EXPECT_EQ(refused->status, rl::roofline::Status::skipped);
   EXPECT_EQ(results.run.complete, false);
   EXPECT_EQ(results.run.interrupted_by, "");
   EXPECT_EQ(failed_, 0u);  // nothing that was left out failed
@@ -461,7 +498,8 @@ TEST_F(HarnessOnEmulator, a_spent_budget_measures_the_ceilings_and_lists_every_k
   }
   EXPECT_EQ(left_out,
             (std::vector<std::string>{"harness_test_a_wrong_output", "harness_test_b_observer",
-                                      "harness_test_e_too_big", "harness_test_f_fits"}));
+                                      "harness_test_e_too_big", "harness_test_f_fits",
+                                      "harness_test_i_refused_shape"}));
 }
 
 TEST_F(HarnessOnEmulator, an_unspent_budget_leaves_nothing_out) {

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -400,7 +401,7 @@ TEST(GemmShapes, SmallIsEmulatorSizedWithOddDimensions) {
   }
 }
 
-TEST(GemmShapes, LargeHasSquareAndTransformerShapesAndNaiveASubset) {
+TEST(GemmShapes, LargeHasSquareAndTransformerShapesAndNaiveRefusesTheLargest) {
   const auto names = [](const std::string& kernel) {
     std::vector<std::string> out;
     for (const rl::Shape& s : rl::find_kernel(kernel)->shapes(rl::SizePreset::large))
@@ -413,11 +414,19 @@ TEST(GemmShapes, LargeHasSquareAndTransformerShapesAndNaiveASubset) {
         "M=8192,N=8192,K=8192", "M=8192,N=3072,K=768", "M=4096,N=11008,K=4096",
         "M=16,N=4096,K=4096"})
     EXPECT_NE(std::find(all.begin(), all.end(), expected), all.end()) << expected;
-  const std::vector<std::string> naive = names("gemm_f32_naive");
-  EXPECT_EQ(std::find(naive.begin(), naive.end(), "M=8192,N=8192,K=8192"), naive.end());
-  EXPECT_NE(std::find(naive.begin(), naive.end(), "M=4096,N=4096,K=4096"), naive.end());
-  for (const std::string& s : naive)
-    EXPECT_NE(std::find(all.begin(), all.end(), s), all.end()) << s;
+  // Every rung lists every shape; naive refuses those beyond 2^37 FLOPs,
+  // saying so (the ladder table shows the refusal).
+  EXPECT_EQ(names("gemm_f32_naive"), all);
+  const rl::KernelRecord* naive = rl::find_kernel("gemm_f32_naive");
+  ASSERT_TRUE(naive->refuse_shape);
+  const std::optional<std::string> why =
+      naive->refuse_shape(rl::gemm::make_shape(8192, 8192, 8192));
+  ASSERT_TRUE(why.has_value());
+  EXPECT_NE(why->find("refused: 2MNK = 1.1e+12 FLOPs"), std::string::npos) << *why;
+  EXPECT_FALSE(naive->refuse_shape(rl::gemm::make_shape(4096, 4096, 4096)).has_value());
+  EXPECT_FALSE(rl::find_kernel("gemm_f32_warptiled")
+                   ->refuse_shape(rl::gemm::make_shape(8192, 8192, 8192))
+                   .has_value());
 }
 
 }  // namespace

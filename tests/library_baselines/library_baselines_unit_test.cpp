@@ -186,15 +186,26 @@ TEST(GemmBaselineRecords, BytesModelIsBytesMinAndDeviceBytesCountWorkspace) {
   }
 }
 
-// cuBLASLt runs fp8 on 16-aligned dimensions only: the record leaves the
-// ladder's odd shapes out and refuses one by name, before touching a device.
+// cuBLASLt runs fp8 on 16-aligned dimensions only: the record lists every
+// shape of the ladder and refuses the others with the reason (the ladder
+// table shows them refused), and its workload refuses one by name, before
+// touching a device.
 TEST(GemmBaselineRecords, Fp8RefusesDimensionsThatAreNotMultiplesOf16) {
   const rl::KernelRecord* r = rl::find_kernel("gemm_cublaslt_fp8");
   ASSERT_NE(r, nullptr);
+  ASSERT_TRUE(r->refuse_shape);
   for (const rl::SizePreset p :
        {rl::SizePreset::small, rl::SizePreset::medium, rl::SizePreset::large})
-    for (const rl::Shape& s : r->shapes(p))
-      for (const char* dim : {"M", "N", "K"}) EXPECT_EQ(s.at(dim) % 16, 0) << s.to_string();
+    for (const rl::Shape& s : r->shapes(p)) {
+      const bool aligned = s.at("M") % 16 == 0 && s.at("N") % 16 == 0 && s.at("K") % 16 == 0;
+      const std::optional<std::string> why = r->refuse_shape(s);
+      EXPECT_EQ(why.has_value(), !aligned) << s.to_string();
+      if (why) {
+        EXPECT_NE(why->find("multiples of 16"), std::string::npos) << *why;
+      }
+    }
+  EXPECT_EQ(r->shapes(rl::SizePreset::small).size(),
+            rl::find_kernel("gemm_f32_warptiled")->shapes(rl::SizePreset::small).size());
   EXPECT_THROW(r->make_workload(gemm_shape(127, 129, 65), 1), std::invalid_argument);
   EXPECT_THROW(r->make_workload(gemm_shape(64, 64, 65), 1), std::invalid_argument);
 }

@@ -233,9 +233,14 @@ struct LibrarySpec {
   std::int64_t dim_multiple = 1;  // M, N and K must be multiples of it (fp8: 16)
 };
 
-// Shapes of the ladder this library accepts; any other is refused by name.
-inline bool accepts(const Dims& d, std::int64_t multiple) {
-  return d.M % multiple == 0 && d.N % multiple == 0 && d.K % multiple == 0;
+// Why the library refuses a shape (M, N and K must be multiples of
+// `multiple`), or nullopt: the harness shows the instance as skipped with it.
+inline std::optional<std::string> library_refusal(const std::string& name, const Shape& shape,
+                                                  std::int64_t multiple) {
+  const Dims d = dims(shape);
+  if (d.M % multiple == 0 && d.N % multiple == 0 && d.K % multiple == 0) return std::nullopt;
+  return name + ": the library needs M, N and K multiples of " + std::to_string(multiple) +
+         ", got " + shape.to_string();
 }
 
 template <typename T>
@@ -252,22 +257,15 @@ KernelRecord library_record(LibrarySpec<T> spec) {
       .ceiling = "",
       .gpu_only = true,
       .min_cc = spec.min_cc,
-      .shapes =
-          [multiple](SizePreset preset) {
-            std::vector<Shape> out;
-            for (Shape& s : shapes(preset))
-              if (accepts(dims(s), multiple)) out.push_back(std::move(s));
-            return out;
-          },
+      .shapes = [](SizePreset preset) { return shapes(preset); },
       .cost = [unit = spec.unit](
                   const Shape& shape) { return cost(dims(shape), kWholeMatrix, sizeof(T), unit); },
       .make_workload = [name = spec.name, multiple, error = spec.error,
                         make_library = spec.make_library](
                            const Shape& shape, std::uint64_t seed) -> std::unique_ptr<Workload> {
+        if (std::optional<std::string> why = library_refusal(name, shape, multiple))
+          throw std::invalid_argument(*why);
         const Dims d = dims(shape);
-        if (!accepts(d, multiple))
-          throw std::invalid_argument(name + ": the library needs M, N and K multiples of " +
-                                      std::to_string(multiple) + ", got " + shape.to_string());
         return std::make_unique<LibraryGemmWorkload<T>>(make_library(d), error, d, seed);
       },
       .device_bytes =
@@ -277,6 +275,8 @@ KernelRecord library_record(LibrarySpec<T> spec) {
           },
       .idea = "",
       .library = std::move(library),
+      .refuse_shape = [name = spec.name, multiple](
+                          const Shape& shape) { return library_refusal(name, shape, multiple); },
   };
 }
 

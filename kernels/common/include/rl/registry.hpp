@@ -109,6 +109,12 @@ struct KernelRecord {
   // allow-list rl::ptx::fp8_mma_sync_is_native).  The harness records the
   // instance as skipped with that reason.  Empty: none.
   std::function<std::optional<std::string>(int cc_x10)> refuse_on = {};
+  // The shapes of its list (or of a --shape override) it refuses, as a
+  // predicate returning the reason (a rung's time limit at the largest
+  // shapes, a library's alignment).  The harness records the instance as
+  // skipped with that reason, so a ladder table shows every rung at every
+  // shape, a refusal spelled out.  Empty: none.
+  std::function<std::optional<std::string>(const Shape&)> refuse_shape = {};
   // For a fused kernel: the unfused record it replaces at the same shape (the
   // report's fusion pair), declared, never inferred from `baseline`, which
   // names the ladder rung below.  "" for the others.
