@@ -43,6 +43,7 @@ __host__ __device__ constexpr bool multiplies(int kt, int k_tiles) {
 // The faulty launchers, defined by the rungs' files in emulator builds.
 namespace faults {
 Launcher<__nv_bfloat16> mma_sync_multistage_bf16(PipelineFault fault);
+Launcher<__nv_bfloat16> wgmma_tma_bf16(PipelineFault fault);  // runs with RL_EMU_CC=90
 }  // namespace faults
 #endif
 

@@ -81,7 +81,6 @@
 namespace rl::gemm {
 namespace {
 
-constexpr wgmma::RowPitch kRowPitch = wgmma::RowPitch::padded;  // see the header
 using Ring = wgmma::Ring</*BlockM=*/128, /*BlockN=*/256, /*BlockK=*/64, /*Stages=*/4>;
 constexpr int kConsumers = 2;  // warpgroups, one per 64 rows of the block tile
 constexpr int kConsumerThreads = kConsumers * wgmma::kWarpgroupThreads;
@@ -132,8 +131,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   float d[Ring::kAccumulators];  // the 64 x 256 fp32 accumulator, 128 per thread
   for (float& v : d) v = 0.0f;
   wgmma::consume_tiles_waiting_each_stage<T, Ring>(d, full, empty, ring, tile.k_tiles, consumer);
-  wgmma::store_accumulators<Ring, kRowPitch>(d, C, M, N, ldc, tile, consumer,
-                                             static_cast<int>(threadIdx.x));
+  wgmma::store_accumulators<Ring>(d, C, M, N, ldc, tile, consumer, static_cast<int>(threadIdx.x));
 }
 
 namespace {
@@ -157,8 +155,7 @@ KernelRecord wgmma_128x256_record(std::string name, std::string baseline,
       std::move(name), "wgmma_128x256", std::move(baseline), precision, unit,
       launch_gemm_wgmma_128x256<T>,
       "128 x 256 block tile of m64n256k16 wgmmas, registers moved from the producer to "
-      "the consumers with setmaxnreg",
-      kRowPitch);
+      "the consumers with setmaxnreg");
 }
 
 }  // namespace

@@ -68,7 +68,6 @@
 namespace rl::gemm {
 namespace {
 
-constexpr wgmma::RowPitch kRowPitch = wgmma::RowPitch::padded;  // see the header
 using Ring = wgmma::Ring</*BlockM=*/128, /*BlockN=*/256, /*BlockK=*/64, /*Stages=*/4>;
 constexpr int kConsumers = 2;  // warpgroups, one per 64 rows of the block tile
 constexpr int kConsumerThreads = kConsumers * wgmma::kWarpgroupThreads;
@@ -122,8 +121,7 @@ __global__ void __launch_bounds__(kThreads, 1)
   }
   rl::ptx::wgmma_wait_group<0>();  // the last stage's group: only now may d be read
   rl::ptx::wgmma_fence_operand(d);
-  wgmma::store_accumulators<Ring, kRowPitch>(d, C, M, N, ldc, tile, consumer,
-                                             static_cast<int>(threadIdx.x));
+  wgmma::store_accumulators<Ring>(d, C, M, N, ldc, tile, consumer, static_cast<int>(threadIdx.x));
 }
 
 namespace {
@@ -148,8 +146,7 @@ KernelRecord wgmma_inflight_record(std::string name, std::string baseline,
       std::move(name), "wgmma_inflight", std::move(baseline), precision, unit,
       launch_gemm_wgmma_inflight<T>,
       "one wgmma group kept in flight across stages: a stage is released after the next "
-      "stage's wgmmas are issued",
-      kRowPitch);
+      "stage's wgmmas are issued");
 }
 
 }  // namespace

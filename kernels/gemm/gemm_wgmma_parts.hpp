@@ -3,13 +3,14 @@
 // tiles and its mbarriers, the producer's loop, one stage's wgmmas for one
 // consumer warpgroup, the loop that waits for each stage's wgmmas before
 // releasing it, the accumulator-to-C epilogue, the launch with its tensor
-// maps and (host) the record: where it runs, and how it meets TMA's row
-// pitch (refusing the shapes TMA cannot describe, or on padded rows).  The layouts and
+// maps and (host) the record: where it runs, and TMA's row pitch met by
+// padded rows.  The layouts and
 // descriptor strides are explained in gemm_wgmma_tma_sm90a.cu's header; a
 // rung's own header says what it does differently.
 #pragma once
 
 #include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_pipeline_fault.hpp"
 #include "gemm/gemm_tiles.hpp"  // RL_GEMM_UNROLL
 #include "rl/cuda.hpp"
 #include "rl/ptx.hpp"
@@ -39,11 +40,9 @@ constexpr std::uint32_t kAUnusedLbo = 16;  // K-major swizzled: not used (encode
 constexpr std::uint32_t kAStepBytes = kWgmmaK * kElementBytes;  // +32 per k16 step
 constexpr std::uint32_t kBStepBytes = kWgmmaK * kSwizzleBytes;  // +2048 per k16 step
 
-// How a rung meets TMA's 16-byte row pitch: by refusing K or N not a
-// multiple of 8 (tma_refusal), or by running on leading dimensions padded to
-// a multiple of 8 elements (RecordSpec::ld_multiple; the tensor maps still
-// end at K and N, so TMA writes zeros past them), which runs every shape.
-enum class RowPitch { refuse_unaligned, padded };
+// TMA's 16-byte row pitch: every rung runs on leading dimensions padded to a
+// multiple of 8 elements (RecordSpec::ld_multiple; the tensor maps still end
+// at K and N, so TMA writes zeros past them), which runs every shape.
 
 // A ring of `Stages` stages, each an A tile (BlockM x BlockK, row-major) and
 // BlockN / 64 B boxes (BlockK x 64, side by side in N), as TMA writes them.
@@ -160,8 +159,10 @@ __device__ __forceinline__ void issue_stage_wgmmas(float (&d)[R::kAccumulators],
 }
 
 // A consumer's main loop where every stage waits for its own wgmmas before
-// releasing the stage to the producer (nothing in flight across stages).
-template <typename T, typename R>
+// releasing the stage to the producer (nothing in flight across stages).  F:
+// a deliberately wrong build for the validation tests, emulator only
+// (gemm_pipeline_fault.hpp).
+template <typename T, typename R, PipelineFault F = PipelineFault::none>
 __device__ __forceinline__ void consume_tiles_waiting_each_stage(float (&d)[R::kAccumulators],
                                                                  std::uint64_t* full,
                                                                  std::uint64_t* empty,
@@ -170,7 +171,11 @@ __device__ __forceinline__ void consume_tiles_waiting_each_stage(float (&d)[R::k
   for (int kt = 0; kt < k_tiles; ++kt) {
     const int stage = kt % R::kStages, use = kt / R::kStages;
     rl::ptx::mbarrier_wait_parity(&full[stage], use & 1);
-    issue_stage_wgmmas<T, R>(d, ring, stage, consumer);
+    if constexpr (F == PipelineFault::none) {
+      issue_stage_wgmmas<T, R>(d, ring, stage, consumer);
+    } else if (multiplies<F>(kt, k_tiles)) {
+      issue_stage_wgmmas<T, R>(d, ring, stage_read<F>(kt, k_tiles, R::kStages), consumer);
+    }
     rl::ptx::wgmma_commit_group();
     rl::ptx::wgmma_wait_group<0>();
     rl::ptx::wgmma_fence_operand(d);
@@ -180,11 +185,10 @@ __device__ __forceinline__ void consume_tiles_waiting_each_stage(float (&d)[R::k
 
 // Epilogue: thread t of consumer `consumer` holds, for each 8-column block j,
 // C(r, 8j + c .. +1) in d[4j], d[4j + 1] and C(r + 8, 8j + c .. +1) in
-// d[4j + 2], d[4j + 3] (r = 16 warp + lane / 4, c = 2 (lane % 4)).  Where the
-// rung refuses N not a multiple of 8, c is even and both columns of a pair
-// are inside C when the first is; on padded rows (any N) the second is
-// checked.  `thread` is threadIdx.x (read by the kernel, see init_ring_barriers).
-template <typename R, RowPitch Pitch>
+// d[4j + 2], d[4j + 3] (r = 16 warp + lane / 4, c = 2 (lane % 4)).  N may be
+// odd (padded rows), so the second column of a pair is checked too.
+// `thread` is threadIdx.x (read by the kernel, see init_ring_barriers).
+template <typename R>
 __device__ __forceinline__ void store_accumulators(const float (&d)[R::kAccumulators],
                                                    float* __restrict__ C, int M, int N, int ldc,
                                                    BlockTile tile, int consumer, int thread) {
@@ -200,8 +204,7 @@ __device__ __forceinline__ void store_accumulators(const float (&d)[R::kAccumula
       const int row = row0 + 8 * half;
       if (row < M) {
         C[row * ldc + col] = d[4 * j + 2 * half];
-        if (Pitch == RowPitch::refuse_unaligned || col + 1 < N)
-          C[row * ldc + col + 1] = d[4 * j + 2 * half + 1];
+        if (col + 1 < N) C[row * ldc + col + 1] = d[4 * j + 2 * half + 1];
       }
     }
   }
@@ -237,62 +240,30 @@ void launch_wgmma_gemm(Kernel kernel, int threads, const Args<T>& a, cudaStream_
 // The row pitch TMA needs (16 bytes) in elements of a 16-bit matrix.
 constexpr std::int64_t kTmaPitchElements = 16 / kElementBytes;
 
-// Shapes TMA can describe with the workload's leading dimensions (lda = K,
-// ldb = N): the reason `kernel` refuses the shape, or "" when accepted.
-inline std::string tma_refusal(const Dims& d, const std::string& kernel) {
-  if (d.K % kTmaPitchElements == 0 && d.N % kTmaPitchElements == 0) return "";
-  return kernel + ": TMA needs 16-byte row pitches, so K and N must be multiples of " +
-         std::to_string(kTmaPitchElements) + " for 16-bit inputs (got M=" + std::to_string(d.M) +
-         " N=" + std::to_string(d.N) + " K=" + std::to_string(d.K) +
-         "); this rung refuses such shapes rather than repacking A and B";
-}
-
-// The record keeps only the shapes TMA can describe, and its make_workload
-// throws std::invalid_argument (tma_refusal's line) for any other.
-inline void refuse_shapes_tma_cannot_describe(KernelRecord& record, const std::string& kernel) {
-  record.shapes = [all = record.shapes, kernel](SizePreset preset) {
-    std::vector<Shape> accepted;
-    for (const Shape& s : all(preset))
-      if (tma_refusal(dims(s), kernel).empty()) accepted.push_back(s);
-    return accepted;
-  };
-  record.make_workload = [inner = record.make_workload, kernel](const Shape& shape,
-                                                                std::uint64_t seed) {
-    if (const std::string why = tma_refusal(dims(shape), kernel); !why.empty())
-      throw std::invalid_argument(why);
-    return inner(shape, seed);
-  };
-}
-
 // The record of a wgmma rung whose ring is R: sm_90a code runs on compute
 // capability 9.0 only (not 10.x or 12.x), under the emulator only as a Hopper
 // (RL_EMU_CC=90); the reuse tile of the cost model is the block tile; the
-// tensor-core error model; the row pitch as `pitch` says (a refusal names
-// the kernel gemm_<variant>).  device_bytes (A + B + C at storage size, rows
-// padded) comes from make_record.
+// tensor-core error model; rows padded to TMA's pitch.  device_bytes (A + B
+// + C at storage size, rows padded) comes from make_record.
 template <typename R, typename T>
 KernelRecord sm90a_record(std::string name, std::string variant, std::string baseline,
                           roofline::Precision precision, roofline::ComputeUnit unit,
-                          Launcher<T> launcher, std::string idea, RowPitch pitch) {
-  const std::string kernel = "gemm_" + variant;
-  const bool padded = pitch == RowPitch::padded;
-  KernelRecord record =
-      make_record<T>({.name = std::move(name),
-                      .variant = std::move(variant),
-                      .baseline = std::move(baseline),
-                      .precision = precision,
-                      .unit = unit,
-                      .tile = {R::kBlockM, R::kBlockN},
-                      .launcher = std::move(launcher),
-                      .error = kTensorCoreError,
-                      .min_cc = 90,
-                      .gpu_only = !rl::ptx::emulator_runs_sm90a(),
-                      .idea = std::move(idea),
-                      .refuse = nullptr,
-                      .refuse_on = nullptr,
-                      .ld_multiple = padded ? static_cast<int>(kTmaPitchElements) : 1});
+                          Launcher<T> launcher, std::string idea) {
+  KernelRecord record = make_record<T>({.name = std::move(name),
+                                        .variant = std::move(variant),
+                                        .baseline = std::move(baseline),
+                                        .precision = precision,
+                                        .unit = unit,
+                                        .tile = {R::kBlockM, R::kBlockN},
+                                        .launcher = std::move(launcher),
+                                        .error = kTensorCoreError,
+                                        .min_cc = 90,
+                                        .gpu_only = !rl::ptx::emulator_runs_sm90a(),
+                                        .idea = std::move(idea),
+                                        .refuse = nullptr,
+                                        .refuse_on = nullptr,
+                                        .ld_multiple = static_cast<int>(kTmaPitchElements)});
   record.max_cc = 90;
-  if (!padded) refuse_shapes_tma_cannot_describe(record, kernel);
   return record;
 }
 

@@ -48,10 +48,10 @@
 // Tails: TMA writes zeros for elements outside the matrix, so partial tiles in
 // M, N and K need no code (a zero term adds nothing, exactly); the epilogue
 // stores only inside C.  What TMA cannot do: its tensor maps need every row
-// pitch to be a multiple of 16 bytes, i.e. K (A's row length) and N (B's) a
-// multiple of 8 for 16-bit types.  This rung REFUSES other shapes (its
-// make_workload throws std::invalid_argument saying why, and its shape lists
-// keep only the shapes it accepts); it does not repack.  M is free.
+// pitch to be a multiple of 16 bytes, i.e. lda and ldb multiples of 8 for
+// 16-bit types, so the workload pads A's and B's rows to that
+// (RecordSpec::ld_multiple; the maps still end at K and N) and every shape
+// runs; the epilogue checks both columns of a pair against N.
 //
 // Cost model (gemm_cost.hpp): the reuse tile is the block tile, 128 x 128.
 //
@@ -72,7 +72,6 @@
 namespace rl::gemm {
 namespace {
 
-constexpr wgmma::RowPitch kRowPitch = wgmma::RowPitch::refuse_unaligned;  // see the header
 using Ring = wgmma::Ring</*BlockM=*/128, /*BlockN=*/128, /*BlockK=*/64, /*Stages=*/4>;
 constexpr int kConsumers = 2;  // warpgroups, one per 64 rows of the block tile
 constexpr int kConsumerThreads = kConsumers * wgmma::kWarpgroupThreads;
@@ -92,7 +91,7 @@ static_assert(kConsumers * wgmma::kWgmmaM == Ring::kBlockM, "each consumer owns 
 // rl-static: kernel=gemm_wgmma_tma max_regs=168 max_smem=64
 // rl-static: kernel=gemm_wgmma_tma arch=90a max_regs=128 max_smem=64 sass=HGMMA,UTMALDG
 // rl-static: kernel=gemm_wgmma_tma arch=90a sass=SYNCS.ARRIVE,SYNCS.PHASECHK
-template <typename T>
+template <typename T, PipelineFault F = PipelineFault::none>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_wgmma_tma(const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap a_map,
                    const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap b_map, float* __restrict__ C,
@@ -116,21 +115,34 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int consumer = warpgroup - 1;
   float d[Ring::kAccumulators];  // the 64 x 128 fp32 accumulator, 64 per thread
   for (float& v : d) v = 0.0f;
-  wgmma::consume_tiles_waiting_each_stage<T, Ring>(d, full, empty, ring, tile.k_tiles, consumer);
-  wgmma::store_accumulators<Ring, kRowPitch>(d, C, M, N, ldc, tile, consumer,
-                                             static_cast<int>(threadIdx.x));
+  wgmma::consume_tiles_waiting_each_stage<T, Ring, F>(d, full, empty, ring, tile.k_tiles, consumer);
+  wgmma::store_accumulators<Ring>(d, C, M, N, ldc, tile, consumer, static_cast<int>(threadIdx.x));
 }
 
 namespace {
 
-template <typename T>
+template <typename T, PipelineFault F = PipelineFault::none>
 void launch_gemm_wgmma_tma(const Args<T>& a, cudaStream_t stream) {
-  wgmma::launch_wgmma_gemm<Ring>(gemm_wgmma_tma<T>, kThreads, a, stream);
+  wgmma::launch_wgmma_gemm<Ring>(gemm_wgmma_tma<T, F>, kThreads, a, stream);
 }
 
 RL_DEVICE_INSTANCES(&launch_gemm_wgmma_tma<__nv_bfloat16>, &launch_gemm_wgmma_tma<__half>);
 
 }  // namespace
+
+#if defined(RL_EMULATE)
+Launcher<__nv_bfloat16> faults::wgmma_tma_bf16(PipelineFault fault) {
+  switch (fault) {
+    case PipelineFault::none:
+      return &launch_gemm_wgmma_tma<__nv_bfloat16>;
+    case PipelineFault::skip_one_k_tile:
+      return &launch_gemm_wgmma_tma<__nv_bfloat16, PipelineFault::skip_one_k_tile>;
+    case PipelineFault::read_stage_early:
+      return &launch_gemm_wgmma_tma<__nv_bfloat16, PipelineFault::read_stage_early>;
+  }
+  return nullptr;
+}
+#endif
 
 #if !defined(__CUDA_ARCH__)
 namespace {
@@ -141,8 +153,7 @@ KernelRecord wgmma_tma_record(std::string name, std::string baseline, roofline::
   return wgmma::sm90a_record<Ring, T>(
       std::move(name), "wgmma_tma", std::move(baseline), precision, unit, launch_gemm_wgmma_tma<T>,
       "wgmma from 128B-swizzled shared memory fed by TMA, 4-stage mbarrier ring, producer "
-      "and consumer warpgroups",
-      kRowPitch);
+      "and consumer warpgroups");
 }
 
 }  // namespace

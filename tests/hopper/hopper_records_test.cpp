@@ -1,5 +1,5 @@
 // The sm_90a records as registered: cc 9.0 only, precision, cost model,
-// shapes and the shapes they refuse.  Nothing here launches a kernel, so it
+// shapes on padded rows.  Nothing here launches a kernel, so it
 // runs without a GPU, against the emulator and against the CUDA backend.
 #include "rl/registry.hpp"
 
@@ -18,11 +18,6 @@ namespace {
 const char* const kWgmmaGemms[] = {"gemm_wgmma_tma_bf16",      "gemm_wgmma_tma_fp16",
                                    "gemm_wgmma_128x256_bf16",  "gemm_wgmma_128x256_fp16",
                                    "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16"};
-// TMA needs 16-byte row pitches: these refuse K or N not a multiple of 8 ...
-const char* const kRefusingGemms[] = {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16"};
-// ... and these run every shape on rows padded to a multiple of 8 elements.
-const char* const kPaddedGemms[] = {"gemm_wgmma_128x256_bf16", "gemm_wgmma_128x256_fp16",
-                                    "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16"};
 
 // The wgmma GEMM ladder per precision, in order: each rung's baseline is the
 // one before it, the first's the mma.sync rung.
@@ -121,53 +116,26 @@ TEST(HopperRecords, gemm_cost_reuses_the_128_by_128_block_tile_and_counts_device
   EXPECT_EQ(record->device_bytes(s), (300u * 520 + 520u * 264) * 2 + 300u * 264 * 4);
 }
 
-TEST(HopperRecords, gemm_shapes_are_only_those_tma_can_describe) {
-  for (const char* name : kRefusingGemms) {
-    const rl::KernelRecord* record = rl::find_kernel(name);
-    ASSERT_NE(record, nullptr);
-    for (rl::SizePreset preset :
-         {rl::SizePreset::small, rl::SizePreset::medium, rl::SizePreset::large}) {
-      const auto shapes = record->shapes(preset);
-      EXPECT_FALSE(shapes.empty()) << name;
-      for (const rl::Shape& s : shapes) {
-        EXPECT_EQ(s.at("K") % 8, 0) << name;
-        EXPECT_EQ(s.at("N") % 8, 0) << name;
-      }
-    }
-  }
-}
-
-TEST(HopperRecords, gemm_refuses_k_or_n_not_a_multiple_of_8_before_allocating) {
-  for (const char* name : kRefusingGemms) {
-    const rl::KernelRecord* record = rl::find_kernel(name);
-    ASSERT_NE(record, nullptr);
-    for (const rl::Shape& s : {rl::Shape{{{"M", 127}, {"N", 129}, {"K", 64}}},
-                               rl::Shape{{{"M", 128}, {"N", 128}, {"K", 65}}}}) {
-      try {
-        record->make_workload(s, 1);
-        ADD_FAILURE() << name << ": expected std::invalid_argument";
-      } catch (const std::invalid_argument& e) {
-        EXPECT_NE(std::string(e.what()).find("K and N must be multiples of 8"), std::string::npos)
-            << e.what();
-      }
-    }
-  }
-}
-
 // Rows of A (K long) and B (N long) padded to a multiple of 8 elements: the
-// device memory counts the padding; the preset shapes are not filtered.
-TEST(HopperRecords, padded_gemms_count_their_padded_rows_and_keep_every_preset_shape) {
-  const rl::KernelRecord* refusing = rl::find_kernel("gemm_wgmma_tma_bf16");
-  ASSERT_NE(refusing, nullptr);
-  for (const char* name : kPaddedGemms) {
+// TMA needs 16-byte row pitches: the device memory counts the padding; every
+// preset shape of the ladder is listed and none refused.
+TEST(HopperRecords, gemms_count_their_padded_rows_and_run_every_preset_shape) {
+  const rl::KernelRecord* warptiled = rl::find_kernel("gemm_f32_warptiled");
+  ASSERT_NE(warptiled, nullptr);
+  for (const char* name : kWgmmaGemms) {
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr);
     ASSERT_TRUE(record->device_bytes);
     const rl::Shape odd{{{"M", 127}, {"N", 129}, {"K", 65}}};
     EXPECT_EQ(record->device_bytes(odd), (127u * 72 + 65u * 136) * 2 + 127u * 129 * 4) << name;
     for (rl::SizePreset preset :
-         {rl::SizePreset::small, rl::SizePreset::medium, rl::SizePreset::large})
-      EXPECT_GE(record->shapes(preset).size(), refusing->shapes(preset).size()) << name;
+         {rl::SizePreset::small, rl::SizePreset::medium, rl::SizePreset::large}) {
+      const std::vector<rl::Shape> shapes = record->shapes(preset);
+      EXPECT_EQ(shapes.size(), warptiled->shapes(preset).size()) << name;
+      for (const rl::Shape& s : shapes)
+        EXPECT_FALSE(record->refuse_shape && record->refuse_shape(s))
+            << name << " " << s.to_string();
+    }
   }
 }
 
