@@ -60,12 +60,11 @@ inline roofline::Cost cost(const Dims& d, ReuseTile tile, std::size_t input_byte
 // The device memory an instance allocates: A and B at storage size, their
 // rows padded to a multiple of ld_multiple elements, C fp32.
 inline std::size_t device_bytes(const Dims& d, std::size_t input_bytes, int ld_multiple = 1) {
-  const auto pad = [m = static_cast<std::size_t>(ld_multiple)](std::size_t n) {
-    return (n + m - 1) / m * m;
-  };
   const auto M = static_cast<std::size_t>(d.M), N = static_cast<std::size_t>(d.N),
              K = static_cast<std::size_t>(d.K);
-  return (M * pad(K) + K * pad(N)) * input_bytes + M * N * sizeof(float);
+  const auto lda = static_cast<std::size_t>(padded_ld(d.K, ld_multiple)),
+             ldb = static_cast<std::size_t>(padded_ld(d.N, ld_multiple));
+  return (M * lda + K * ldb) * input_bytes + M * N * sizeof(float);
 }
 
 }  // namespace rl::gemm

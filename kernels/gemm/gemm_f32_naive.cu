@@ -15,8 +15,9 @@
 // fetched for A is thrown away.
 //
 // Large shapes: it refuses those above 2^37 FLOPs (4096^3 and below run).
-// At the few hundred GFLOP/s this rung reaches, 8192^3 (1.1 TFLOP) and the
-// Llama MLP shape would take seconds per launch and minutes per benchmark.
+// At a few hundred GFLOP/s (an estimate for a memory-bound kernel this
+// wasteful, not a measurement), 8192^3 (1.1 TFLOP) and the Llama MLP shape
+// would take seconds per launch and minutes per benchmark.
 #include "gemm/gemm_launch.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gemm/gemm_workload.hpp"

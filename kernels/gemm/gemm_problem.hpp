@@ -27,6 +27,7 @@
 #endif
 
 #include <cstdint>
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -44,6 +45,14 @@ inline Dims dims(const Shape& shape) {
 
 inline Shape make_shape(std::int64_t M, std::int64_t N, std::int64_t K) {
   return Shape{{{"M", M}, {"N", N}, {"K", K}}};
+}
+
+// A row of n elements padded to a multiple of `multiple` elements: the
+// leading dimension of a rung whose loads need aligned rows (TMA's 16-byte
+// pitch; RecordSpec::ld_multiple).
+inline std::int64_t padded_ld(std::int64_t n, int multiple) {
+  if (multiple < 1) throw std::invalid_argument("gemm: ld_multiple must be >= 1");
+  return (n + multiple - 1) / multiple * multiple;
 }
 
 // ---------------------------------------------------------------- storage types

@@ -42,8 +42,7 @@ namespace rl::gemm {
 //   2. on the timed inputs, within the float64 bound of gemm_reference.hpp:
 //      the rounding of real data (a kernel that accumulates in a narrower
 //      type, or rounds its inputs twice, fails here).
-// Both restore nothing else: the buffers hold the timed inputs afterwards and
-// C the timed inputs' product.
+// Afterwards the buffers hold the timed inputs and C their product.
 //
 // Leading dimensions: lda = K and ldb = N rounded up to ld_multiple elements
 // (a rung whose loads need aligned rows, e.g. TMA's 16-byte pitch, runs every
@@ -52,7 +51,7 @@ template <typename T>
 class GemmWorkload final : public InspectableWorkload {
  public:
   // Public so a test can wrap it (e.g. skip the last K step to prove that a
-  // missing term fails the error bound).
+  // missing term fails validation).
   Launcher<T> launch;
 
   GemmWorkload(Launcher<T> launcher, ErrorModel error, const Dims& d, std::uint64_t seed,
@@ -61,8 +60,8 @@ class GemmWorkload final : public InspectableWorkload {
         error_(error),
         d_(d),
         seed_(seed),
-        lda_(padded(d.K, ld_multiple)),
-        ldb_(padded(d.N, ld_multiple)),
+        lda_(padded_ld(d.K, ld_multiple)),
+        ldb_(padded_ld(d.N, ld_multiple)),
         a_(count(d.M, lda_)),
         b_(count(d.K, ldb_)),
         c_(count(d.M, d.N)) {
@@ -184,11 +183,6 @@ class GemmWorkload final : public InspectableWorkload {
     };
     upload(a_, a, d_.M, d_.K, lda_);
     upload(b_, b, d_.K, d_.N, ldb_);
-  }
-
-  static std::int64_t padded(std::int64_t n, int multiple) {
-    if (multiple < 1) throw std::invalid_argument("gemm: ld_multiple must be >= 1");
-    return (n + multiple - 1) / multiple * multiple;
   }
 
   static std::size_t count(std::int64_t rows, std::int64_t cols) {
