@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -53,6 +54,11 @@ class GemmWorkload final : public InspectableWorkload {
   // Public so a test can wrap it (e.g. skip the last K step to prove that a
   // missing term fails validation).
   Launcher<T> launch;
+  // Called with the row-major host B after every upload of inputs: the timed
+  // ones and the exact check's integers.  For a launcher that multiplies its
+  // own copy of B (cuBLASLt fp8's transposed one): without it, the exact
+  // check would run the integer A against the timed B.
+  std::function<void(const std::vector<T>&)> b_uploaded;
 
   GemmWorkload(Launcher<T> launcher, ErrorModel error, const Dims& d, std::uint64_t seed,
                int ld_multiple = 1)
@@ -183,6 +189,7 @@ class GemmWorkload final : public InspectableWorkload {
     };
     upload(a_, a, d_.M, d_.K, lda_);
     upload(b_, b, d_.K, d_.N, ldb_);
+    if (b_uploaded) b_uploaded(b);
   }
 
   static std::size_t count(std::int64_t rows, std::int64_t cols) {

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -208,6 +209,37 @@ TEST(GemmTimedInputBound, FailsAKernelThatRoundsCWhichTheIntegersCannotSee) {
   EXPECT_FALSE(v.passed);
   EXPECT_EQ(v.detail.find("exact check"), std::string::npos) << "the integers pass: " << v.detail;
   EXPECT_NE(v.detail.find("(bound "), std::string::npos) << v.detail;
+}
+
+// ------------------------------------------------------------ a launcher's own B
+
+// A launcher that multiplies its own copy of B (as cuBLASLt fp8 multiplies a
+// transposed one) sees the exact check's integer B through b_uploaded; a copy
+// refreshed only when the timed inputs are drawn fails the exact check (the
+// fault an H100 found in gemm_cublaslt_fp8, session 13).
+TEST(GemmOwnCopyOfB, TheExactCheckReachesALauncherThatKeepsItsOwnB) {
+  RL_KERNEL_TEST_SETUP();
+  RL_SKIP_UNDER_RACECHECK();
+  const rl::gemm::Launcher<float> warptiled = warptiled_launcher();
+  ASSERT_TRUE(warptiled);
+  const Dims d{37, 29, 45};
+  for (const bool follows_every_upload : {true, false}) {
+    SCOPED_TRACE(follows_every_upload ? "copy follows every upload" : "copy follows draws only");
+    auto own_b = std::make_shared<rl::DeviceBuffer<float>>(static_cast<std::size_t>(d.K * d.N));
+    auto on_own_b = [inner = warptiled, own_b](rl::gemm::Args<float> a, cudaStream_t stream) {
+      a.B = own_b->get();
+      inner(a, stream);
+    };
+    rl::gemm::GemmWorkload<float> workload(on_own_b, rl::gemm::kFp32SimtError, d, 43);
+    own_b->upload(workload.host_b());
+    if (follows_every_upload)
+      workload.b_uploaded = [own_b](const std::vector<float>& b) { own_b->upload(b); };
+    const rl::Validation v = workload.validate(nullptr);
+    EXPECT_EQ(v.passed, follows_every_upload) << v.detail;
+    if (!follows_every_upload) {
+      EXPECT_NE(v.detail.find("exact check"), std::string::npos) << v.detail;
+    }
+  }
 }
 
 // ------------------------------------------------------------ padded rows

@@ -100,7 +100,8 @@ class Library {
   virtual ~Library() = default;
   virtual void launch(const Args<T>& args, cudaStream_t stream) = 0;
   virtual std::string notes() const = 0;
-  // The inputs were (re)drawn: refresh any copy of them the library reads.
+  // New inputs were uploaded (drawn, or the exact check's integers): refresh
+  // any copy of them the library reads.
   virtual void inputs_changed(const std::vector<T>& /*host_b*/) {}
 };
 
@@ -200,6 +201,7 @@ class LibraryGemmWorkload final : public InspectableWorkload {
       : library_(std::move(library)),
         gemm_([lib = library_.get()](const Args<T>& a, cudaStream_t s) { lib->launch(a, s); },
               error, d, seed) {
+    gemm_.b_uploaded = [lib = library_.get()](const std::vector<T>& b) { lib->inputs_changed(b); };
     library_->inputs_changed(gemm_.host_b());
   }
 
@@ -208,7 +210,6 @@ class LibraryGemmWorkload final : public InspectableWorkload {
   std::string notes() const override { return library_->notes(); }
   void redraw_inputs(const InputSpec& spec, std::uint64_t seed) override {
     gemm_.redraw_inputs(spec, seed);
-    library_->inputs_changed(gemm_.host_b());
   }
   std::vector<float> download_outputs() const override { return gemm_.download_outputs(); }
   std::vector<TensorDump> tensors() const override { return gemm_.tensors(); }
