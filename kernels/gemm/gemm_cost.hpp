@@ -57,14 +57,25 @@ inline roofline::Cost cost(const Dims& d, ReuseTile tile, std::size_t input_byte
       .unit = unit};
 }
 
+// How an instance stores B on the device (its host copies are always the
+// logical, row-major K x N): as K x N, or transposed, N x K, for a kernel that
+// takes B K-major only (Hopper's fp8 wgmma), as cuBLASLt's fp8 "TN" does.
+enum class BStorage {
+  k_by_n,  // row-major K x N, rows of N padded
+  n_by_k,  // Bᵀ, row-major N x K, rows of K padded
+};
+
 // The device memory an instance allocates: A and B at storage size, their
-// rows padded to a multiple of ld_multiple elements, C fp32.
-inline std::size_t device_bytes(const Dims& d, std::size_t input_bytes, int ld_multiple = 1) {
+// rows padded to a multiple of ld_multiple elements (B's rows as stored), C
+// fp32.
+inline std::size_t device_bytes(const Dims& d, std::size_t input_bytes, int ld_multiple = 1,
+                                BStorage b_storage = BStorage::k_by_n) {
   const auto M = static_cast<std::size_t>(d.M), N = static_cast<std::size_t>(d.N),
              K = static_cast<std::size_t>(d.K);
+  const bool transposed = b_storage == BStorage::n_by_k;
   const auto lda = static_cast<std::size_t>(padded_ld(d.K, ld_multiple)),
-             ldb = static_cast<std::size_t>(padded_ld(d.N, ld_multiple));
-  return (M * lda + K * ldb) * input_bytes + M * N * sizeof(float);
+             ldb = static_cast<std::size_t>(padded_ld(transposed ? d.K : d.N, ld_multiple));
+  return (M * lda + (transposed ? N : K) * ldb) * input_bytes + M * N * sizeof(float);
 }
 
 }  // namespace rl::gemm

@@ -47,7 +47,10 @@ namespace rl::gemm {
 //
 // Leading dimensions: lda = K and ldb = N rounded up to ld_multiple elements
 // (a rung whose loads need aligned rows, e.g. TMA's 16-byte pitch, runs every
-// shape this way); the pad is zero and no kernel reads it.
+// shape this way); the pad is zero and no kernel reads it.  With
+// BStorage::n_by_k the device holds Bᵀ (N x K, ldb = K rounded up) and the
+// kernel gets that as Args::B; everything on the host (host_b(), tensors(),
+// the references, the exact check) stays the logical K x N.
 template <typename T>
 class GemmWorkload final : public InspectableWorkload {
  public:
@@ -61,15 +64,16 @@ class GemmWorkload final : public InspectableWorkload {
   std::function<void(const std::vector<T>&)> b_uploaded;
 
   GemmWorkload(Launcher<T> launcher, ErrorModel error, const Dims& d, std::uint64_t seed,
-               int ld_multiple = 1)
+               int ld_multiple = 1, BStorage b_storage = BStorage::k_by_n)
       : launch(std::move(launcher)),
         error_(error),
         d_(d),
         seed_(seed),
+        b_storage_(b_storage),
         lda_(padded_ld(d.K, ld_multiple)),
-        ldb_(padded_ld(d.N, ld_multiple)),
+        ldb_(padded_ld(b_transposed() ? d.K : d.N, ld_multiple)),
         a_(count(d.M, lda_)),
-        b_(count(d.K, ldb_)),
+        b_(count(b_transposed() ? d.N : d.K, ldb_)),
         c_(count(d.M, d.N)) {
     redraw_inputs(InputSpec{}, seed);
   }
@@ -146,7 +150,8 @@ class GemmWorkload final : public InspectableWorkload {
   const std::vector<T>& host_a() const { return a_host_; }
   const std::vector<T>& host_b() const { return b_host_; }
   std::int64_t lda() const { return lda_; }
-  std::int64_t ldb() const { return ldb_; }
+  std::int64_t ldb() const { return ldb_; }  // of B as stored (K-based for n_by_k)
+  BStorage b_storage() const { return b_storage_; }
 
  private:
   // Step 1 of validate(): the integer inputs uploaded, the kernel run, C
@@ -177,7 +182,10 @@ class GemmWorkload final : public InspectableWorkload {
     RL_CUDA_CHECK(cudaStreamSynchronize(stream));
   }
 
-  // Row-major host matrices into the padded device buffers (pad zero).
+  bool b_transposed() const { return b_storage_ == BStorage::n_by_k; }
+
+  // Row-major host matrices into the padded device buffers (pad zero); B
+  // transposed first where it is stored N x K.
   void upload_inputs(const std::vector<T>& a, const std::vector<T>& b) {
     auto upload = [](DeviceBuffer<T>& buffer, const std::vector<T>& host, std::int64_t rows,
                      std::int64_t cols, std::int64_t ld) {
@@ -188,7 +196,14 @@ class GemmWorkload final : public InspectableWorkload {
       buffer.upload(pitched);
     };
     upload(a_, a, d_.M, d_.K, lda_);
-    upload(b_, b, d_.K, d_.N, ldb_);
+    if (b_transposed()) {
+      std::vector<T> bt(b.size());
+      for (std::int64_t k = 0; k < d_.K; ++k)
+        for (std::int64_t n = 0; n < d_.N; ++n) bt[n * d_.K + k] = b[k * d_.N + n];
+      upload(b_, bt, d_.N, d_.K, ldb_);
+    } else {
+      upload(b_, b, d_.K, d_.N, ldb_);
+    }
     if (b_uploaded) b_uploaded(b);
   }
 
@@ -201,6 +216,7 @@ class GemmWorkload final : public InspectableWorkload {
   ErrorModel error_;
   Dims d_;
   std::uint64_t seed_;
+  BStorage b_storage_;
   std::int64_t lda_;
   std::int64_t ldb_;
   std::int64_t full_check_max_macs_ = kFullCheckMaxMacs;
@@ -235,6 +251,8 @@ struct RecordSpec {
   // Leading dimensions of A and B padded to a multiple of this many elements
   // (see GemmWorkload): a rung whose loads need aligned rows runs every shape.
   int ld_multiple = 1;
+  // How B is stored on the device: n_by_k for a kernel that takes B K-major.
+  BStorage b_storage = BStorage::k_by_n;
 };
 
 // The reason a rung with a FLOP limit (a slow rung at the largest shapes:
@@ -268,14 +286,15 @@ KernelRecord make_record(RecordSpec<T> spec) {
                   const Shape& shape) { return cost(dims(shape), tile, sizeof(T), unit); },
       .make_workload =
           [launcher = spec.launcher, error = spec.error, refuse = spec.refuse,
-           ld_multiple = spec.ld_multiple](const Shape& shape, std::uint64_t seed) {
+           ld_multiple = spec.ld_multiple,
+           b_storage = spec.b_storage](const Shape& shape, std::uint64_t seed) {
             if (refuse != nullptr) refuse();
             return std::unique_ptr<Workload>(
-                new GemmWorkload<T>(launcher, error, dims(shape), seed, ld_multiple));
+                new GemmWorkload<T>(launcher, error, dims(shape), seed, ld_multiple, b_storage));
           },
       .device_bytes =
-          [ld_multiple = spec.ld_multiple](const Shape& shape) {
-            return device_bytes(dims(shape), sizeof(T), ld_multiple);
+          [ld_multiple = spec.ld_multiple, b_storage = spec.b_storage](const Shape& shape) {
+            return device_bytes(dims(shape), sizeof(T), ld_multiple, b_storage);
           },
       .idea = std::move(spec.idea),
       .library = {},

@@ -242,6 +242,55 @@ TEST(GemmOwnCopyOfB, TheExactCheckReachesALauncherThatKeepsItsOwnB) {
   }
 }
 
+// ------------------------------------------------------------ B stored transposed
+
+// BStorage::n_by_k hands the kernel Bᵀ (N x K, ldb = K padded): a launcher
+// that reads B as N x K validates (exactly, then within the bound); the same
+// launcher reading the buffer as K x N, as a kernel unaware of the storage
+// would, fails the exact check.  The host side stays K x N.
+TEST(GemmTransposedB, AWorkloadStoringBNByKHandsTheKernelBTransposed) {
+  RL_KERNEL_TEST_SETUP();
+  RL_SKIP_UNDER_RACECHECK();
+  const rl::gemm::Launcher<float> warptiled = warptiled_launcher();
+  ASSERT_TRUE(warptiled);
+  const Dims d{37, 45, 33};
+  const auto ldb = static_cast<std::size_t>(rl::gemm::padded_ld(d.K, 8));  // 40
+  for (const bool reads_n_by_k : {true, false}) {
+    SCOPED_TRACE(reads_n_by_k ? "kernel reads B as N x K" : "kernel reads B as K x N");
+    auto own_b = std::make_shared<rl::DeviceBuffer<float>>(static_cast<std::size_t>(d.K * d.N));
+    auto on_b = [inner = warptiled, own_b, reads_n_by_k, ldb](rl::gemm::Args<float> a,
+                                                              cudaStream_t stream) {
+      EXPECT_EQ(static_cast<std::size_t>(a.ldb), ldb);
+      if (reads_n_by_k) {  // Bᵀ back into K x N for a kernel that reads K x N
+        std::vector<float> stored(static_cast<std::size_t>(a.N) * ldb), b(stored.size());
+        RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+        RL_CUDA_CHECK(
+            cudaMemcpy(stored.data(), a.B, stored.size() * sizeof(float), cudaMemcpyDeviceToHost));
+        b.resize(static_cast<std::size_t>(a.K) * static_cast<std::size_t>(a.N));
+        for (int k = 0; k < a.K; ++k)
+          for (int n = 0; n < a.N; ++n) b[k * a.N + n] = stored[n * ldb + k];
+        own_b->upload(b);
+        a.B = own_b->get();
+      }
+      a.ldb = a.N;
+      inner(a, stream);
+    };
+    rl::gemm::GemmWorkload<float> workload(on_b, rl::gemm::kFp32SimtError, d, 47, 8,
+                                           rl::gemm::BStorage::n_by_k);
+    EXPECT_EQ(workload.ldb(), 40);
+    EXPECT_EQ(workload.host_b().size(), static_cast<std::size_t>(d.K * d.N));
+    EXPECT_EQ(workload.tensors()[1].dims, (std::vector<std::int64_t>{d.K, d.N}));
+    const rl::Validation v = workload.validate(nullptr);
+    EXPECT_EQ(v.passed, reads_n_by_k) << v.detail;
+    if (!reads_n_by_k) {
+      EXPECT_NE(v.detail.find("exact check"), std::string::npos) << v.detail;
+    }
+  }
+  // N rows of padded K: (37 x 40 + 45 x 40) x 4 + C.
+  EXPECT_EQ(rl::gemm::device_bytes(d, 4, 8, rl::gemm::BStorage::n_by_k),
+            (37u * 40 + 45u * 40) * 4 + 37u * 45 * 4);
+}
+
 // ------------------------------------------------------------ padded rows
 
 // lda and ldb rounded up to 8 elements at a shape where neither is: the
