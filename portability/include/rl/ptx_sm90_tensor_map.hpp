@@ -86,7 +86,9 @@ using TensorMap = rl::emu::hopper::TensorMap;  // the emulated CUtensorMap
 using TensorMap = CUtensorMap;
 #endif
 
-enum class TensorMapElement { bf16, fp16 };
+// uint8: any 1-byte element (e4m3 and e5m2 too: TMA copies bytes and never
+// reads them as numbers).
+enum class TensorMapElement { bf16, fp16, uint8, fp32 };
 
 // cuTensorMapEncodeTiled, reached through the runtime's driver entry point
 // (cudaGetDriverEntryPointByVersion: the unversioned cudaGetDriverEntryPoint is
@@ -108,11 +110,14 @@ inline TensorMap encode_tensor_map_2d(const TensorMap2d& p, TensorMapElement ele
   TensorMap map{};
   const char* why = "";
   const std::uint64_t strides[1] = {p.global_stride_bytes[0]};
-  if (h::encode_tensor_map_tiled(
-          &map,
-          element == TensorMapElement::bf16 ? h::TmaDataType::bfloat16 : h::TmaDataType::float16, 2,
-          global_address, p.global_dim, strides, p.box_dim, p.element_strides,
-          h::TmaInterleave::none, h::TmaSwizzle::b128, h::TmaOobFill::zeros, &why) != 0)
+  if (h::encode_tensor_map_tiled(&map,
+                                 element == TensorMapElement::bf16   ? h::TmaDataType::bfloat16
+                                 : element == TensorMapElement::fp16 ? h::TmaDataType::float16
+                                 : element == TensorMapElement::fp32 ? h::TmaDataType::float32
+                                                                     : h::TmaDataType::uint8,
+                                 2, global_address, p.global_dim, strides, p.box_dim,
+                                 p.element_strides, h::TmaInterleave::none, h::TmaSwizzle::b128,
+                                 h::TmaOobFill::zeros, &why) != 0)
     throw std::runtime_error(std::string("cuTensorMapEncodeTiled (emulated) failed: ") + why);
   return map;
 #else
@@ -136,8 +141,10 @@ inline TensorMap encode_tensor_map_2d(const TensorMap2d& p, TensorMapElement ele
   CUtensorMap map{};
   const CUresult result =
       encode(&map,
-             element == TensorMapElement::bf16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
-                                               : CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+             element == TensorMapElement::bf16   ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+             : element == TensorMapElement::fp16 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+             : element == TensorMapElement::fp32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+                                                 : CU_TENSOR_MAP_DATA_TYPE_UINT8,
              2, const_cast<void*>(global_address), p.global_dim, p.global_stride_bytes, p.box_dim,
              p.element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
              CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
