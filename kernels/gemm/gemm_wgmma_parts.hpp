@@ -1,12 +1,14 @@
 // The parts the wgmma GEMM rungs share (gemm_wgmma_tma_sm90a.cu and the rungs
-// above it, sm_90a, 16-bit inputs, fp32 C): the shared-memory ring of TMA
+// above it, sm_90a, 16-bit or e4m3 inputs, fp32 C): the shared-memory ring of TMA
 // tiles and its mbarriers, the producer's loop, one stage's wgmmas for one
 // consumer warpgroup, the loop that waits for each stage's wgmmas before
 // releasing it, the accumulator-to-C epilogue, the launch with its tensor
 // maps and (host) the record: where it runs, and TMA's row pitch met by
 // padded rows.  The layouts and
 // descriptor strides are explained in gemm_wgmma_tma_sm90a.cu's header; a
-// rung's own header says what it does differently.
+// rung's own header says what it does differently.  The fp8 rung
+// (gemm_wgmma_inflight_fp8_sm90a.cu) uses the same parts with 1-byte
+// elements and B stored N x K (K-major), the only way fp8 wgmma reads B.
 #pragma once
 
 #include "gemm/gemm_launch.hpp"
@@ -16,6 +18,9 @@
 #include "rl/ptx.hpp"
 #if !defined(__CUDA_ARCH__)
 #include "gemm/gemm_workload.hpp"
+#endif
+#if !defined(RL_EMULATE)
+#include <cuda_fp8.h>  // __nv_fp8_e4m3 (the emulator's rl/emu/fp16.hpp has it)
 #endif
 
 #include <cstdint>
@@ -27,36 +32,58 @@
 
 namespace rl::gemm::wgmma {
 
+// The names without a Ring are the 16-bit rungs' (bf16, fp16); a Ring
+// carries its own element size and what follows from it.
 constexpr int kWarpgroupThreads = 128;
 constexpr int kWgmmaM = 64, kWgmmaK = 16;                // rows of a consumer, K of one wgmma
 constexpr int kElementBytes = 2;                         // bf16 or fp16
 constexpr int kSwizzleBytes = 128;                       // the 128B swizzle's row
 constexpr int kBoxCols = kSwizzleBytes / kElementBytes;  // 64 elements per TMA box row
 constexpr int kSwizzleRepeat = 1024;                     // 8 rows of 128 bytes: tiles start on this
+constexpr int kWgmmaKBytes = 32;  // every wgmma reads 32 bytes of K per row: k16 16-bit, k32 fp8
 
 // Descriptor strides (bytes).
 constexpr std::uint32_t kRowGroupBytes = 8 * kSwizzleBytes;  // SBO of A and B: 8 rows
-constexpr std::uint32_t kAUnusedLbo = 16;  // K-major swizzled: not used (encodes 1)
-constexpr std::uint32_t kAStepBytes = kWgmmaK * kElementBytes;  // +32 per k16 step
-constexpr std::uint32_t kBStepBytes = kWgmmaK * kSwizzleBytes;  // +2048 per k16 step
+constexpr std::uint32_t kAUnusedLbo = 16;            // K-major swizzled: not used (encodes 1)
+constexpr std::uint32_t kAStepBytes = kWgmmaKBytes;  // +32 per wgmma K step (K-major)
+constexpr std::uint32_t kBStepBytes = kWgmmaK * kSwizzleBytes;  // +2048 per k16 step (N-major B)
 
 // TMA's 16-byte row pitch: every rung runs on leading dimensions padded to a
-// multiple of 8 elements (RecordSpec::ld_multiple; the tensor maps still end
+// multiple of 16 bytes, 8 16-bit or 16 8-bit elements
+// (RecordSpec::ld_multiple; the tensor maps still end
 // at K and N, so TMA writes zeros past them), which runs every shape.
 
 // A ring of `Stages` stages, each an A tile (BlockM x BlockK, row-major) and
-// BlockN / 64 B boxes (BlockK x 64, side by side in N), as TMA writes them.
-template <int BlockM, int BlockN, int BlockK, int Stages>
+// B's tile as TMA writes them.  B stored K x N (16-bit rungs): BlockN / 64
+// boxes of BlockK x 64, side by side in N ("N-major", the descriptor's
+// transpose bit set).  B stored N x K (BKMajor, fp8: wgmma reads 8-bit B
+// K-major only): one box of BlockN rows x BlockK, laid out as A's tile.
+// ElementBytes: 2 (bf16, fp16) or 1 (e4m3); BlockK is always one 128-byte
+// swizzle row (64 16-bit or 128 8-bit elements).
+template <int BlockM, int BlockN, int BlockK, int Stages, int ElementBytes = 2,
+          bool BKMajor = false>
 struct Ring {
   static constexpr int kBlockM = BlockM, kBlockN = BlockN, kBlockK = BlockK, kStages = Stages;
-  static constexpr int kATileBytes = BlockM * BlockK * kElementBytes;
-  static constexpr int kBBoxBytes = BlockK * kBoxCols * kElementBytes;
-  static constexpr int kBBoxes = BlockN / kBoxCols;
+  static constexpr int kElementBytes = ElementBytes;
+  static constexpr bool kBKMajor = BKMajor;
+  static constexpr int kBoxCols = kSwizzleBytes / ElementBytes;  // elements per TMA box row
+  static constexpr int kWgmmaK = kWgmmaKBytes / ElementBytes;    // K of one wgmma
+  static constexpr int kATileBytes = BlockM * BlockK * ElementBytes;
+  static constexpr int kBBoxBytes =
+      BKMajor ? BlockN * kSwizzleBytes : BlockK * kBoxCols * ElementBytes;
+  static constexpr int kBBoxes = BKMajor ? 1 : BlockN / kBoxCols;
+  // Descriptor of B: N-major, the distance between 64-column boxes (LBO) and
+  // a k16 step of 16 rows; K-major, A's strides.
+  static constexpr std::uint32_t kBLbo = BKMajor ? kAUnusedLbo : kBBoxBytes;
+  static constexpr std::uint32_t kBStepBytes = BKMajor ? kAStepBytes : kWgmmaK * kSwizzleBytes;
   static constexpr int kStageBytes = kATileBytes + kBBoxes * kBBoxBytes;
   // + one swizzle repeat to align the ring (the dynamic base is 16-byte aligned)
   static constexpr int kDynamicSharedBytes = Stages * kStageBytes + kSwizzleRepeat;
-  static_assert(BlockK * kElementBytes == kSwizzleBytes, "one A row = one swizzle row");
-  static_assert(BlockN % kBoxCols == 0, "B is whole 64-column boxes");
+  static_assert(ElementBytes == 2 || (ElementBytes == 1 && BKMajor),
+                "16-bit inputs, or 8-bit ones with B K-major (fp8 wgmma reads B K-major only)");
+  static_assert(BlockK * ElementBytes == kSwizzleBytes, "one A row = one swizzle row");
+  static_assert(BKMajor ? BlockN <= 256 : BlockN % kBoxCols == 0,
+                "B is whole 64-column boxes, or one box of at most 256 rows (TMA's limit)");
   static_assert(kATileBytes % kSwizzleRepeat == 0 && kBBoxBytes % kSwizzleRepeat == 0,
                 "every tile starts on the swizzle repeat");
   static_assert(kDynamicSharedBytes <= 227 * 1024, "H100: 227 KiB of dynamic shared memory");
@@ -125,16 +152,20 @@ __device__ __forceinline__ void produce_tiles(const rl::ptx::TensorMap* a_map,
     if (use > 0) rl::ptx::mbarrier_wait_parity(&empty[stage], (use - 1) & 1);
     rl::ptx::mbarrier_arrive_expect_tx(&full[stage], R::kStageBytes);
     rl::ptx::tma_load_2d(a_tile<R>(ring, stage), a_map, kt * R::kBlockK, tile.row, &full[stage]);
-    for (int box = 0; box < R::kBBoxes; ++box)
-      rl::ptx::tma_load_2d(b_tile<R>(ring, stage) + box * R::kBBoxBytes, b_map,
-                           tile.col + box * kBoxCols, kt * R::kBlockK, &full[stage]);
+    if constexpr (R::kBKMajor) {  // Bᵀ: rows tile.col .., columns (K) from kt BlockK
+      rl::ptx::tma_load_2d(b_tile<R>(ring, stage), b_map, kt * R::kBlockK, tile.col, &full[stage]);
+    } else {
+      for (int box = 0; box < R::kBBoxes; ++box)
+        rl::ptx::tma_load_2d(b_tile<R>(ring, stage) + box * R::kBBoxBytes, b_map,
+                             tile.col + box * R::kBoxCols, kt * R::kBlockK, &full[stage]);
+    }
   }
 }
 
-// One stage's BlockK / 16 wgmmas of consumer `consumer` (rows 64c .. 64c + 63
-// of the block tile), accumulating into d, after the wgmma.fence that orders
-// the warpgroup's earlier accesses to d before them; not committed, not
-// waited for.
+// One stage's BlockK / kWgmmaK wgmmas (k16 for 16-bit inputs, k32 for e4m3)
+// of consumer `consumer` (rows 64c .. 64c + 63 of the block tile),
+// accumulating into d, after the wgmma.fence that orders the warpgroup's
+// earlier accesses to d before them; not committed, not waited for.
 template <typename T, typename R>
 __device__ __forceinline__ void issue_stage_wgmmas(float (&d)[R::kAccumulators],
                                                    unsigned char* ring, int stage, int consumer) {
@@ -144,12 +175,15 @@ __device__ __forceinline__ void issue_stage_wgmmas(float (&d)[R::kAccumulators],
   rl::ptx::wgmma_fence_operand(d);
   rl::ptx::wgmma_fence();
   RL_GEMM_UNROLL
-  for (int step = 0; step < R::kBlockK / kWgmmaK; ++step) {
+  for (int step = 0; step < R::kBlockK / R::kWgmmaK; ++step) {
     const std::uint64_t desc_a = rl::ptx::smem_descriptor(
         a_base + step * kAStepBytes, kAUnusedLbo, kRowGroupBytes, rl::ptx::SmemSwizzle::b128);
     const std::uint64_t desc_b = rl::ptx::smem_descriptor(
-        b_base + step * kBStepBytes, R::kBBoxBytes, kRowGroupBytes, rl::ptx::SmemSwizzle::b128);
-    if constexpr (R::kBlockN == 128)
+        b_base + step * R::kBStepBytes, R::kBLbo, kRowGroupBytes, rl::ptx::SmemSwizzle::b128);
+    if constexpr (std::is_same_v<T, __nv_fp8_e4m3>) {
+      static_assert(R::kBKMajor && R::kBlockN == 256, "fp8: m64n256k32 with B K-major");
+      rl::ptx::wgmma_m64n256k32_f32_e4m3</*NegateB=*/false>(d, desc_a, desc_b, 1);
+    } else if constexpr (R::kBlockN == 128)
       rl::ptx::wgmma_m64n128k16_f32<T, /*TransposeB=*/true>(d, desc_a, desc_b, 1);
     else if constexpr (R::kBlockN == 256)
       rl::ptx::wgmma_m64n256k16_f32<T, /*TransposeB=*/true>(d, desc_a, desc_b, 1);
@@ -183,6 +217,27 @@ __device__ __forceinline__ void consume_tiles_waiting_each_stage(float (&d)[R::k
   }
 }
 
+// A consumer's main loop keeping one wgmma group in flight across stages
+// (gemm_wgmma_inflight_sm90a.cu's header says why in this order): stage kt's
+// wgmmas issued and committed, wait_group 1 (stage kt - 1's group has
+// completed and read its operands), only then stage kt - 1 released; the
+// last group drained (wait_group 0) before d may be read.
+template <typename T, typename R>
+__device__ __forceinline__ void consume_tiles_keeping_one_group_in_flight(
+    float (&d)[R::kAccumulators], std::uint64_t* full, std::uint64_t* empty, unsigned char* ring,
+    int k_tiles, int consumer) {
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int stage = kt % R::kStages, use = kt / R::kStages;
+    rl::ptx::mbarrier_wait_parity(&full[stage], use & 1);
+    issue_stage_wgmmas<T, R>(d, ring, stage, consumer);
+    rl::ptx::wgmma_commit_group();
+    rl::ptx::wgmma_wait_group<1>();  // stage kt - 1's group is complete; stage kt's may run on
+    if (kt > 0) rl::ptx::mbarrier_arrive(&empty[(kt - 1) % R::kStages]);
+  }
+  rl::ptx::wgmma_wait_group<0>();  // the last stage's group: only now may d be read
+  rl::ptx::wgmma_fence_operand(d);
+}
+
 // Epilogue: thread t of consumer `consumer` holds, for each 8-column block j,
 // C(r, 8j + c .. +1) in d[4j], d[4j + 1] and C(r + 8, 8j + c .. +1) in
 // d[4j + 2], d[4j + 3] (r = 16 warp + lane / 4, c = 2 (lane % 4)).  N may be
@@ -210,23 +265,30 @@ __device__ __forceinline__ void store_accumulators(const float (&d)[R::kAccumula
   }
 }
 
+// e4m3 as TMA's uint8: TMA copies bytes, nothing reads them as numbers.
 template <typename T>
 constexpr rl::ptx::TensorMapElement kTmaElement =
-    std::is_same_v<T, __half> ? rl::ptx::TensorMapElement::fp16 : rl::ptx::TensorMapElement::bf16;
+    std::is_same_v<T, __nv_fp8_e4m3> ? rl::ptx::TensorMapElement::uint8
+    : std::is_same_v<T, __half>      ? rl::ptx::TensorMapElement::fp16
+                                     : rl::ptx::TensorMapElement::bf16;
 
 // The tensor maps are encoded on the host at every launch (a few microseconds
 // of host work, no device work), then passed by value as kernel parameters.
-// A: M x K, a box of BlockM rows x 64 columns; B: K x N, BlockK rows x 64
-// (the B boxes of a stage are BlockN / 64 copies).  The kernel takes
-// (a_map, b_map, C, M, N, K, ldc).
+// A: M x K, a box of BlockM rows x one swizzle row (64 16-bit or 128 8-bit
+// elements); B stored K x N: BlockK rows x 64 (the B boxes of a stage are
+// BlockN / 64 copies); B stored N x K (Args::B is Bᵀ, ldb its row pitch):
+// BlockN rows x BlockK.  The kernel takes (a_map, b_map, C, M, N, K, ldc).
 template <typename R, typename T, typename Kernel>
 void launch_wgmma_gemm(Kernel kernel, int threads, const Args<T>& a, cudaStream_t stream) {
+  static_assert(sizeof(T) == R::kElementBytes, "the ring is laid out for T");
   const rl::ptx::TensorMap a_map = rl::ptx::encode_tensor_map_2d(
-      rl::ptx::tensor_map_2d(a.M, a.K, a.lda, kElementBytes, R::kBlockM, kBoxCols), kTmaElement<T>,
-      a.A);
+      rl::ptx::tensor_map_2d(a.M, a.K, a.lda, R::kElementBytes, R::kBlockM, R::kBoxCols),
+      kTmaElement<T>, a.A);
   const rl::ptx::TensorMap b_map = rl::ptx::encode_tensor_map_2d(
-      rl::ptx::tensor_map_2d(a.K, a.N, a.ldb, kElementBytes, R::kBlockK, kBoxCols), kTmaElement<T>,
-      a.B);
+      R::kBKMajor
+          ? rl::ptx::tensor_map_2d(a.N, a.K, a.ldb, R::kElementBytes, R::kBlockN, R::kBoxCols)
+          : rl::ptx::tensor_map_2d(a.K, a.N, a.ldb, R::kElementBytes, R::kBlockK, R::kBoxCols),
+      kTmaElement<T>, a.B);
   RL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      R::kDynamicSharedBytes));
   rl::launch(kernel, tile_grid(a.M, a.N, R::kBlockM, R::kBlockN), dim3(threads),
@@ -240,29 +302,38 @@ void launch_wgmma_gemm(Kernel kernel, int threads, const Args<T>& a, cudaStream_
 // The row pitch TMA needs (16 bytes) in elements of a 16-bit matrix.
 constexpr std::int64_t kTmaPitchElements = 16 / kElementBytes;
 
+// The error model of T's wgmma: 16-bit inputs the tensor-core bound; e4m3
+// Hopper's fp8 accumulation (gemm_reference.hpp).
+template <typename T>
+constexpr ErrorModel kWgmmaError =
+    std::is_same_v<T, __nv_fp8_e4m3> ? kHopperFp8Error : kTensorCoreError;
+
 // The record of a wgmma rung whose ring is R: sm_90a code runs on compute
 // capability 9.0 only (not 10.x or 12.x), under the emulator only as a Hopper
-// (RL_EMU_CC=90); the reuse tile of the cost model is the block tile; the
-// tensor-core error model; rows padded to TMA's pitch.  device_bytes (A + B
-// + C at storage size, rows padded) comes from make_record.
+// (RL_EMU_CC=90); the reuse tile of the cost model is the block tile; T's
+// tensor-core error model; rows padded to TMA's pitch (8 16-bit or 16 8-bit
+// elements); B stored as R reads it (N x K for a K-major B).  device_bytes
+// (A + B + C at storage size, rows padded) comes from make_record.
 template <typename R, typename T>
 KernelRecord sm90a_record(std::string name, std::string variant, std::string baseline,
                           roofline::Precision precision, roofline::ComputeUnit unit,
                           Launcher<T> launcher, std::string idea) {
-  KernelRecord record = make_record<T>({.name = std::move(name),
-                                        .variant = std::move(variant),
-                                        .baseline = std::move(baseline),
-                                        .precision = precision,
-                                        .unit = unit,
-                                        .tile = {R::kBlockM, R::kBlockN},
-                                        .launcher = std::move(launcher),
-                                        .error = kTensorCoreError,
-                                        .min_cc = 90,
-                                        .gpu_only = !rl::ptx::emulator_runs_sm90a(),
-                                        .idea = std::move(idea),
-                                        .refuse = nullptr,
-                                        .refuse_on = nullptr,
-                                        .ld_multiple = static_cast<int>(kTmaPitchElements)});
+  KernelRecord record =
+      make_record<T>({.name = std::move(name),
+                      .variant = std::move(variant),
+                      .baseline = std::move(baseline),
+                      .precision = precision,
+                      .unit = unit,
+                      .tile = {R::kBlockM, R::kBlockN},
+                      .launcher = std::move(launcher),
+                      .error = kWgmmaError<T>,
+                      .min_cc = 90,
+                      .gpu_only = !rl::ptx::emulator_runs_sm90a(),
+                      .idea = std::move(idea),
+                      .refuse = nullptr,
+                      .refuse_on = nullptr,
+                      .ld_multiple = 16 / R::kElementBytes,
+                      .b_storage = R::kBKMajor ? BStorage::n_by_k : BStorage::k_by_n});
   record.max_cc = 90;
   return record;
 }

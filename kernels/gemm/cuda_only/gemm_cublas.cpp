@@ -302,21 +302,14 @@ std::size_t workspace_and_transposed_b(const Dims& d) {
 //    (2^-10), so the bound allows truncation (the hand-written rungs use
 //    cvt.rna, 2^-11).
 //  - fp16, bf16: inputs exact as stored, the tensor-core accumulation bound.
-//  - fp8: Hopper's fp8 tensor cores accumulate in about 14 bits (DeepSeek-V3
-//    report, section 3.3.2); cuBLASLt, with its default of no "fast
-//    accumulation" (CUBLASLT_MATMUL_DESC_FAST_ACCUM = 0), promotes the partial
-//    sums to fp32 periodically, at an interval it does not document.  A run of
-//    up to 128 products truncated at 2^-13 errs by up to 2^-6 of its sum |a||b|;
-//    the bound below allows that on top of the fp32 accumulation by counting
-//    it as an input rounding of 2^-7 ((1 + 2^-7)^2 - 1 > 2^-6).  A wrong index
-//    still fails at the test shapes (it moves an output by about sum |a||b| /
-//    sqrt(K), 6% at K = 256); at K = 8192 single wrong terms may hide.
+//  - fp8: Hopper's fp8 tensor cores accumulate in about 14 bits; cuBLASLt,
+//    with its default of no "fast accumulation"
+//    (CUBLASLT_MATMUL_DESC_FAST_ACCUM = 0), promotes the partial sums to fp32
+//    periodically, at an interval it does not document: kHopperFp8Error
+//    (gemm_reference.hpp), the model of gemm_wgmma_inflight_fp8 too.
 constexpr ErrorModel kLibraryTf32Error{
     .unit_roundoff_accumulate = kTensorCoreError.unit_roundoff_accumulate,
     .unit_roundoff_inputs = 0x1p-10};
-constexpr ErrorModel kLibraryFp8Error{
-    .unit_roundoff_accumulate = kTensorCoreError.unit_roundoff_accumulate,
-    .unit_roundoff_inputs = 0x1p-7};
 
 using roofline::ComputeUnit;
 
@@ -379,7 +372,7 @@ RL_REGISTER_KERNEL(library_record<__nv_fp8_e4m3>(
      .precision = roofline::Precision::fp8,
      .unit = ComputeUnit::tc_fp8,
      .min_cc = 89,
-     .error = kLibraryFp8Error,
+     .error = kHopperFp8Error,
      .make_library = [](const Dims& d) -> std::unique_ptr<Library<__nv_fp8_e4m3>> {
        return std::make_unique<CublasLtGemm<__nv_fp8_e4m3, true>>(d);
      },
