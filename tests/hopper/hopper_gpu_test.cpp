@@ -1,7 +1,7 @@
-// The sm_90a kernels on a device (label gpu): the wgmma / TMA GEMM rung in
-// bf16 and fp16 and the wgmma ceilings (every precision), validated against the float64
-// reference.  Every test skips, with the reason, without a GPU or on a GPU
-// whose compute capability is not 9.0 (sm_90a code runs nowhere else).
+// The sm_90a kernels on a device (label gpu): every wgmma GEMM rung in bf16
+// and fp16 and the wgmma ceilings (every precision), validated exactly on
+// integers and against the float64 reference.  Every test skips, with the reason, without a GPU or
+// on a GPU whose compute capability is not 9.0 (sm_90a code runs nowhere else).
 //
 // These tests are what proves the rung: it has been compiled and its SASS
 // checked, never run.  The shapes are chosen to reach every path: M, N and K
@@ -70,11 +70,20 @@ constexpr std::int64_t kShapes[][3] = {
     {300, 136, 1032},   // 17 K tiles: the 4-stage ring wraps 4 times
     {256, 256, 256},    // whole tiles only
     {1023, 1032, 520},  // many blocks, partial tiles at both far edges
+    {130, 263, 71},     // K and N not multiples of 8 (padded rows); N not of 4 (no C map)
+    {2049, 4100, 264},  // 17 x 17 = 289 tiles of 128 x 256: persistent CTAs walk 2-3 each
 };
+
+// Up the ladder: each rung adds one idea to the one before it.
+const char* const kRungs[] = {"gemm_wgmma_tma_bf16",        "gemm_wgmma_tma_fp16",
+                              "gemm_wgmma_128x256_bf16",    "gemm_wgmma_128x256_fp16",
+                              "gemm_wgmma_inflight_bf16",   "gemm_wgmma_inflight_fp16",
+                              "gemm_wgmma_persistent_bf16", "gemm_wgmma_persistent_fp16",
+                              "gemm_wgmma_tma_store_bf16",  "gemm_wgmma_tma_store_fp16"};
 
 std::vector<GemmCase> cases() {
   std::vector<GemmCase> out;
-  for (const char* record : {"gemm_wgmma_tma_bf16", "gemm_wgmma_tma_fp16"})
+  for (const char* record : kRungs)
     for (const auto& s : kShapes) out.push_back({record, s[0], s[1], s[2]});
   return out;
 }
