@@ -24,7 +24,13 @@ namespace {
 
 const char* const kGemms[] = {"gemm_wgmma_tma_bf16",      "gemm_wgmma_tma_fp16",
                               "gemm_wgmma_128x256_bf16",  "gemm_wgmma_128x256_fp16",
-                              "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16"};
+                              "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16",
+                              "gemm_wgmma_inflight_fp8"};
+
+bool is_fp8(const std::string& name) {
+  return name.ends_with("_fp8");
+}
+
 const char* const kLoops[] = {"wgmma_loop_bf16_m64n256k16", "wgmma_loop_fp16_m64n256k16",
                               "wgmma_loop_tf32_m64n256k8", "wgmma_loop_fp8_e4m3_m64n256k32",
                               "wgmma_loop_int8_m64n256k32"};
@@ -52,11 +58,14 @@ TEST(HopperOnTheEmulator, the_device_reports_9_0_and_the_records_run_on_it) {
 // one column block and a tail past the 128 x 256 tile).
 const rl::gemm::Dims kShapes[] = {{1, 8, 8}, {129, 136, 72}, {70, 264, 328}};
 
-// Each shape validates under two schedules with bit-identical outputs.
+// Each shape validates under two schedules with bit-identical outputs.  fp8's
+// k-tiles are 128 wide, twice the 16-bit rungs': its K is doubled, so it gets
+// the same k-tiles and tails (K = 656: 6 stages, the ring wraps).
 template <std::size_t Shapes>
 void expect_shapes_pass_under_two_schedules(const char* name,
                                             const rl::gemm::Dims (&shapes)[Shapes]) {
-  for (const rl::gemm::Dims& d : shapes) {
+  for (rl::gemm::Dims d : shapes) {
+    if (is_fp8(name)) d.K *= 2;
     SCOPED_TRACE("M=" + std::to_string(d.M) + " N=" + std::to_string(d.N) +
                  " K=" + std::to_string(d.K));
     auto workload = rl::test::make_inspectable_workload(name, rl::gemm::make_shape(d.M, d.N, d.K),
@@ -85,22 +94,24 @@ TEST_P(PaddedWgmmaGemm, runs_k_and_n_not_multiples_of_8_under_two_schedules) {
 
 INSTANTIATE_TEST_SUITE_P(Hopper, PaddedWgmmaGemm, ::testing::ValuesIn(kGemms));
 
-// 64 k-tiles and a tail (K = 4104): every stage of the 4-stage ring is used
-// 16 times, so its barriers' parities wrap over and over; a producer or
-// consumer one phase off deadlocks (reported) or reads a stale tile.  M and N
-// stay past one tile in each direction but small, and one schedule is enough
-// (the odd shapes above compare two): about 2 s a record in the default
-// build, but 10-13 s under ASan and 125-145 s under racecheck, so the
+// 64 k-tiles and a tail (K = 4104, or 8200 for fp8's 128-wide k-tiles):
+// every stage of the 4-stage ring is used 16 times, so its barriers'
+// parities wrap over and over; a producer or consumer one phase off
+// deadlocks (reported) or reads a stale tile.  M and N stay past one tile in
+// each direction but small, and one schedule is enough (the odd shapes above
+// compare two): about 3 s a record in the default build (fp8, twice the K:
+// 7.5 s), but 10-13 s under ASan and 125-145 s under racecheck, so the
 // sanitizer builds leave it out: it runs no code the odd shapes do not (at
-// K = 328 the producer already waits on "empty" and two stages flip their
-// parity), only more of it.
+// K = 328, 656 for fp8, the producer already waits on "empty" and two stages
+// flip their parity), only more of it.
 TEST_P(WgmmaGemm, stays_in_phase_over_64_k_tiles) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "64 k-tiles run no code the odd shapes do not, at 10-145 s a record under a "
                   "sanitizer; the default build runs them";
 #endif
+  const std::int64_t k = is_fp8(GetParam()) ? 64 * 128 + 8 : 64 * 64 + 8;
   auto workload =
-      rl::test::make_inspectable_workload(GetParam(), rl::gemm::make_shape(129, 264, 4104), 64);
+      rl::test::make_inspectable_workload(GetParam(), rl::gemm::make_shape(129, 264, k), 64);
   ASSERT_NE(workload, nullptr);
   const rl::Validation v = workload->validate(nullptr);
   EXPECT_TRUE(v.passed) << v.detail;
@@ -108,7 +119,7 @@ TEST_P(WgmmaGemm, stays_in_phase_over_64_k_tiles) {
 
 // The check can fail: the same launch one 8-wide K slice short (the last
 // k16 step of the last stage never issued, as a miscounted loop would) misses
-// a term of every output, far beyond the bf16/fp16 bound.
+// a term of every output, far beyond the bf16/fp16 bound (and fp8's).
 TEST_P(WgmmaGemm, a_launch_short_of_k_fails_the_reference) {
   RL_SKIP_UNDER_RACECHECK();
   auto workload =
@@ -124,6 +135,8 @@ TEST_P(WgmmaGemm, a_launch_short_of_k_fails_the_reference) {
   };
   if (std::string(GetParam()).find("bf16") != std::string::npos)
     shorten(dynamic_cast<rl::gemm::GemmWorkload<__nv_bfloat16>*>(workload.get()));
+  else if (is_fp8(GetParam()))
+    shorten(dynamic_cast<rl::gemm::GemmWorkload<__nv_fp8_e4m3>*>(workload.get()));
   else
     shorten(dynamic_cast<rl::gemm::GemmWorkload<__half>*>(workload.get()));
   EXPECT_FALSE(workload->validate(nullptr).passed);

@@ -139,6 +139,37 @@ TEST(HopperRecords, gemms_count_their_padded_rows_and_run_every_preset_shape) {
   }
 }
 
+// The fp8 rung: the in-flight rung's structure on e4m3, beside cuBLASLt's
+// fp8.  Cost at 1 byte per input on its 128 x 256 block tile; rows padded to
+// 16 elements (TMA's 16-byte pitch of 1-byte rows), B stored transposed (N
+// rows of K padded); every preset shape runs.
+TEST(HopperRecords, the_fp8_wgmma_rung_reads_e4m3_on_the_inflight_tile_with_b_stored_n_by_k) {
+  const rl::KernelRecord* record = rl::find_kernel("gemm_wgmma_inflight_fp8");
+  ASSERT_NE(record, nullptr);
+  EXPECT_EQ(record->family, "gemm");
+  EXPECT_EQ(record->variant, "wgmma_inflight_fp8");
+  EXPECT_EQ(record->baseline, "gemm_wgmma_inflight_bf16");
+  EXPECT_EQ(record->precision, rl::roofline::Precision::fp8);
+  EXPECT_EQ(record->unit, rl::roofline::ComputeUnit::tc_fp8);
+  EXPECT_FALSE(record->idea.empty());
+  EXPECT_TRUE(record->gpu_only);
+  EXPECT_EQ(record->min_cc, 90);
+  EXPECT_EQ(record->max_cc, 90);
+  const rl::Shape s{{{"M", 300}, {"N", 264}, {"K", 520}}};
+  const rl::roofline::Cost cost = record->cost(s);
+  EXPECT_EQ(cost.flops, 2.0 * 300 * 264 * 520);
+  // A read ceil(264 / 256) = 2 times, B ceil(300 / 128) = 3 times, 1 byte each.
+  EXPECT_EQ(cost.bytes_model, 300.0 * 520 * 2 + 520.0 * 264 * 3 + 300.0 * 264 * 4);
+  ASSERT_TRUE(record->device_bytes);
+  // K = 65 padded to 80 for A's rows and for Bᵀ's N = 129 rows.
+  const rl::Shape odd{{{"M", 127}, {"N", 129}, {"K", 65}}};
+  EXPECT_EQ(record->device_bytes(odd), 127u * 80 + 129u * 80 + 127u * 129 * 4);
+  for (rl::SizePreset preset :
+       {rl::SizePreset::small, rl::SizePreset::medium, rl::SizePreset::large})
+    for (const rl::Shape& shape : record->shapes(preset))
+      EXPECT_FALSE(record->refuse_shape && record->refuse_shape(shape)) << shape.to_string();
+}
+
 TEST(HopperRecords, wgmma_loops_name_their_precision_and_ceiling) {
   for (const WgmmaLoop& loop : kWgmmaLoops) {
     const rl::KernelRecord* record = rl::find_kernel(loop.name);
