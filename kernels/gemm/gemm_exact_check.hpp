@@ -16,9 +16,10 @@
 // Not by construction: Hopper's fp8 tensor cores keep about 14 bits of the
 // sum inside an mma (DeepSeek-V3 report, section 3.3.2), exact while partial
 // sums stay below 2^14 in magnitude.  With random signs they are near 2.5
-// sqrt(K) (about 230 at K = 8192), so fp8 on Hopper (cuBLASLt's fp8 today)
-// is exact with overwhelming probability, not by construction; a failure
-// there says the accumulator is narrower still, a finding rather than noise.
+// sqrt(K) (about 230 at K = 8192), so fp8 on Hopper (gemm_cublaslt_fp8,
+// gemm_wgmma_inflight_fp8) is exact with overwhelming probability, not by
+// construction; a failure there says the accumulator is narrower still, a
+// finding rather than noise.
 //
 // How it scales.  While the full integer reference is cheap (the same limits
 // as the float64 one, gemm_reference.hpp) every output is compared.  Beyond

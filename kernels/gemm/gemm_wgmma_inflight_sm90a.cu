@@ -111,16 +111,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int consumer = warpgroup - 1;
   float d[Ring::kAccumulators];  // the 64 x 256 fp32 accumulator, 128 per thread
   for (float& v : d) v = 0.0f;
-  for (int kt = 0; kt < tile.k_tiles; ++kt) {
-    const int stage = kt % Ring::kStages, use = kt / Ring::kStages;
-    rl::ptx::mbarrier_wait_parity(&full[stage], use & 1);
-    wgmma::issue_stage_wgmmas<T, Ring>(d, ring, stage, consumer);
-    rl::ptx::wgmma_commit_group();
-    rl::ptx::wgmma_wait_group<1>();  // stage kt - 1's group is complete; stage kt's may run on
-    if (kt > 0) rl::ptx::mbarrier_arrive(&empty[(kt - 1) % Ring::kStages]);
-  }
-  rl::ptx::wgmma_wait_group<0>();  // the last stage's group: only now may d be read
-  rl::ptx::wgmma_fence_operand(d);
+  wgmma::consume_tiles_keeping_one_group_in_flight<T, Ring>(d, full, empty, ring, tile.k_tiles,
+                                                            consumer);
   wgmma::store_accumulators<Ring>(d, C, M, N, ldc, tile, consumer, static_cast<int>(threadIdx.x));
 }
 

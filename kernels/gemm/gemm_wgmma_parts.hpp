@@ -13,6 +13,7 @@
 
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_pipeline_fault.hpp"
+#include "gemm/gemm_tile_order.hpp"
 #include "gemm/gemm_tiles.hpp"  // RL_GEMM_UNROLL
 #include "rl/cuda.hpp"
 #include "rl/ptx.hpp"
@@ -139,6 +140,23 @@ struct BlockTile {
   int k_tiles, row, col;
 };
 
+// One k-tile (kt) of the block tile into ring stage `stage`: A's box and B's
+// box(es), announced on and counted down the stage's "full" barrier.
+template <typename R>
+__device__ __forceinline__ void load_stage(const rl::ptx::TensorMap* a_map,
+                                           const rl::ptx::TensorMap* b_map, std::uint64_t* full,
+                                           unsigned char* ring, int stage, BlockTile tile, int kt) {
+  rl::ptx::mbarrier_arrive_expect_tx(&full[stage], R::kStageBytes);
+  rl::ptx::tma_load_2d(a_tile<R>(ring, stage), a_map, kt * R::kBlockK, tile.row, &full[stage]);
+  if constexpr (R::kBKMajor) {  // Bᵀ: rows tile.col .., columns (K) from kt BlockK
+    rl::ptx::tma_load_2d(b_tile<R>(ring, stage), b_map, kt * R::kBlockK, tile.col, &full[stage]);
+  } else {
+    for (int box = 0; box < R::kBBoxes; ++box)
+      rl::ptx::tma_load_2d(b_tile<R>(ring, stage) + box * R::kBBoxBytes, b_map,
+                           tile.col + box * R::kBoxCols, kt * R::kBlockK, &full[stage]);
+  }
+}
+
 // The producer (one thread): tile kt goes to stage kt % kStages, on that
 // stage's use number kt / kStages; from the second use on, it first waits
 // until the consumers have released the previous use (empty's phase use - 1).
@@ -150,15 +168,7 @@ __device__ __forceinline__ void produce_tiles(const rl::ptx::TensorMap* a_map,
   for (int kt = 0; kt < tile.k_tiles; ++kt) {
     const int stage = kt % R::kStages, use = kt / R::kStages;
     if (use > 0) rl::ptx::mbarrier_wait_parity(&empty[stage], (use - 1) & 1);
-    rl::ptx::mbarrier_arrive_expect_tx(&full[stage], R::kStageBytes);
-    rl::ptx::tma_load_2d(a_tile<R>(ring, stage), a_map, kt * R::kBlockK, tile.row, &full[stage]);
-    if constexpr (R::kBKMajor) {  // Bᵀ: rows tile.col .., columns (K) from kt BlockK
-      rl::ptx::tma_load_2d(b_tile<R>(ring, stage), b_map, kt * R::kBlockK, tile.col, &full[stage]);
-    } else {
-      for (int box = 0; box < R::kBBoxes; ++box)
-        rl::ptx::tma_load_2d(b_tile<R>(ring, stage) + box * R::kBBoxBytes, b_map,
-                             tile.col + box * R::kBoxCols, kt * R::kBlockK, &full[stage]);
-    }
+    load_stage<R>(a_map, b_map, full, ring, stage, tile, kt);
   }
 }
 
@@ -221,21 +231,70 @@ __device__ __forceinline__ void consume_tiles_waiting_each_stage(float (&d)[R::k
 // (gemm_wgmma_inflight_sm90a.cu's header says why in this order): stage kt's
 // wgmmas issued and committed, wait_group 1 (stage kt - 1's group has
 // completed and read its operands), only then stage kt - 1 released; the
-// last group drained (wait_group 0) before d may be read.
-template <typename T, typename R>
+// last group drained (wait_group 0) before d may be read.  A persistent CTA
+// counts k-tiles on across its tiles: `first_read` is how many it has
+// consumed before this tile, and ReleaseLast releases the tile's last stage
+// too (the next tile's loads wait for it).
+template <typename T, typename R, bool ReleaseLast = false>
 __device__ __forceinline__ void consume_tiles_keeping_one_group_in_flight(
     float (&d)[R::kAccumulators], std::uint64_t* full, std::uint64_t* empty, unsigned char* ring,
-    int k_tiles, int consumer) {
+    int k_tiles, int consumer, int first_read = 0) {
   for (int kt = 0; kt < k_tiles; ++kt) {
-    const int stage = kt % R::kStages, use = kt / R::kStages;
+    const int read = first_read + kt;
+    const int stage = read % R::kStages, use = read / R::kStages;
     rl::ptx::mbarrier_wait_parity(&full[stage], use & 1);
     issue_stage_wgmmas<T, R>(d, ring, stage, consumer);
     rl::ptx::wgmma_commit_group();
     rl::ptx::wgmma_wait_group<1>();  // stage kt - 1's group is complete; stage kt's may run on
-    if (kt > 0) rl::ptx::mbarrier_arrive(&empty[(kt - 1) % R::kStages]);
+    if (kt > 0) rl::ptx::mbarrier_arrive(&empty[(read - 1) % R::kStages]);
   }
   rl::ptx::wgmma_wait_group<0>();  // the last stage's group: only now may d be read
   rl::ptx::wgmma_fence_operand(d);
+  if constexpr (ReleaseLast)
+    rl::ptx::mbarrier_arrive(&empty[(first_read + k_tiles - 1) % R::kStages]);
+}
+
+// --- persistent rungs (gemm_wgmma_persistent and the rungs above it) -------
+// One CTA per SM walks the tiles t = blockIdx.x, + gridDim.x, ... in the
+// grouped order of gemm_tile_order.hpp (bands of kBandRows row tiles), and
+// the ring runs on from tile to tile: the producer and the consumers count
+// k-tiles over all of the CTA's tiles (stage = count % kStages, use = count /
+// kStages), so the next tile's loads overlap this tile's epilogue.
+constexpr int kBandRows = 16;  // gemm_wgmma_persistent_sm90a.cu's header says why 16
+
+// This CTA's tiles: first, first + step, ... below order.tiles().
+struct PersistentTiles {
+  GroupedTileOrder order;
+  int k_tiles, first, step;
+};
+
+template <typename R>
+__host__ __device__ constexpr GroupedTileOrder tile_order(int M, int N) {
+  return {(M + R::kBlockM - 1) / R::kBlockM, (N + R::kBlockN - 1) / R::kBlockN, kBandRows};
+}
+
+// Tile number t's block tile.
+template <typename R>
+__device__ __forceinline__ BlockTile block_tile(const PersistentTiles& tiles, int t) {
+  const TilePosition p = tiles.order.position(t);
+  return {tiles.k_tiles, p.row_tile * R::kBlockM, p.col_tile * R::kBlockN};
+}
+
+// The producer (one thread) of a persistent CTA: every k-tile of every tile,
+// `load` counting on across tiles.
+template <typename R>
+__device__ __forceinline__ void produce_tiles_persistently(
+    const rl::ptx::TensorMap* a_map, const rl::ptx::TensorMap* b_map, std::uint64_t* full,
+    std::uint64_t* empty, unsigned char* ring, const PersistentTiles& tiles) {
+  int load = 0;  // k-tiles loaded by this CTA so far, over all its tiles
+  for (int t = tiles.first; t < tiles.order.tiles(); t += tiles.step) {
+    const BlockTile tile = block_tile<R>(tiles, t);
+    for (int kt = 0; kt < tiles.k_tiles; ++kt, ++load) {
+      const int stage = load % R::kStages, use = load / R::kStages;
+      if (use > 0) rl::ptx::mbarrier_wait_parity(&empty[stage], (use - 1) & 1);
+      load_stage<R>(a_map, b_map, full, ring, stage, tile, kt);
+    }
+  }
 }
 
 // Epilogue: thread t of consumer `consumer` holds, for each 8-column block j,
@@ -278,21 +337,50 @@ constexpr rl::ptx::TensorMapElement kTmaElement =
 // elements); B stored K x N: BlockK rows x 64 (the B boxes of a stage are
 // BlockN / 64 copies); B stored N x K (Args::B is Bᵀ, ldb its row pitch):
 // BlockN rows x BlockK.  The kernel takes (a_map, b_map, C, M, N, K, ldc).
-template <typename R, typename T, typename Kernel>
-void launch_wgmma_gemm(Kernel kernel, int threads, const Args<T>& a, cudaStream_t stream) {
+template <typename R, typename T>
+struct OperandMaps {
+  rl::ptx::TensorMap a, b;
+};
+
+template <typename R, typename T>
+OperandMaps<R, T> operand_maps(const Args<T>& a) {
   static_assert(sizeof(T) == R::kElementBytes, "the ring is laid out for T");
-  const rl::ptx::TensorMap a_map = rl::ptx::encode_tensor_map_2d(
-      rl::ptx::tensor_map_2d(a.M, a.K, a.lda, R::kElementBytes, R::kBlockM, R::kBoxCols),
-      kTmaElement<T>, a.A);
-  const rl::ptx::TensorMap b_map = rl::ptx::encode_tensor_map_2d(
-      R::kBKMajor
-          ? rl::ptx::tensor_map_2d(a.N, a.K, a.ldb, R::kElementBytes, R::kBlockN, R::kBoxCols)
-          : rl::ptx::tensor_map_2d(a.K, a.N, a.ldb, R::kElementBytes, R::kBlockK, R::kBoxCols),
-      kTmaElement<T>, a.B);
+  return {
+      rl::ptx::encode_tensor_map_2d(
+          rl::ptx::tensor_map_2d(a.M, a.K, a.lda, R::kElementBytes, R::kBlockM, R::kBoxCols),
+          kTmaElement<T>, a.A),
+      rl::ptx::encode_tensor_map_2d(
+          R::kBKMajor
+              ? rl::ptx::tensor_map_2d(a.N, a.K, a.ldb, R::kElementBytes, R::kBlockN, R::kBoxCols)
+              : rl::ptx::tensor_map_2d(a.K, a.N, a.ldb, R::kElementBytes, R::kBlockK, R::kBoxCols),
+          kTmaElement<T>, a.B)};
+}
+
+// On `grid` (the persistent rungs: persistent_grid); the others launch one
+// CTA per tile.
+template <typename R, typename T, typename Kernel>
+void launch_wgmma_gemm(Kernel kernel, int threads, const Args<T>& a, cudaStream_t stream,
+                       dim3 grid) {
+  const OperandMaps<R, T> maps = operand_maps<R>(a);
   RL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      R::kDynamicSharedBytes));
-  rl::launch(kernel, tile_grid(a.M, a.N, R::kBlockM, R::kBlockN), dim3(threads),
-             R::kDynamicSharedBytes, stream, a_map, b_map, a.C, a.M, a.N, a.K, a.ldc);
+  rl::launch(kernel, grid, dim3(threads), R::kDynamicSharedBytes, stream, maps.a, maps.b, a.C, a.M,
+             a.N, a.K, a.ldc);
+}
+
+template <typename R, typename T, typename Kernel>
+void launch_wgmma_gemm(Kernel kernel, int threads, const Args<T>& a, cudaStream_t stream) {
+  launch_wgmma_gemm<R>(kernel, threads, a, stream, tile_grid(a.M, a.N, R::kBlockM, R::kBlockN));
+}
+
+// A persistent rung's grid: one CTA per SM, fewer where there are fewer tiles.
+template <typename R>
+dim3 persistent_grid(int M, int N) {
+  int device = 0, sms = 0;
+  RL_CUDA_CHECK(cudaGetDevice(&device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const int tiles = tile_order<R>(M, N).tiles();
+  return dim3(static_cast<unsigned>(sms < tiles ? sms : tiles));
 }
 
 #endif  // __CUDACC__ || RL_EMULATE

@@ -47,7 +47,6 @@
 //
 // Performance goal (a goal, not a measurement): above gemm_wgmma_inflight on
 // H100 at 8192³, towards 90% of cuBLASLt BF16.
-#include "gemm/gemm_tile_order.hpp"
 #include "gemm/gemm_wgmma_parts.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_instances.hpp"
@@ -56,7 +55,6 @@
 #include "gemm/gemm_workload.hpp"
 #endif
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -69,36 +67,7 @@ constexpr int kConsumers = 2;  // warpgroups, one per 64 rows of the block tile
 constexpr int kConsumerThreads = kConsumers * wgmma::kWarpgroupThreads;
 constexpr int kThreads = wgmma::kWarpgroupThreads + kConsumerThreads;  // + the producer
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;       // see gemm_wgmma_128x256
-constexpr int kGroupRows = 16;  // row tiles per band of the tile order (header)
 static_assert(kConsumers * wgmma::kWgmmaM == Ring::kBlockM, "each consumer owns 64 rows");
-
-// The grouped order of an M x N problem's output tiles (gemm_tile_order.hpp).
-__host__ __device__ constexpr GroupedTileOrder tile_order(int M, int N) {
-  return {(M + Ring::kBlockM - 1) / Ring::kBlockM, (N + Ring::kBlockN - 1) / Ring::kBlockN,
-          kGroupRows};
-}
-
-// Tile number t's block tile.
-__device__ __forceinline__ wgmma::BlockTile block_tile(const GroupedTileOrder& order, int t,
-                                                       int k_tiles) {
-  const TilePosition p = order.position(t);
-  return {k_tiles, p.row_tile * Ring::kBlockM, p.col_tile * Ring::kBlockN};
-}
-
-// One k-tile into a ring stage: A's box and BlockN / 64 B boxes, counted on
-// the stage's "full" barrier.  (Moves to gemm_wgmma_parts.hpp, where
-// produce_tiles does the same per k-tile.)
-template <typename R>
-__device__ __forceinline__ void load_stage(const rl::ptx::TensorMap* a_map,
-                                           const rl::ptx::TensorMap* b_map, std::uint64_t* full,
-                                           unsigned char* ring, int stage, wgmma::BlockTile tile,
-                                           int kt) {
-  rl::ptx::mbarrier_arrive_expect_tx(full, R::kStageBytes);
-  rl::ptx::tma_load_2d(wgmma::a_tile<R>(ring, stage), a_map, kt * R::kBlockK, tile.row, full);
-  for (int box = 0; box < R::kBBoxes; ++box)
-    rl::ptx::tma_load_2d(wgmma::b_tile<R>(ring, stage) + box * R::kBBoxBytes, b_map,
-                         tile.col + box * wgmma::kBoxCols, kt * R::kBlockK, full);
-}
 
 }  // namespace
 
@@ -119,22 +88,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* ring = wgmma::ring_start(dynamic_shared);
   const int warpgroup = static_cast<int>(threadIdx.x) / wgmma::kWarpgroupThreads;
   wgmma::init_ring_barriers<Ring>(full, empty, kConsumerThreads, threadIdx.x == 0);
-  const GroupedTileOrder order = tile_order(M, N);
-  const int k_tiles = (K + Ring::kBlockK - 1) / Ring::kBlockK;
-  const int first = static_cast<int>(blockIdx.x), step = static_cast<int>(gridDim.x);
+  const wgmma::PersistentTiles tiles = {wgmma::tile_order<Ring>(M, N),
+                                        (K + Ring::kBlockK - 1) / Ring::kBlockK,
+                                        static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
 
   if (warpgroup == 0) {  // the producer: every warp gives registers back, thread 0 loads
     rl::ptx::setmaxnreg_dec<kProducerRegisters>();
-    if (threadIdx.x != 0) return;
-    int load = 0;  // k-tiles loaded by this CTA so far, over all its tiles
-    for (int t = first; t < order.tiles(); t += step) {
-      const wgmma::BlockTile tile = block_tile(order, t, k_tiles);
-      for (int kt = 0; kt < k_tiles; ++kt, ++load) {
-        const int stage = load % Ring::kStages, use = load / Ring::kStages;
-        if (use > 0) rl::ptx::mbarrier_wait_parity(&empty[stage], (use - 1) & 1);
-        load_stage<Ring>(&a_map, &b_map, &full[stage], ring, stage, tile, kt);
-      }
-    }
+    if (threadIdx.x == 0)
+      wgmma::produce_tiles_persistently<Ring>(&a_map, &b_map, full, empty, ring, tiles);
     return;
   }
 
@@ -143,20 +104,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int consumer = warpgroup - 1;
   float d[Ring::kAccumulators];  // the 64 x 256 fp32 accumulator, 128 per thread
   int read = 0;                  // k-tiles consumed by this CTA so far, over all its tiles
-  for (int t = first; t < order.tiles(); t += step) {
-    const wgmma::BlockTile tile = block_tile(order, t, k_tiles);
+  for (int t = tiles.first; t < tiles.order.tiles(); t += tiles.step, read += tiles.k_tiles) {
+    const wgmma::BlockTile tile = wgmma::block_tile<Ring>(tiles, t);
     for (float& v : d) v = 0.0f;
-    for (int kt = 0; kt < k_tiles; ++kt, ++read) {
-      const int stage = read % Ring::kStages, use = read / Ring::kStages;
-      rl::ptx::mbarrier_wait_parity(&full[stage], use & 1);
-      wgmma::issue_stage_wgmmas<T, Ring>(d, ring, stage, consumer);
-      rl::ptx::wgmma_commit_group();
-      rl::ptx::wgmma_wait_group<1>();  // the previous stage's group is complete
-      if (kt > 0) rl::ptx::mbarrier_arrive(&empty[(read - 1) % Ring::kStages]);
-    }
-    rl::ptx::wgmma_wait_group<0>();  // the tile's last group: only now may d be read
-    rl::ptx::wgmma_fence_operand(d);
-    rl::ptx::mbarrier_arrive(&empty[(read - 1) % Ring::kStages]);  // and its stage released
+    wgmma::consume_tiles_keeping_one_group_in_flight<T, Ring, /*ReleaseLast=*/true>(
+        d, full, empty, ring, tiles.k_tiles, consumer, read);
     wgmma::store_accumulators<Ring>(d, C, M, N, ldc, tile, consumer, static_cast<int>(threadIdx.x));
   }
 }
@@ -166,23 +118,8 @@ namespace {
 // One CTA per SM (fewer if there are fewer tiles).
 template <typename T>
 void launch_gemm_wgmma_persistent(const Args<T>& a, cudaStream_t stream) {
-  int device = 0, sms = 0;
-  RL_CUDA_CHECK(cudaGetDevice(&device));
-  RL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const GroupedTileOrder order = tile_order(a.M, a.N);
-  // (As wgmma::launch_wgmma_gemm, on this grid; moves there.)
-  const rl::ptx::TensorMap a_map = rl::ptx::encode_tensor_map_2d(
-      rl::ptx::tensor_map_2d(a.M, a.K, a.lda, wgmma::kElementBytes, Ring::kBlockM, wgmma::kBoxCols),
-      wgmma::kTmaElement<T>, a.A);
-  const rl::ptx::TensorMap b_map = rl::ptx::encode_tensor_map_2d(
-      rl::ptx::tensor_map_2d(a.K, a.N, a.ldb, wgmma::kElementBytes, Ring::kBlockK, wgmma::kBoxCols),
-      wgmma::kTmaElement<T>, a.B);
-  RL_CUDA_CHECK(cudaFuncSetAttribute(gemm_wgmma_persistent<T>,
-                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     Ring::kDynamicSharedBytes));
-  rl::launch(gemm_wgmma_persistent<T>, dim3(static_cast<unsigned>(std::min(sms, order.tiles()))),
-             dim3(kThreads), Ring::kDynamicSharedBytes, stream, a_map, b_map, a.C, a.M, a.N, a.K,
-             a.ldc);
+  wgmma::launch_wgmma_gemm<Ring>(gemm_wgmma_persistent<T>, kThreads, a, stream,
+                                 wgmma::persistent_grid<Ring>(a.M, a.N));
 }
 
 RL_DEVICE_INSTANCES(&launch_gemm_wgmma_persistent<__nv_bfloat16>,

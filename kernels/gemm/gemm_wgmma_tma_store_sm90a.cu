@@ -42,7 +42,6 @@
 //
 // Performance goal (a goal, not a measurement): above gemm_wgmma_persistent
 // on H100 at 8192³; the top wgmma rung's goal is 95% of cuBLASLt BF16 there.
-#include "gemm/gemm_tile_order.hpp"
 #include "gemm/gemm_wgmma_parts.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_instances.hpp"
@@ -51,7 +50,6 @@
 #include "gemm/gemm_workload.hpp"
 #endif
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -64,7 +62,6 @@ constexpr int kConsumers = 2;  // warpgroups, one per 64 rows of the block tile
 constexpr int kConsumerThreads = kConsumers * wgmma::kWarpgroupThreads;
 constexpr int kThreads = wgmma::kWarpgroupThreads + kConsumerThreads;  // + the producer
 constexpr int kProducerRegisters = 40, kConsumerRegisters = 232;       // see gemm_wgmma_128x256
-constexpr int kGroupRows = 16;  // row tiles per band (gemm_wgmma_persistent)
 static_assert(kConsumers * wgmma::kWgmmaM == Ring::kBlockM, "each consumer owns 64 rows");
 
 // The staging of C: a box is one warp's 16 rows x 32 columns of fp32, one
@@ -80,30 +77,6 @@ static_assert(kBoxBytes % wgmma::kSwizzleRepeat == 0, "every box starts on the s
 static_assert(Ring::kStages * Ring::kStageBytes % wgmma::kSwizzleRepeat == 0,
               "the staging after the ring starts on the swizzle repeat");
 static_assert(kDynamicSharedBytes <= 227 * 1024, "H100: 227 KiB of dynamic shared memory");
-
-__host__ __device__ constexpr GroupedTileOrder tile_order(int M, int N) {
-  return {(M + Ring::kBlockM - 1) / Ring::kBlockM, (N + Ring::kBlockN - 1) / Ring::kBlockN,
-          kGroupRows};
-}
-
-__device__ __forceinline__ wgmma::BlockTile block_tile(const GroupedTileOrder& order, int t,
-                                                       int k_tiles) {
-  const TilePosition p = order.position(t);
-  return {k_tiles, p.row_tile * Ring::kBlockM, p.col_tile * Ring::kBlockN};
-}
-
-// One k-tile into a ring stage (as in gemm_wgmma_persistent).
-template <typename R>
-__device__ __forceinline__ void load_stage(const rl::ptx::TensorMap* a_map,
-                                           const rl::ptx::TensorMap* b_map, std::uint64_t* full,
-                                           unsigned char* ring, int stage, wgmma::BlockTile tile,
-                                           int kt) {
-  rl::ptx::mbarrier_arrive_expect_tx(full, R::kStageBytes);
-  rl::ptx::tma_load_2d(wgmma::a_tile<R>(ring, stage), a_map, kt * R::kBlockK, tile.row, full);
-  for (int box = 0; box < R::kBBoxes; ++box)
-    rl::ptx::tma_load_2d(wgmma::b_tile<R>(ring, stage) + box * R::kBBoxBytes, b_map,
-                         tile.col + box * wgmma::kBoxCols, kt * R::kBlockK, full);
-}
 
 // The epilogue of one consumer warp: its 16 rows of the tile's C, in 8 boxes
 // of 32 columns through its two staging buffers (header, steps 1-3).  Thread
@@ -166,22 +139,14 @@ __global__ void __launch_bounds__(kThreads, 1)
   unsigned char* staging = ring + Ring::kStages * Ring::kStageBytes;
   const int warpgroup = static_cast<int>(threadIdx.x) / wgmma::kWarpgroupThreads;
   wgmma::init_ring_barriers<Ring>(full, empty, kConsumerThreads, threadIdx.x == 0);
-  const GroupedTileOrder order = tile_order(M, N);
-  const int k_tiles = (K + Ring::kBlockK - 1) / Ring::kBlockK;
-  const int first = static_cast<int>(blockIdx.x), step = static_cast<int>(gridDim.x);
+  const wgmma::PersistentTiles tiles = {wgmma::tile_order<Ring>(M, N),
+                                        (K + Ring::kBlockK - 1) / Ring::kBlockK,
+                                        static_cast<int>(blockIdx.x), static_cast<int>(gridDim.x)};
 
   if (warpgroup == 0) {  // the producer: every warp gives registers back, thread 0 loads
     rl::ptx::setmaxnreg_dec<kProducerRegisters>();
-    if (threadIdx.x != 0) return;
-    int load = 0;  // k-tiles loaded by this CTA so far, over all its tiles
-    for (int t = first; t < order.tiles(); t += step) {
-      const wgmma::BlockTile tile = block_tile(order, t, k_tiles);
-      for (int kt = 0; kt < k_tiles; ++kt, ++load) {
-        const int stage = load % Ring::kStages, use = load / Ring::kStages;
-        if (use > 0) rl::ptx::mbarrier_wait_parity(&empty[stage], (use - 1) & 1);
-        load_stage<Ring>(&a_map, &b_map, &full[stage], ring, stage, tile, kt);
-      }
-    }
+    if (threadIdx.x == 0)
+      wgmma::produce_tiles_persistently<Ring>(&a_map, &b_map, full, empty, ring, tiles);
     return;
   }
 
@@ -194,20 +159,11 @@ __global__ void __launch_bounds__(kThreads, 1)
   float d[Ring::kAccumulators];  // the 64 x 256 fp32 accumulator, 128 per thread
   int read = 0;                  // k-tiles consumed by this CTA so far, over all its tiles
   int boxes = 0;                 // C boxes this warp has stored, over all its tiles
-  for (int t = first; t < order.tiles(); t += step) {
-    const wgmma::BlockTile tile = block_tile(order, t, k_tiles);
+  for (int t = tiles.first; t < tiles.order.tiles(); t += tiles.step, read += tiles.k_tiles) {
+    const wgmma::BlockTile tile = wgmma::block_tile<Ring>(tiles, t);
     for (float& v : d) v = 0.0f;
-    for (int kt = 0; kt < k_tiles; ++kt, ++read) {
-      const int stage = read % Ring::kStages, use = read / Ring::kStages;
-      rl::ptx::mbarrier_wait_parity(&full[stage], use & 1);
-      wgmma::issue_stage_wgmmas<T, Ring>(d, ring, stage, consumer);
-      rl::ptx::wgmma_commit_group();
-      rl::ptx::wgmma_wait_group<1>();  // the previous stage's group is complete
-      if (kt > 0) rl::ptx::mbarrier_arrive(&empty[(read - 1) % Ring::kStages]);
-    }
-    rl::ptx::wgmma_wait_group<0>();  // the tile's last group: only now may d be read
-    rl::ptx::wgmma_fence_operand(d);
-    rl::ptx::mbarrier_arrive(&empty[(read - 1) % Ring::kStages]);  // and its stage released
+    wgmma::consume_tiles_keeping_one_group_in_flight<T, Ring, /*ReleaseLast=*/true>(
+        d, full, empty, ring, tiles.k_tiles, consumer, read);
     if constexpr (kTmaStore) {
       store_through_tma(d, &c_map, warp_staging, tile.row + warp * kBoxRows, tile.col, lane, boxes);
     } else {
@@ -226,16 +182,7 @@ namespace {
 // meet TMA's 16-byte pitch.
 template <typename T>
 void launch_gemm_wgmma_tma_store(const Args<T>& a, cudaStream_t stream) {
-  int device = 0, sms = 0;
-  RL_CUDA_CHECK(cudaGetDevice(&device));
-  RL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-  const GroupedTileOrder order = tile_order(a.M, a.N);
-  const rl::ptx::TensorMap a_map = rl::ptx::encode_tensor_map_2d(
-      rl::ptx::tensor_map_2d(a.M, a.K, a.lda, wgmma::kElementBytes, Ring::kBlockM, wgmma::kBoxCols),
-      wgmma::kTmaElement<T>, a.A);
-  const rl::ptx::TensorMap b_map = rl::ptx::encode_tensor_map_2d(
-      rl::ptx::tensor_map_2d(a.K, a.N, a.ldb, wgmma::kElementBytes, Ring::kBlockK, wgmma::kBoxCols),
-      wgmma::kTmaElement<T>, a.B);
+  const wgmma::OperandMaps<Ring, T> maps = wgmma::operand_maps<Ring>(a);
   const bool tma_store = a.ldc % 4 == 0;
   const rl::ptx::TensorMap c_map =
       tma_store ? rl::ptx::encode_tensor_map_2d(
@@ -245,8 +192,8 @@ void launch_gemm_wgmma_tma_store(const Args<T>& a, cudaStream_t stream) {
   auto kernel = tma_store ? gemm_wgmma_tma_store<T, true> : gemm_wgmma_tma_store<T, false>;
   RL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                      kDynamicSharedBytes));
-  rl::launch(kernel, dim3(static_cast<unsigned>(std::min(sms, order.tiles()))), dim3(kThreads),
-             kDynamicSharedBytes, stream, a_map, b_map, c_map, a.C, a.M, a.N, a.K, a.ldc);
+  rl::launch(kernel, wgmma::persistent_grid<Ring>(a.M, a.N), dim3(kThreads), kDynamicSharedBytes,
+             stream, maps.a, maps.b, c_map, a.C, a.M, a.N, a.K, a.ldc);
 }
 
 RL_DEVICE_INSTANCES(&launch_gemm_wgmma_tma_store<__nv_bfloat16>,

@@ -75,11 +75,11 @@ constexpr std::int64_t kShapes[][3] = {
 };
 
 // Up the ladder: each rung adds one idea to the one before it.
-const char* const kRungs[] = {"gemm_wgmma_tma_bf16",        "gemm_wgmma_tma_fp16",
-                              "gemm_wgmma_128x256_bf16",    "gemm_wgmma_128x256_fp16",
-                              "gemm_wgmma_inflight_bf16",   "gemm_wgmma_inflight_fp16",
-                              "gemm_wgmma_persistent_bf16", "gemm_wgmma_persistent_fp16",
-                              "gemm_wgmma_tma_store_bf16",  "gemm_wgmma_tma_store_fp16"};
+const char* const kRungs[] = {
+    "gemm_wgmma_tma_bf16",        "gemm_wgmma_tma_fp16",        "gemm_wgmma_128x256_bf16",
+    "gemm_wgmma_128x256_fp16",    "gemm_wgmma_inflight_bf16",   "gemm_wgmma_inflight_fp16",
+    "gemm_wgmma_persistent_bf16", "gemm_wgmma_persistent_fp16", "gemm_wgmma_tma_store_bf16",
+    "gemm_wgmma_tma_store_fp16",  "gemm_wgmma_inflight_fp8"};
 
 std::vector<GemmCase> cases() {
   std::vector<GemmCase> out;
