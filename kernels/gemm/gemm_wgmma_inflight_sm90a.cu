@@ -1,9 +1,12 @@
 // GEMM rung: the 128 x 256 wgmma + TMA rung with one wgmma group kept in
 // flight across stages (sm_90a only; bf16 and fp16 inputs, fp32 C).
 //
-// NOT YET RUN ON A GPU.  Compiled for sm_90a with its SASS checked statically
-// (below), and it computes the right C under the emulator's exact wgmma / TMA
-// / mbarrier model with RL_EMU_CC=90 (tests/emu_hopper).
+// Run on an H100 (docs/gpu-runs/2026-11-26-h100.md): it validates at the odd
+// shapes of tests/hopper (label gpu), where a stage released before its
+// wgmmas have read it would show, and at 8192³ (593-597 TFLOP/s bf16 in two
+// runs).  Compiled for sm_90a with its SASS checked statically (below), and
+// it computes the right C under the emulator's exact wgmma / TMA / mbarrier
+// model with RL_EMU_CC=90 (tests/emu_hopper).
 //
 // What changes from gemm_wgmma_128x256 (the rung below), one idea: a consumer
 // no longer waits for a stage's wgmmas before starting the next stage's.

@@ -2,7 +2,8 @@
 // above it, sm_90a, 16-bit or e4m3 inputs, fp32 C): the shared-memory ring of TMA
 // tiles and its mbarriers, the producer's loop, one stage's wgmmas for one
 // consumer warpgroup, the loop that waits for each stage's wgmmas before
-// releasing it, the accumulator-to-C epilogue, the launch with its tensor
+// releasing it and the one that keeps a group in flight, the persistent
+// rungs' schedule, the accumulator-to-C epilogue, the launch with its tensor
 // maps and (host) the record: where it runs, and TMA's row pitch met by
 // padded rows.  The layouts and
 // descriptor strides are explained in gemm_wgmma_tma_sm90a.cu's header; a
