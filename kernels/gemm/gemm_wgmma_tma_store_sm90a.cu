@@ -3,12 +3,13 @@
 //
 // Run on an H100 (docs/gpu-runs/2026-11-26-h100.md): it validates at the odd
 // shapes of tests/hopper (label gpu; N = 263 takes the direct-store path) and
-// at 8192³ (738 TFLOP/s bf16, 96.4% of cuBLASLt BF16 in the same run, one
-// run).  Compiled for sm_90a with its SASS checked statically (below), and it
-// computes the right C under the emulator's exact wgmma / TMA / mbarrier /
-// bulk-group model with RL_EMU_CC=90 (tests/emu_hopper), which
-// performs a TMA store only at the wait that covers it, so a staging buffer
-// overwritten before its store has read it gives a wrong C there.
+// at 8192³ (738 and 733 TFLOP/s bf16 in two runs: 96.4% and 94.2% of
+// cuBLASLt BF16 in the same run).  Compiled for sm_90a with its SASS checked
+// statically (below), and it computes the right C under the emulator's exact
+// wgmma / TMA / mbarrier / bulk-group model with RL_EMU_CC=90
+// (tests/emu_hopper), which performs a TMA store only at the wait that covers
+// it, so a staging buffer overwritten before its store has read it gives a
+// wrong C there.
 //
 // What changes from gemm_wgmma_persistent (the rung below), one idea: a
 // consumer no longer writes its 64 x 256 fp32 tile to global memory itself.
