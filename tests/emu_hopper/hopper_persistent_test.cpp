@@ -74,6 +74,10 @@ TEST(WgmmaPersistent, two_ctas_walk_nine_tiles_with_the_ring_running_on) {
   rl::emu::set_worker_threads(2);
   for (const char* name : {"gemm_wgmma_persistent_bf16", "gemm_wgmma_persistent_fp16"}) {
     SCOPED_TRACE(name);
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+    // The fp16 twin is the same template (same addresses and orderings).
+    if (std::string(name).ends_with("_fp16")) continue;
+#endif
     auto workload =
         rl::test::make_inspectable_workload(name, rl::gemm::make_shape(257, 520, 136), 13);
     ASSERT_NE(workload, nullptr);
