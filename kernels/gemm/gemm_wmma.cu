@@ -24,6 +24,15 @@
 // itself would truncate); fp16 and bf16 read stored __half / __nv_bfloat16.
 // wmma's k is 16 for 16-bit inputs and 8 for tf32.
 //
+// SASS (nvcc 13.0, every architecture built): only the fp16 instance loads
+// its fragments with ldmatrix (8 LDSM.16.M88.4 and 4 LDSM.16.MT88.4); the
+// bf16 and tf32 instances load theirs with plain 32-bit LDS, because
+// nvcuda::wmma's load_matrix_sync emits ldmatrix for __half fragments only.
+// So on this rung fp16 and bf16 differ in shared-memory instructions as well
+// as in type, and the fp16/bf16 comparison is skewed by that; the next rung
+// (mma.sync + ldmatrix) loads every 16-bit type the same way.  The static
+// check below holds both facts.
+//
 // Roofline: reuse tile 128 x 128 as gemm_f32_warptiled; at 16-bit storage A
 // and B move half the bytes, so the intensity doubles for fp16/bf16 and the
 // roof is the tensor roof of the precision.
@@ -56,6 +65,9 @@ struct WmmaInput<float> {
 // rl-static: kernel=gemm_wmma max_smem=43520 sass=HMMA
 // rl-static: kernel=gemm_wmma arch=80,89,90 max_regs=168
 // rl-static: kernel=gemm_wmma arch=100,120 max_regs=255
+// rl-static: kernel=*gemm_wmma<__half,* sass=LDSM.16.M88.4,LDSM.16.MT88.4
+// rl-static: kernel=*gemm_wmma<__nv_bfloat16,* sass_absent=LDSM
+// rl-static: kernel=*gemm_wmma<float,* sass_absent=LDSM
 template <typename T, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN>
 __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
     gemm_wmma(float* __restrict__ C, const T* __restrict__ A, const T* __restrict__ B, int M, int N,
