@@ -1,9 +1,10 @@
 // GEMM rung: the in-flight wgmma rung with e4m3 inputs (sm_90a only; fp8
 // e4m3 A and B, fp32 accumulate, fp32 C), beside cuBLASLt's fp8.
 //
-// Run once on an H100 (SXM, 2026-11-26, the bench at commit 7009a13's code):
+// Run on an H100 (SXM, 2026-11-26, docs/gpu-runs/2026-11-26-h100.md):
 // validated there (exact on integers, then within kHopperFp8Error) at 8192³
-// and 1000³.  Compiled for sm_90a with its SASS checked statically (below),
+// and 1000³ and at the 8 shapes of tests/hopper (label gpu).  Compiled for
+// sm_90a with its SASS checked statically (below),
 // and it computes the right C under the emulator's wgmma / TMA / mbarrier
 // model with RL_EMU_CC=90 (tests/emu_hopper).
 //
@@ -61,10 +62,9 @@
 // the bf16 rung), no spills, no local memory.
 
 // Performance goal: at least 90% of gemm_cublaslt_fp8 at 8192³ on H100
-// (docs/performance-goals.md).  Not met in its one H100 reading (cold L2,
-// median of 5, the same run): 1.02 ms, 1.08 PFLOP/s against cuBLASLt fp8's
-// 819 us, 1.34 PFLOP/s, 80.6%; this rung ran power-throttled (mean SM clock
-// 1902 MHz, cuBLASLt's 1980).  Its largest error there, 1.3% of
+// (docs/performance-goals.md).  Not met in two H100 runs (cold L2, median
+// of 5, each beside cuBLASLt fp8 in the same run): 1.08 and 1.07 PFLOP/s
+// against 1.34 and 1.41, 80.6% and 76.3%.  Its largest error, 1.3% of
 // max(|ref|, bound), is 27 times cuBLASLt fp8's (0.05%), as expected of the
 // narrow accumulation over all of K (gemm_reference.hpp); promoting partial
 // sums to fp32 every few wgmmas, as DeepGEMM does, is the known remedy.
