@@ -4,9 +4,11 @@
 // in the kernels follow ptx-emulation-reference.md sections 1-4.
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <random>
 #include <vector>
@@ -497,6 +499,28 @@ TEST(PtxKernels, warp_tensor_ops_give_every_lane_the_per_lane_reference_result) 
       }
     }
   }
+}
+
+// ex2.approx.ftz.f32 on the emulator: exactly the plain form's 2^x except
+// where .ftz flushes.  A subnormal input counts as zero (2^0 = 1, either
+// sign); a result below 2^-126 becomes +0 where the plain form keeps it.
+TEST(PtxArith, ex2_approx_ftz_flushes_subnormal_inputs_and_results) {
+  const float min_normal = std::numeric_limits<float>::min();  // 2^-126
+  const float subnormal = min_normal / 4.0f;
+  EXPECT_EQ(rl::ptx::ex2_approx_ftz(subnormal), 1.0f);
+  EXPECT_EQ(rl::ptx::ex2_approx_ftz(-subnormal), 1.0f);
+  EXPECT_EQ(rl::ptx::ex2_approx_ftz(-126.0f), min_normal);  // the smallest normal result stays
+  for (const float x : {-126.5f, -127.0f, -140.0f, -149.0f}) {
+    EXPECT_GT(rl::ptx::ex2_approx(x), 0.0f) << x;  // subnormal in the plain form ...
+    const float y = rl::ptx::ex2_approx_ftz(x);    // ... +0 (not -0) under ftz
+    EXPECT_EQ(std::bit_cast<std::uint32_t>(y), 0u) << x;
+  }
+  EXPECT_EQ(std::bit_cast<std::uint32_t>(rl::ptx::ex2_approx_ftz(-INFINITY)), 0u);
+  EXPECT_EQ(rl::ptx::ex2_approx_ftz(INFINITY), INFINITY);
+  EXPECT_EQ(rl::ptx::ex2_approx_ftz(128.0f), INFINITY);
+  EXPECT_TRUE(std::isnan(rl::ptx::ex2_approx_ftz(NAN)));
+  for (const float x : {-100.0f, -1.5f, 0.0f, 0.75f, 3.0f, 127.0f})
+    EXPECT_EQ(rl::ptx::ex2_approx_ftz(x), rl::ptx::ex2_approx(x)) << x;
 }
 
 __global__ void mma_in_half_a_warp(float* d) {

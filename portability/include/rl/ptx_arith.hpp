@@ -1,4 +1,4 @@
-// Per-thread arithmetic: the tf32 conversion, two MUFU approximations and the
+// Per-thread arithmetic: the tf32 conversion, the MUFU approximations and the
 // packed fp32 fma of sm_100.
 // A part of rl/ptx.hpp, which defines RL_PTX_FN and RL_PTX_UNSUPPORTED.
 #pragma once
@@ -68,6 +68,28 @@ RL_PTX_FN float ex2_approx(float x) {
 #elif defined(__CUDA_ARCH__)
   float y;
   asm("ex2.approx.f32 %0, %1;\n" : "=f"(y) : "f"(x));
+  return y;
+#else
+  RL_PTX_UNSUPPORTED();
+  return 0.0f;
+#endif
+}
+
+// ex2.approx.ftz.f32: 2^x with subnormals flushed (.ftz): a subnormal input
+// counts as zero (2^±0 = 1) and a subnormal result becomes +0.  ptxas
+// compiles it to a lone MUFU.EX2; the plain form adds a compare and two
+// predicated multiplies that keep results below 2^-126 (ex2_approx above).
+// It is what exp2f becomes under --use_fast_math (FlashAttention-2's build).
+// The emulator applies both flushes exactly around std::exp2, so only the
+// approximation error differs from a GPU: validate with a tolerance.
+RL_PTX_FN float ex2_approx_ftz(float x) {
+#if defined(RL_EMULATE)
+  if (std::fpclassify(x) == FP_SUBNORMAL) x = 0.0f;
+  const float y = std::exp2(x);
+  return std::fpclassify(y) == FP_SUBNORMAL ? 0.0f : y;
+#elif defined(__CUDA_ARCH__)
+  float y;
+  asm("ex2.approx.ftz.f32 %0, %1;\n" : "=f"(y) : "f"(x));
   return y;
 #else
   RL_PTX_UNSUPPORTED();
