@@ -71,9 +71,13 @@ __global__ void rl_ptx_sm90_wrappers_compile_check(
   rl::ptx::wgmma_fence();
   rl::ptx::wgmma_m64n128k16_f32_rs<__nv_bfloat16, true>(d, a, desc_b, 0);
   rl::ptx::wgmma_m64n128k16_f32_rs<__half, false>(d, a, desc_b, 1);
+  float d64[32] = {};
+  rl::ptx::wgmma_m64n64k16_f32_rs<__nv_bfloat16, true>(d64, a, desc_b, 0);
+  rl::ptx::wgmma_m64n64k16_f32_rs<__half, true>(d64, a, desc_b, 1);
   rl::ptx::wgmma_commit_group();
   rl::ptx::wgmma_wait_group<0>();
   rl::ptx::wgmma_fence_operand(d);
+  rl::ptx::wgmma_fence_operand(d64);
   rl::ptx::fence_proxy_async_shared();
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -83,5 +87,5 @@ __global__ void rl_ptx_sm90_wrappers_compile_check(
     rl::ptx::bulk_wait_group_read<0>();
     rl::ptx::bulk_wait_group<0>();
   }
-  out[threadIdx.x] = d[0] + d[63];
+  out[threadIdx.x] = d[0] + d[63] + d64[31];
 }

@@ -167,6 +167,26 @@ RL_PTX_FN void wgmma_m64n128k16_f32([[maybe_unused]] float (&d)[64],
 #endif
 }
 
+#if defined(RL_EMULATE)
+// The emulation of an m64nNk16 wgmma with A from registers, 16-bit inputs.
+template <typename T, bool TransposeB>
+inline void emulate_wgmma_rs(unsigned n, float* d, const std::uint32_t (&a)[4],
+                             std::uint64_t desc_b, int accumulate) {
+  rl::emu::hopper::WgmmaOp op{std::is_same_v<T, __half> ? rl::emu::hopper::WgmmaInput::f16
+                                                        : rl::emu::hopper::WgmmaInput::bf16,
+                              n,
+                              0,
+                              desc_b,
+                              accumulate != 0,
+                              1,
+                              1,
+                              false,
+                              TransposeB};
+  op.a_registers = a;
+  rl::emu::hopper::wgmma(op, d);
+}
+#endif
+
 // wgmma.mma_async.sync.aligned.m64n128k16.f32.{bf16,f16}.{bf16,f16} with A
 // from registers:
 //   d, {a0, a1, a2, a3}, b-desc, scale-d, imm-scale-a, imm-scale-b, imm-trans-b
@@ -184,18 +204,7 @@ RL_PTX_FN void wgmma_m64n128k16_f32_rs([[maybe_unused]] float (&d)[64],
                                        [[maybe_unused]] int accumulate) {
 #if defined(RL_EMULATE)
   RL_PTX_REQUIRE_WGMMA("wgmma.mma_async.m64n128k16 (A from registers)");
-  rl::emu::hopper::WgmmaOp op{std::is_same_v<T, __half> ? rl::emu::hopper::WgmmaInput::f16
-                                                        : rl::emu::hopper::WgmmaInput::bf16,
-                              128,
-                              0,
-                              desc_b,
-                              accumulate != 0,
-                              1,
-                              1,
-                              false,
-                              TransposeB};
-  op.a_registers = a;
-  rl::emu::hopper::wgmma(op, d);
+  emulate_wgmma_rs<T, TransposeB>(128, d, a, desc_b, accumulate);
 #elif RL_PTX_SM90A
   if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     asm volatile(
@@ -219,6 +228,41 @@ RL_PTX_FN void wgmma_m64n128k16_f32_rs([[maybe_unused]] float (&d)[64],
   RL_PTX_UNSUPPORTED();
 #endif
 }
+
+// The same with N = 64 (32 accumulators per thread): attention's O += P·V
+// at head dim 64 (attention_wgmma_tma_sm90a.cu), P from registers.
+#define RL_PTX_WGMMA_D32_REGS                                                                   \
+  "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, %19, " \
+  "%20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+template <typename T, bool TransposeB>
+RL_PTX_FN void wgmma_m64n64k16_f32_rs([[maybe_unused]] float (&d)[32],
+                                      [[maybe_unused]] const std::uint32_t (&a)[4],
+                                      [[maybe_unused]] std::uint64_t desc_b,
+                                      [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_REQUIRE_WGMMA("wgmma.mma_async.m64n64k16 (A from registers)");
+  emulate_wgmma_rs<T, TransposeB>(64, d, a, desc_b, accumulate);
+#elif RL_PTX_SM90A
+  static_assert(std::is_same_v<T, __nv_bfloat16> || std::is_same_v<T, __half>,
+                "wgmma f16/bf16 only");
+#define RL_PTX_WGMMA_RS_N64(instruction)                                                           \
+  asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n" instruction " " RL_PTX_WGMMA_D32_REGS  \
+               ", {%32, %33, %34, %35}, %36, p, 1, 1, %38;\n}\n"                                   \
+               : RL_PTX_WGMMA_D8(RL_PTX_WGMMA_F32, d, 0), RL_PTX_WGMMA_D8(RL_PTX_WGMMA_F32, d, 8), \
+                 RL_PTX_WGMMA_D8(RL_PTX_WGMMA_F32, d, 16),                                         \
+                 RL_PTX_WGMMA_D8(RL_PTX_WGMMA_F32, d, 24)                                          \
+               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate),         \
+                 "n"(TransposeB ? 1 : 0))
+  if constexpr (std::is_same_v<T, __nv_bfloat16>)
+    RL_PTX_WGMMA_RS_N64("wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16");
+  else
+    RL_PTX_WGMMA_RS_N64("wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16");
+#undef RL_PTX_WGMMA_RS_N64
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+#undef RL_PTX_WGMMA_D32_REGS
 
 // The same with N = 256 (128 accumulators per thread), what the tensor-core
 // ceilings issue: the widest N amortises the A reads over the most columns.

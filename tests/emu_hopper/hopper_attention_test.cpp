@@ -1,0 +1,97 @@
+// The wgmma attention kernel (kernels/attention/attention_wgmma_tma_sm90a.cu)
+// under the emulator as a Hopper (RL_EMU_CC=90): it validates against the
+// float64 reference at odd N, d = 64 and 128, causal and not, under two
+// schedules with bit-identical outputs, and validation fails the three
+// softmax bugs of attention_wgmma_fault.hpp built into it.
+#include "attention/attention_wgmma_fault.hpp"
+#include "attention/attention_workload.hpp"
+#include "emu_kernel_test.hpp"
+#include "rl/registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+
+namespace {
+
+using rl::attention::shape_of;
+using rl::attention::SoftmaxFault;
+
+const char* const kRecords[] = {"attention_wgmma_tma_bf16", "attention_wgmma_tma_fp16"};
+
+TEST(HopperAttention, the_records_run_on_the_emulated_hopper_only) {
+  for (const char* name : kRecords) {
+    const rl::KernelRecord* record = rl::find_kernel(name);
+    ASSERT_NE(record, nullptr) << name;
+    EXPECT_FALSE(record->gpu_only) << name;
+    EXPECT_EQ(record->min_cc, 90) << name;
+    EXPECT_EQ(record->max_cc, 90) << name;
+  }
+}
+
+class WgmmaAttention : public ::testing::TestWithParam<const char*> {};
+
+// N = 1 (one key, one row of a 128-row tile), 17 (less than a tile), 129
+// (one past a 128-key tile: a ragged tile of one key and one query row) and
+// 200 (two key tiles for query tile 0, so the running max and the rescale
+// of O_acc carry across tiles, and the second consumer's rows are partly
+// past N); d = 64 and 128 (one and two 64-column boxes per tile).  Two heads
+// (B = 1, H = 2): a tile of head 0's last rows reads head 1's first ones
+// from the [B·H·N, d] view, which the mask must hide.
+TEST_P(WgmmaAttention, matches_the_float64_reference_at_odd_lengths_under_two_schedules) {
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  if (std::string(GetParam()).ends_with("_fp16"))
+    GTEST_SKIP() << "the bf16 twin runs the same code under the sanitizer; the default build "
+                    "runs this one";
+#endif
+  for (const std::int64_t d : {64, 128})
+    for (const std::int64_t N : {1, 17, 129, 200})
+      for (const bool causal : {false, true}) {
+        SCOPED_TRACE("N = " + std::to_string(N) + ", d = " + std::to_string(d) +
+                     (causal ? ", causal" : ""));
+        auto workload = rl::test::make_inspectable_workload(
+            GetParam(), shape_of(1, 2, N, d, causal),
+            static_cast<std::uint64_t>(1000 * N + d + (causal ? 1 : 0)));
+        ASSERT_NE(workload, nullptr);
+        rl::test::expect_passes_under_two_schedules(*workload);
+      }
+}
+
+INSTANTIATE_TEST_SUITE_P(Hopper, WgmmaAttention, ::testing::ValuesIn(kRecords));
+
+// Validation of `shape` with the bf16 record's launcher replaced by the
+// build with `fault`.
+rl::Validation validate_with_fault(SoftmaxFault fault, const rl::Shape& shape) {
+  auto workload = rl::test::make_inspectable_workload("attention_wgmma_tma_bf16", shape, 77);
+  auto* attention = dynamic_cast<rl::attention::AttentionWorkload<__nv_bfloat16>*>(workload.get());
+  if (attention == nullptr) return {.passed = false, .detail = "not an attention workload"};
+  attention->launch = rl::attention::faults::attention_wgmma_tma_bf16(fault);
+  return attention->validate(nullptr);
+}
+
+// Each bug at the smallest shape that has it: the rescale matters from the
+// second key tile on (N = 200), the mask off by one whenever it is causal,
+// P's layout at any N.  The same shapes pass without a fault, through the
+// same faults:: launcher (so it is the fault that fails them).
+TEST(WgmmaAttentionFault,
+     validation_fails_a_missed_rescale_a_wrong_mask_and_p_in_the_wrong_layout) {
+  RL_SKIP_UNDER_RACECHECK();
+  const struct {
+    SoftmaxFault fault;
+    rl::Shape shape;
+  } cases[] = {
+      {SoftmaxFault::skip_rescale, shape_of(1, 1, 200, 64, false)},
+      {SoftmaxFault::causal_off_by_one, shape_of(1, 1, 129, 64, true)},
+      {SoftmaxFault::p_in_wrong_layout, shape_of(1, 1, 17, 64, false)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.shape.to_string());
+    const rl::Validation without = validate_with_fault(SoftmaxFault::none, c.shape);
+    EXPECT_TRUE(without.passed) << without.detail;
+    const rl::Validation with = validate_with_fault(c.fault, c.shape);
+    EXPECT_FALSE(with.passed) << "fault " << static_cast<int>(c.fault) << " passed validation";
+  }
+}
+
+}  // namespace
