@@ -1,4 +1,4 @@
-// Deliberately wrong builds of the wgmma attention kernel, for the negative
+// Deliberately wrong builds of the wgmma attention kernels, for the negative
 // tests of tests/emu_hopper/hopper_attention_test.cpp: they show that
 // validation fails the three bugs an online softmax on wgmma fragments is
 // most likely to have.
@@ -21,8 +21,10 @@ enum class SoftmaxFault { none, skip_rescale, causal_off_by_one, p_in_wrong_layo
 
 #if defined(RL_EMULATE)
 namespace faults {
-// Runs with RL_EMU_CC=90 (attention_wgmma_tma_sm90a.cu).
+// Run with RL_EMU_CC=90 (attention_wgmma_tma_sm90a.cu and
+// attention_wgmma_overlap_sm90a.cu).
 Launcher<__nv_bfloat16> attention_wgmma_tma_bf16(SoftmaxFault fault);
+Launcher<__nv_bfloat16> attention_wgmma_overlap_bf16(SoftmaxFault fault);
 }  // namespace faults
 #endif
 

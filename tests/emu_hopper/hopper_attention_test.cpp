@@ -1,8 +1,8 @@
-// The wgmma attention kernel (kernels/attention/attention_wgmma_tma_sm90a.cu)
-// under the emulator as a Hopper (RL_EMU_CC=90): it validates against the
+// The wgmma attention kernels (kernels/attention/attention_wgmma_*_sm90a.cu)
+// under the emulator as a Hopper (RL_EMU_CC=90): each validates against the
 // float64 reference at odd N, d = 64 and 128, causal and not, under two
 // schedules with bit-identical outputs, and validation fails the three
-// softmax bugs of attention_wgmma_fault.hpp built into it.
+// softmax bugs of attention_wgmma_fault.hpp built into each.
 #include "attention/attention_wgmma_fault.hpp"
 #include "attention/attention_workload.hpp"
 #include "emu_kernel_test.hpp"
@@ -18,7 +18,8 @@ namespace {
 using rl::attention::shape_of;
 using rl::attention::SoftmaxFault;
 
-const char* const kRecords[] = {"attention_wgmma_tma_bf16", "attention_wgmma_tma_fp16"};
+const char* const kRecords[] = {"attention_wgmma_tma_bf16", "attention_wgmma_tma_fp16",
+                                "attention_wgmma_overlap_bf16", "attention_wgmma_overlap_fp16"};
 
 TEST(HopperAttention, the_records_run_on_the_emulated_hopper_only) {
   for (const char* name : kRecords) {
@@ -60,13 +61,16 @@ TEST_P(WgmmaAttention, matches_the_float64_reference_at_odd_lengths_under_two_sc
 
 INSTANTIATE_TEST_SUITE_P(Hopper, WgmmaAttention, ::testing::ValuesIn(kRecords));
 
+using FaultyLaunchers = rl::attention::Launcher<__nv_bfloat16> (*)(SoftmaxFault);
+
 // Validation of `shape` with the bf16 record's launcher replaced by the
 // build with `fault`.
-rl::Validation validate_with_fault(SoftmaxFault fault, const rl::Shape& shape) {
-  auto workload = rl::test::make_inspectable_workload("attention_wgmma_tma_bf16", shape, 77);
+rl::Validation validate_with_fault(const char* record, FaultyLaunchers faulty, SoftmaxFault fault,
+                                   const rl::Shape& shape) {
+  auto workload = rl::test::make_inspectable_workload(record, shape, 77);
   auto* attention = dynamic_cast<rl::attention::AttentionWorkload<__nv_bfloat16>*>(workload.get());
   if (attention == nullptr) return {.passed = false, .detail = "not an attention workload"};
-  attention->launch = rl::attention::faults::attention_wgmma_tma_bf16(fault);
+  attention->launch = faulty(fault);
   return attention->validate(nullptr);
 }
 
@@ -85,12 +89,21 @@ TEST(WgmmaAttentionFault,
       {SoftmaxFault::causal_off_by_one, shape_of(1, 1, 129, 64, true)},
       {SoftmaxFault::p_in_wrong_layout, shape_of(1, 1, 17, 64, false)},
   };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.shape.to_string());
-    const rl::Validation without = validate_with_fault(SoftmaxFault::none, c.shape);
-    EXPECT_TRUE(without.passed) << without.detail;
-    const rl::Validation with = validate_with_fault(c.fault, c.shape);
-    EXPECT_FALSE(with.passed) << "fault " << static_cast<int>(c.fault) << " passed validation";
+  const struct {
+    const char* record;
+    FaultyLaunchers faulty;
+  } builds[] = {
+      {"attention_wgmma_tma_bf16", rl::attention::faults::attention_wgmma_tma_bf16},
+      {"attention_wgmma_overlap_bf16", rl::attention::faults::attention_wgmma_overlap_bf16}};
+  for (const auto& b : builds) {
+    for (const auto& c : cases) {
+      SCOPED_TRACE(std::string(b.record) + " " + c.shape.to_string());
+      const rl::Validation without =
+          validate_with_fault(b.record, b.faulty, SoftmaxFault::none, c.shape);
+      EXPECT_TRUE(without.passed) << without.detail;
+      const rl::Validation with = validate_with_fault(b.record, b.faulty, c.fault, c.shape);
+      EXPECT_FALSE(with.passed) << "fault " << static_cast<int>(c.fault) << " passed validation";
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 // The sm_90a kernels on a device (label gpu): every wgmma GEMM rung in bf16
-// and fp16, the wgmma attention kernel and the wgmma ceilings (every
-// precision), validated exactly on
-// integers and against the float64 reference.  Every test skips, with the reason, without a GPU or
+// and fp16, the wgmma attention kernels and the wgmma ceilings (every
+// precision), validated (the GEMMs exactly on integers, then) against the
+// float64 reference.  Every test skips, with the reason, without a GPU or
 // on a GPU whose compute capability is not 9.0 (sm_90a code runs nowhere else).
 //
 // These tests are what proves the rung: it has been compiled and its SASS
@@ -120,14 +120,15 @@ TEST(WgmmaCeiling, every_precision_validates) {
   }
 }
 
-// The wgmma attention kernel (attention_wgmma_tma_sm90a.cu) in bf16 and fp16
+// The wgmma attention kernels (attention_wgmma_*_sm90a.cu) in bf16 and fp16
 // at odd lengths (one key; less than a tile; one past a tile; two key tiles
 // with the second consumer's rows partly past N; many query tiles and a
 // ragged last one), d = 64 and 128, causal and not, three heads (a tile of a
 // head's last rows reads the next head's first ones, which the mask hides).
 TEST(WgmmaAttention, matches_the_float64_reference_at_odd_lengths) {
   RL_REQUIRE_SM90();
-  for (const char* name : {"attention_wgmma_tma_bf16", "attention_wgmma_tma_fp16"}) {
+  for (const char* name : {"attention_wgmma_tma_bf16", "attention_wgmma_tma_fp16",
+                           "attention_wgmma_overlap_bf16", "attention_wgmma_overlap_fp16"}) {
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr) << name;
     for (const std::int64_t d : {64, 128})
