@@ -212,14 +212,18 @@ __device__ __forceinline__ void issue_p_v(float (&o)[Layout<D>::kOAccumulators],
 }
 
 // The online softmax's statistics of one S tile (key tile from n0), in place:
-// s becomes P = 2^(x·scale_log2 - m) in fp32, the running max m and this
-// thread's share of ℓ move on, and rescale[h] is what O_acc's rows (row + 8h)
-// must be multiplied by (2^(m_old - m); 0 on the first tile).
+// s becomes P = 2^(x·scale_log2 - m·scale_log2) in fp32, the running max m
+// (of the unscaled scores) and this thread's share of ℓ move on, and
+// rescale[h] is what O_acc's rows (row + 8h) must be multiplied by
+// (2^((m_old - m)·scale_log2); 0 on the first tile).  The scale is folded
+// into one FFMA per element and the exponential is ex2.approx.ftz, a lone
+// MUFU.EX2 (FlashAttention-2 §3.1: keep the non-matmul work small); the
+// max is taken before scaling, which picks the same element (scale > 0).
 template <int D, SoftmaxFault F>
 __device__ __forceinline__ void softmax_tile(float (&s)[Layout<D>::kSAccumulators],
                                              float (&row_max)[2], float (&row_sum)[2],
-                                             float (&rescale)[2], const ConsumerThread& me, int n0,
-                                             int N, bool causal, float scale_log2) {
+                                             float (&rescale)[2], const ConsumerThread& me,
+                                             int n0, int N, bool causal, float scale_log2) {
   constexpr int kVisibleAhead = F == SoftmaxFault::causal_off_by_one ? 1 : 0;
   const bool masked_tile = n0 + kBlockN > N || (causal && n0 + kBlockN - 1 > me.slab_row);
   RL_ATTENTION_UNROLL
@@ -230,7 +234,6 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Layout<D>::kSAccumulator
       RL_ATTENTION_UNROLL
       for (int e = 0; e < 2; ++e) {
         float& x = s[4 * j + 2 * h + e];
-        x *= scale_log2;
         const int key = n0 + 8 * j + me.c + e;
         if (masked_tile && (key >= N || (causal && key > me.row + 8 * h + kVisibleAhead)))
           x = -INFINITY;
@@ -240,8 +243,8 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Layout<D>::kSAccumulator
     const float new_max = fmaxf(row_max[h], quad_max(tile_max));
     // A row with no visible key so far keeps max -inf: subtract 0 instead, so
     // that 2^(-inf) gives 0, not NaN.
-    const float base = new_max == -INFINITY ? 0.0f : new_max;
-    rescale[h] = rl::ptx::ex2_approx(row_max[h] - base);
+    const float base = new_max == -INFINITY ? 0.0f : new_max * scale_log2;
+    rescale[h] = rl::ptx::ex2_approx_ftz(fmaf(row_max[h], scale_log2, -base));
     row_max[h] = new_max;
     row_sum[h] *= rescale[h];
     RL_ATTENTION_UNROLL
@@ -249,7 +252,7 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Layout<D>::kSAccumulator
       RL_ATTENTION_UNROLL
       for (int e = 0; e < 2; ++e) {
         float& x = s[4 * j + 2 * h + e];
-        x = rl::ptx::ex2_approx(x - base);
+        x = rl::ptx::ex2_approx_ftz(fmaf(x, scale_log2, -base));
         row_sum[h] += x;  // from the fp32 p, before rounding to T
       }
     }
