@@ -6,9 +6,9 @@
 // (b, h) and walks the keys in tiles of BlockN; per tile S = Q·Kᵀ, the online
 // softmax raises each row's running max m, rescales the running sum ℓ and
 // the accumulator by exp(m_old - m), and O_acc += P·V; O = O_acc / ℓ once at
-// the end (FlashAttention-2, Algorithm 1).  Each warp owns its own 16 query
+// the end (FlashAttention-2, Algorithm 1).  Each warp owns its own 32 query
 // rows, so row statistics never cross warps (§3.2).  Causal: key tiles wholly
-// above the diagonal are never loaded, the diagonal tile is masked per
+// above the diagonal are never loaded, the diagonal ones are masked per
 // element.  What changes from the SIMT kernel, and why each matters:
 //
 //  1. Tensor cores.  Both products are mma.sync.m16n8k16 (bf16 or fp16 in,
@@ -31,35 +31,69 @@
 //     tile stays a power of two and cp.async chunks stay 16-byte aligned.
 //  5. cp.async pipelining.  K and V tiles are double-buffered: while the warps
 //     compute on tile j, tile j + 1 is already on its way from global memory
-//     into the other stage, without passing through registers.  K and V are
-//     separate commit groups, so Q·Kᵀ starts as soon as K has landed, and
-//     the copy of V overlaps it.  Rows past N are zero-filled by the copy.
+//     into the other stage, without passing through registers.  Rows past N
+//     are zero-filled by the copy.
 //
-// Thread tile: 4 warps, BlockM = 64 query rows (16 per warp), BlockN = 64
-// keys per tile, head dim D = 64 or 128 (a template parameter: the fragment
-// arrays are fixed-size and stay in registers; other d are refused).  Per
-// thread: Q fragments D/16 × 4 registers (loaded once), S 8 × 4 fp32, O_acc
-// D/8 × 4 fp32.  Shared memory: Q plus two stages of K and V, 40 KB (d = 64)
-// or 80 KB (d = 128, above the 48 KB default: the launcher opts in).
+// And what FlashAttention-2 does beyond that, each against the kernel's
+// first version (16 query rows per warp), whose key loop held 10.6 (d = 128)
+// to 16.2 (d = 64) SASS instructions per HMMA on sm_80 (its masked and
+// unmasked softmax both; issue 27 reads ~7 executed on an unmasked tile):
 //
-// The exponentials are rl::ptx::ex2_approx (ex2.approx.f32): scale·log2(e)
-// is folded into one multiply, so exp(x) = 2^(x·log2 e) is one SFU
-// instruction, MUFU.EX2, plus (as ptxas compiles the non-ftz form, nvcc 13,
-// sm_80 SASS) a compare and two predicated multiplies that keep results
-// below 2^-126 — the same sequence exp2f gives.  Its error is within the
-// error model's kExpError.  FlashAttention-2 builds with --use_fast_math,
-// where exp2f is ex2.approx.ftz, a lone MUFU.EX2: an ftz wrapper (not in
-// rl::ptx yet) would save those three instructions per element, part of the
-// non-matmul work FlashAttention-2 §3.1 says to keep small.
+//  6. 32 query rows per warp (BlockM = 128, 4 warps), as two 16-row slabs:
+//     every K or V fragment a warp loads with ldmatrix feeds both slabs, so
+//     each K/V ldmatrix.x4 feeds four HMMA instead of two.  Q is re-read from
+//     shared memory per k-step (2 ldmatrix.x4 per 2·BlockN/8 HMMA): kept in
+//     registers it would cost D/2 more per thread, which d = 128 cannot
+//     spare next to O_acc's 128.
+//  7. cp.async addresses hoisted: each thread's shared and global offsets
+//     are computed once (TileCopy), the key loop only advances the source by
+//     a tile, where the first version recomputed both for every copy.
+//  8. Softmax in one FFMA and one MUFU.EX2 per element: p = 2^(s·scale_log2 -
+//     m·scale_log2), the max kept in raw-score units and scaled once per row
+//     (as FlashAttention-2), and rl::ptx::ex2_approx_ftz (ex2.approx.ftz.f32,
+//     what exp2f becomes under FlashAttention-2's --use_fast_math): a lone
+//     MUFU.EX2, where the non-ftz form adds a compare and two predicated
+//     multiplies to keep results below 2^-126 (flushed to 0 here: next to
+//     the row's largest p, 1, they lie far below the error model's
+//     kExpError).
+//  9. One barrier per key tile, not two: K_j and V_j are one commit group,
+//     waited for together before the tile's barrier (which the next stage's
+//     prefetch needs anyway), so P·V starts without a second one.  Tiles that
+//     need no mask (all keys < N and, causal, none right of the block's first
+//     row) run in a loop of their own, compiled without the mask: the hot
+//     loop carries no per-element compare (FlashAttention-2's masking steps).
+//
+// Thread tile: 4 warps, BlockM = 128 query rows (32 per warp), BlockN = 64
+// keys per tile (32 at d = 128: see flash_block_n), head dim D = 64 or 128
+// (a template parameter: the fragment arrays are fixed-size and stay in
+// registers; other d are refused).  Per thread: S 2·BlockN/8 × 4 fp32 (64,
+// or 32 at d = 128), O_acc 2·D/8 × 4 fp32 (64 or 128).  Shared memory: Q
+// plus two stages of K and V, 48 KB (d = 64) or 64 KB (d = 128; above the 48
+// KB default: the launcher opts in).
+//
+// What its SASS shows (nvcc 13, cuobjdump -sass; the hot loop is the
+// unmasked key loop, NOPs left out):
+//   registers (d = 64 / 128):  sm_80 228 / 238, sm_89 229 / 238,
+//     sm_90a 240 / 244, sm_100a 214 / 255, sm_120 230 / 255; no spills, no
+//     local memory, on every architecture we build.
+//   per 128 HMMA in the hot loop: 1 BAR, 8 LDGSTS (cp.async), 40 (d = 64) or
+//     48 (d = 128) LDSM (ldmatrix, .MT88 for .trans), 68 or 36 MUFU.EX2 (one
+//     per element of P plus 4 rescales), 4 FSETP (the -inf max checks; no
+//     subnormal fix-ups), and 4.9 to 6.1 instructions per HMMA in all
+//     (d = 64: 5.15 on sm_80/89, 5.14 sm_90a, 4.95 sm_100a, 5.20 sm_120;
+//     d = 128: 6.04, 6.06, 4.38, 4.55).  The rl-static lines below hold these.
 //
 // What it should buy on the roofline: the same traffic pattern as the fused
-// SIMT kernel at half the bytes (intensity ≈ BlockM = 64 FLOP/B), far right
-// of the bandwidth diagonal, so the tensor-core roof is the limit.  Left out,
-// and measured by the cuDNN baseline: BlockM = 128 with 8 warps, splitting
-// the softmax from the matmuls across warps (FlashAttention-3), Hopper's
-// wgmma and TMA.  Performance goals (issue 11, unmeasured): ≥ 50% of cuDNN
-// SDPA on H100, ≥ 70% on A100 at d = 128, N = 4k.
+// SIMT kernel at half the bytes, with K and V re-read half as often
+// (intensity ≈ BlockM = 128 FLOP/B), far right of the bandwidth diagonal, so
+// the tensor-core roof is the limit.  Left out, and measured by the cuDNN
+// baseline and attention_wgmma_tma_sm90a: splitting the softmax from the
+// matmuls across warps (FlashAttention-3), Hopper's wgmma and TMA.
+// Performance goals (issue 11, unmeasured): ≥ 50% of cuDNN SDPA on H100,
+// ≥ 70% on A100 at d = 128, N = 4k; issue 27: ≥ 0.9× FlashAttention-2's
+// published figure.
 #include "attention/attention_cost.hpp"
+#include "attention/attention_fragments.hpp"
 #include "attention/attention_launch.hpp"
 #include "attention/attention_problem.hpp"
 #include "attention/attention_swizzle.hpp"
@@ -70,57 +104,44 @@
 #include "attention/attention_workload.hpp"
 #endif
 
-#include <cstring>
 #include <type_traits>
 
 namespace rl::attention {
 
-constexpr int kFlashBlockM = 64;  // query rows per block
-constexpr int kFlashBlockN = 64;  // keys per K/V tile
-constexpr int kFlashWarps = kFlashBlockM / 16;
+constexpr int kFlashBlockM = 128;  // query rows per block
+// Keys per K/V tile: 64, but 32 from d = 128 on, where O_acc alone takes
+// 128 fp32 registers per thread and a 64-key S (64 more) spilled on every
+// architecture (nvcc 13); FlashAttention-2 runs 128 × 32 tiles at d = 128
+// on sm_86 and sm_89 too.
+constexpr int flash_block_n(std::int64_t d) {
+  return d >= 128 ? 32 : 64;
+}
+constexpr int kFlashWarps = 4;
+constexpr int kFlashWarpRows = kFlashBlockM / kFlashWarps;  // 32 rows per warp ...
+constexpr int kFlashSlabs = kFlashWarpRows / 16;            // ... as two m16 slabs
 constexpr int kFlashThreads = 32 * kFlashWarps;
 constexpr int kFlashStages = 2;  // K/V double buffer
 
 // Cost model: fused_bytes_model (attention_cost.hpp) with the tiles above,
-// at T's size: Q read and O written once, K and V once per 64-row query tile
-// (the causal mask skips the tiles above the diagonal).
+// at T's size: Q read and O written once, K and V once per 128-row query
+// tile (the causal mask skips the tiles above the diagonal).
 template <typename T>
 double bytes_model_flash(const Dims& p) {
-  return fused_bytes_model(p, kFlashBlockM, kFlashBlockN, sizeof(T));
+  return fused_bytes_model(p, kFlashBlockM, flash_block_n(p.d), sizeof(T));
 }
 
 template <int D>
 struct FlashLayout {
   static_assert(D % 64 == 0, "8 swizzle chunks per row, D/16 k-steps");
   static constexpr int kQElements = kFlashBlockM * D;
-  static constexpr int kKVElements = kFlashBlockN * D;
+  static constexpr int kBlockN = flash_block_n(D);
+  static constexpr int kKVElements = kBlockN * D;
   // Q, then per stage K and V; 16-bit elements.
   static constexpr std::size_t kSharedBytes =
       2 * static_cast<std::size_t>(kQElements + 2 * kFlashStages * kKVElements);
   // The opt-in limit of sm_86, sm_89 and sm_120 (99 KB), the smallest we build for.
   static_assert(kSharedBytes <= 101376, "the flash tiles must fit 99 KB of shared memory");
 };
-
-// Two T in one 32-bit register, the lower index in the low half (the mma
-// fragment order): __nv_bfloat162 or __half2.
-template <typename T>
-using Pair = std::conditional_t<std::is_same_v<T, __nv_bfloat16>, __nv_bfloat162, __half2>;
-
-template <typename T>
-__device__ __forceinline__ Pair<T> make_pair_rn(float lo, float hi) {
-  if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __floats2bfloat162_rn(lo, hi);
-  else
-    return __floats2half2_rn(lo, hi);
-}
-
-template <typename T>
-__device__ __forceinline__ std::uint32_t pack_pair(float lo, float hi) {
-  const Pair<T> pair = make_pair_rn<T>(lo, hi);
-  std::uint32_t bits;
-  memcpy(&bits, &pair, sizeof(bits));
-  return bits;
-}
 
 // D = A·B + D, m16n8k16, fp32 accumulators, A and B in T.
 template <typename T>
@@ -132,65 +153,71 @@ __device__ __forceinline__ void mma_16816(float (&d)[4], const std::uint32_t (&a
     rl::ptx::mma_m16n8k16_f16_f32(d, a, b, d);
 }
 
-// Rows row0 .. row0 + Rows - 1 of a head's [N][D] matrix into a swizzled
-// [Rows][D] tile, by cp.async of 16 bytes (8 elements): consecutive threads
-// copy consecutive chunks of a row, so the global reads are coalesced.  Rows
-// >= N are zero-filled without reading global memory: a zero key row gives a
-// logit 0 that the mask then hides, a zero V row adds nothing.
-template <typename T, int D, int Rows>
-__device__ __forceinline__ void copy_tile_async(T* tile, const T* __restrict__ src, int row0,
-                                                int N) {
-  constexpr int kChunksPerRow = D / kSwizzleChunkElements;
-  constexpr int kCopiesPerThread = Rows * kChunksPerRow / kFlashThreads;
-  static_assert(kCopiesPerThread * kFlashThreads == Rows * kChunksPerRow);
-  for (int copy = 0; copy < kCopiesPerThread; ++copy) {
-    const int i = static_cast<int>(threadIdx.x) + copy * kFlashThreads;
-    const int r = i / kChunksPerRow;
-    const int col = (i % kChunksPerRow) * kSwizzleChunkElements;
-    const bool inside = row0 + r < N;
-    const T* from = inside ? src + static_cast<std::int64_t>(row0 + r) * D + col : src;
-    rl::ptx::cp_async_16_zfill(tile + swizzled_index<D>(r, col), from, inside ? 16u : 0u);
-  }
-}
+// A thread's share of copying rows row0 .. row0 + Rows - 1 of a head's [N][D]
+// matrix into a swizzled [Rows][D] tile, by cp.async of 16 bytes (8
+// elements).  Thread i copies chunk i % (D/8) of rows i / (D/8) + c·kRowStep:
+// consecutive threads copy consecutive chunks of a row, so the global reads
+// are coalesced, and kRowStep is a multiple of 8, so every copy of a thread
+// has the same row % 8, the swizzle's XOR.  Both offsets are therefore
+// computed once per thread, each copy adds a constant, and the key loop only
+// advances the source by a tile.  Rows at or past rows_left (= N - row0) are
+// zero-filled without reading global memory: a zero key row gives a logit 0
+// that the mask then hides, a zero V row adds nothing.
+template <typename T, int D>
+struct TileCopy {
+  static constexpr int kChunksPerRow = D / kSwizzleChunkElements;
+  static constexpr int kRowStep = kFlashThreads / kChunksPerRow;
+  static_assert(kRowStep % 8 == 0, "the swizzle's row % 8 must not change between copies");
 
-// Max or sum over the 4 lanes of a quad (lanes 4g .. 4g + 3 hold row g of a
-// fragment, and row g + 8).
-__device__ __forceinline__ float quad_max(float v) {
-  v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 1));
-  return fmaxf(v, __shfl_xor_sync(0xffffffffu, v, 2));
-}
-__device__ __forceinline__ float quad_sum(float v) {
-  v += __shfl_xor_sync(0xffffffffu, v, 1);
-  return v + __shfl_xor_sync(0xffffffffu, v, 2);
-}
+  int row;            // this thread's first row of the tile
+  int shared_offset;  // swizzled_index<D>(row, its column)
+  int global_offset;  // row·D + its column
+
+  __device__ explicit TileCopy(int thread)
+      : row(thread / kChunksPerRow),
+        shared_offset(swizzled_index<D>(row, thread % kChunksPerRow * kSwizzleChunkElements)),
+        global_offset(row * D + thread % kChunksPerRow * kSwizzleChunkElements) {}
+
+  // src: the tile's row 0 (row0 < N, so the pointer is inside the head).
+  template <int Rows>
+  __device__ __forceinline__ void issue(T* tile, const T* __restrict__ src, int rows_left) const {
+    static_assert(Rows % kRowStep == 0);
+    RL_ATTENTION_UNROLL
+    for (int copy = 0; copy < Rows / kRowStep; ++copy) {
+      const bool inside = row + copy * kRowStep < rows_left;
+      const T* from = inside ? src + global_offset + copy * kRowStep * D : src;
+      rl::ptx::cp_async_16_zfill(tile + shared_offset + copy * kRowStep * D, from,
+                                 inside ? 16u : 0u);
+    }
+  }
+};
 
 // grid (B·H, ⌈N/BlockM⌉), block kFlashThreads, dynamic shared memory
 // FlashLayout<D>::kSharedBytes (so the static budget is 0).
-// scale_log2 = scale·log2(e).
+// scale_log2 = scale·log2(e) > 0 (scale = 1/√d).
 //
 // Fragment notation (PTX ISA, "Matrix Fragments for mma.m16n8k16"): lane =
 // 4g + t.  A (16×16, row-major) a0..a3 = rows g | g+8, columns 2t..2t+1 |
 // +8, two T per register; B (16×8) b0, b1 = rows (k) 2t..2t+1 | +8, column
 // (n) g; C (16×8 fp32) c0, c1 = (g, 2t), (g, 2t+1); c2, c3 = (g+8, 2t),
-// (g+8, 2t+1).
+// (g+8, 2t+1).  A warp's 32 rows are two such 16-row slabs.
 //
-// Registers measured with nvcc 13: 152 (d = 64) and 221 (d = 128) on sm_80
-// and sm_89, 156 / 227 on sm_90a, 128 / 168 on sm_100a, 128 / 206 on
-// sm_120; no spills, no local memory, on every architecture we build.  The
-// tensor-core path in SASS: HMMA (mma.sync), LDGSTS (cp.async), LDSM
-// (ldmatrix, .MT88 for .trans), MUFU.EX2 (ex2.approx).
-// rl-static: kernel=*attention_flash_mma_sync<*64>* max_regs=168 max_smem=0
-// rl-static: kernel=*attention_flash_mma_sync<*128>* max_regs=240 max_smem=0
-// rl-static: kernel=attention_flash_mma_sync max_regs=240 max_smem=0 sass=HMMA,LDGSTS,LDSM,MUFU.EX2
+// rl-static: kernel=attention_flash_mma_sync max_regs=255 max_smem=0 sass=HMMA,LDGSTS,LDSM,MUFU.EX2
+// rl-static: kernel=attention_flash_mma_sync loop_share=HMMA:16 loop_ratio=BAR/HMMA==1/128
+// rl-static: kernel=attention_flash_mma_sync loop_ratio=LDGSTS/HMMA==1/16
+// rl-static: kernel=attention_flash_mma_sync loop_ratio=FSETP/HMMA==1/32
+// rl-static: kernel=*attention_flash_mma_sync<*64>* loop_ratio=LDSM/HMMA==5/16
+// rl-static: kernel=*attention_flash_mma_sync<*128>* loop_ratio=LDSM/HMMA==3/8
 template <typename T, int D>
 __global__ void __launch_bounds__(kFlashThreads)
     attention_flash_mma_sync(T* __restrict__ O, const T* __restrict__ Q, const T* __restrict__ K,
                              const T* __restrict__ V, int N, bool causal, float scale_log2) {
   using L = FlashLayout<D>;
-  constexpr int kHeadSteps = D / 16;            // k-steps of Q·Kᵀ (over the head dim)
-  constexpr int kKeyTiles = kFlashBlockN / 8;   // 8-key n-tiles of S
-  constexpr int kKeySteps = kFlashBlockN / 16;  // k-steps of P·V (over the keys)
-  constexpr int kDimTiles = D / 8;              // 8-column n-tiles of O
+  constexpr int kHeadSteps = D / 16;       // k-steps of Q·Kᵀ (over the head dim)
+  constexpr int kBlockN = L::kBlockN;      // keys per K/V tile
+  constexpr int kKeyTiles = kBlockN / 8;   // 8-key n-tiles of S
+  constexpr int kKeySteps = kBlockN / 16;  // k-steps of P·V (over the keys)
+  constexpr int kDimTiles = D / 8;         // 8-column n-tiles of O
 
   RL_DYNAMIC_SHARED(T, shared);
   T* q_tile = shared;
@@ -200,110 +227,137 @@ __global__ void __launch_bounds__(kFlashThreads)
   const auto v_tile = [&](int stage) { return k_tile(stage) + L::kKVElements; };
 
   const std::int64_t head_offset = static_cast<std::int64_t>(blockIdx.x) * N * D;
-  const T* q_head = Q + head_offset;
-  const T* k_head = K + head_offset;
-  const T* v_head = V + head_offset;
   const int m0 = static_cast<int>(gridDim.y - 1 - blockIdx.y) * kFlashBlockM;  // heaviest first
   const int warp = static_cast<int>(threadIdx.x / 32);
   const int lane = static_cast<int>(threadIdx.x % 32);
   const int g = lane / 4, t = lane % 4;
   const int last_row = min(m0 + kFlashBlockM, N) - 1;
   // Key tiles past the one holding last_row lie wholly above the diagonal.
-  const int key_tiles =
-      causal ? last_row / kFlashBlockN + 1 : (N + kFlashBlockN - 1) / kFlashBlockN;
+  const int key_tiles = causal ? last_row / kBlockN + 1 : (N + kBlockN - 1) / kBlockN;
+  // Tiles before unmasked_tiles need no mask: all their keys exist (< N)
+  // and, causal, none lies right of the block's first row m0.  They run a
+  // loop of their own, compiled without the mask (FlashAttention-2 too
+  // separates its masking steps), so the hot loop carries no compare.
+  const int unmasked_tiles = min(N / kBlockN, causal ? (m0 + 1) / kBlockN : N);
 
-  // Commit groups, oldest first: Q, K_0, V_0, then K_{j+1}, V_{j+1} per tile
-  // j (empty at the end, so the counts below hold for every j).
-  copy_tile_async<T, D, kFlashBlockM>(q_tile, q_head, m0, N);
-  rl::ptx::cp_async_commit();
-  copy_tile_async<T, D, kFlashBlockN>(k_tile(0), k_head, 0, N);
-  rl::ptx::cp_async_commit();
-  copy_tile_async<T, D, kFlashBlockN>(v_tile(0), v_head, 0, N);
+  // One commit group per stage: Q with K_0 and V_0, then K_{j+1} with
+  // V_{j+1} issued during tile j.
+  const TileCopy<T, D> copy(static_cast<int>(threadIdx.x));
+  const T* k_src = K + head_offset;  // row 0 of the next K tile to copy
+  const T* v_src = V + head_offset;
+  copy.template issue<kFlashBlockM>(q_tile, Q + head_offset + static_cast<std::int64_t>(m0) * D,
+                                    N - m0);
+  copy.template issue<kBlockN>(k_tile(0), k_src, N);
+  copy.template issue<kBlockN>(v_tile(0), v_src, N);
   rl::ptx::cp_async_commit();
 
-  std::uint32_t q_frag[kHeadSteps][4];  // the warp's 16 rows of Q, A fragments
-  float o_acc[kDimTiles][4] = {};       // O_acc, C fragments
-  // Rows g (h = 0) and g + 8 (h = 1) of the warp's slab: the running max
-  // (log2 units, the same in the 4 lanes of the quad) and this lane's share
+  float o_acc[kFlashSlabs][kDimTiles][4] = {};  // O_acc, C fragments
+  // Rows g (h = 0) and g + 8 (h = 1) of each slab: the running max of the
+  // raw scores (the same in the 4 lanes of the quad) and this lane's share
   // of ℓ (summed across the quad once, at the end).
-  float row_max[2] = {-INFINITY, -INFINITY};
-  float row_sum[2] = {0.0f, 0.0f};
+  static_assert(kFlashSlabs == 2);
+  float row_max[kFlashSlabs][2] = {{-INFINITY, -INFINITY}, {-INFINITY, -INFINITY}};
+  float row_sum[kFlashSlabs][2] = {};
 
-  for (int tile = 0; tile < key_tiles; ++tile) {
+  const auto key_tile = [&](int tile, auto masked) {
+    constexpr bool kMasked = decltype(masked)::value;
     const int stage = tile % kFlashStages;
-    const int n0 = tile * kFlashBlockN;
-    rl::ptx::cp_async_wait<1>();  // this thread's Q and K_tile have landed (V_tile may not)
-    __syncthreads();              // everyone's have; and every warp is done with tile - 1
-    if (tile == 0) {
-      // Q once: lane L addresses row L % 16 of the slab, chunk 2·step + L / 16,
-      // so matrices 0..3 are (rows 0-7 | 8-15) × (columns 0-7 | 8-15) = a0..a3.
-      for (int step = 0; step < kHeadSteps; ++step)
-        rl::ptx::ldmatrix_x4(q_frag[step], q_tile + swizzled_index<D>(warp * 16 + lane % 16,
-                                                                      (2 * step + lane / 16) * 8));
+    const int n0 = tile * kBlockN;
+    // This thread's copies of this stage (and Q) have landed: the only group
+    // in flight, as the next stage is issued only below.
+    rl::ptx::cp_async_wait<0>();
+    // The tile's one barrier, needed twice over: a thread's wait covers its
+    // own copies only, so every warp sees all of K_tile and V_tile (and Q)
+    // only after it; and every warp is past tile - 1, whose stage the
+    // prefetch below overwrites.  P·V needs no barrier of its own: V landed
+    // with K.
+    __syncthreads();
+    if (tile + 1 < key_tiles) {
+      k_src += kBlockN * D;
+      v_src += kBlockN * D;
+      copy.template issue<kBlockN>(k_tile(1 - stage), k_src, N - n0 - kBlockN);
+      copy.template issue<kBlockN>(v_tile(1 - stage), v_src, N - n0 - kBlockN);
+      rl::ptx::cp_async_commit();
     }
-    // Prefetch tile + 1 into the other stage, which tile - 1 used: the
-    // barrier above is what makes overwriting it safe.
-    if (tile + 1 < key_tiles)
-      copy_tile_async<T, D, kFlashBlockN>(k_tile(1 - stage), k_head, n0 + kFlashBlockN, N);
-    rl::ptx::cp_async_commit();
-    if (tile + 1 < key_tiles)
-      copy_tile_async<T, D, kFlashBlockN>(v_tile(1 - stage), v_head, n0 + kFlashBlockN, N);
-    rl::ptx::cp_async_commit();
 
-    // S = Q·Kᵀ (16 rows × 64 keys per warp).  B = Kᵀ, so B's column n is K's
-    // row n, contiguous in shared memory: plain ldmatrix gives b0, b1.  One
-    // x4 loads two 8-key n-tiles: lane L addresses key 16·pair + 8·(L / 16) +
-    // L % 8, chunk 2·step + (L / 8) % 2, so matrices 0, 1 are b0, b1 of the
-    // first n-tile and 2, 3 of the second.
-    float s[kKeyTiles][4] = {};
+    // S = Q·Kᵀ (32 rows × BlockN keys per warp).  A = Q, re-read from shared
+    // memory per k-step (in registers it would take D/2 more per thread,
+    // which d = 128 cannot spare): lane L addresses row L % 16 of a slab,
+    // chunk 2·step + L / 16, so matrices 0..3 are a0..a3.  B = Kᵀ, so B's
+    // column n is K's row n, contiguous in shared memory: plain ldmatrix.
+    // One x4 loads two 8-key n-tiles: lane L addresses key 16·pair + 8·(L /
+    // 16) + L % 8, chunk 2·step + (L / 8) % 2, so matrices 0, 1 are b0, b1
+    // of the first n-tile and 2, 3 of the second; each feeds both slabs.
+    float s[kFlashSlabs][kKeyTiles][4] = {};
+    RL_ATTENTION_UNROLL
     for (int step = 0; step < kHeadSteps; ++step) {
+      std::uint32_t a[kFlashSlabs][4];
+      RL_ATTENTION_UNROLL
+      for (int slab = 0; slab < kFlashSlabs; ++slab)
+        rl::ptx::ldmatrix_x4(
+            a[slab], q_tile + swizzled_index<D>(warp * kFlashWarpRows + 16 * slab + lane % 16,
+                                                (2 * step + lane / 16) * 8));
+      RL_ATTENTION_UNROLL
       for (int pair = 0; pair < kKeyTiles / 2; ++pair) {
         std::uint32_t b[4];
         rl::ptx::ldmatrix_x4(
             b, k_tile(stage) + swizzled_index<D>(16 * pair + 8 * (lane / 16) + lane % 8,
                                                  (2 * step + (lane / 8) % 2) * 8));
-        mma_16816<T>(s[2 * pair], q_frag[step], {b[0], b[1]});
-        mma_16816<T>(s[2 * pair + 1], q_frag[step], {b[2], b[3]});
-      }
-    }
-
-    // Online softmax on the accumulators.  This lane holds keys n0 + 8·nt +
-    // 2t + e (nt < 8, e < 2) of rows g and g + 8: element s[nt][2h + e].
-    const bool masked_tile = n0 + kFlashBlockN > N || (causal && n0 + kFlashBlockN - 1 > m0);
-    for (int h = 0; h < 2; ++h) {
-      const int row = m0 + warp * 16 + g + 8 * h;
-      float tile_max = -INFINITY;
-      for (int nt = 0; nt < kKeyTiles; ++nt) {
-        for (int e = 0; e < 2; ++e) {
-          float& x = s[nt][2 * h + e];
-          x *= scale_log2;
-          const int key = n0 + 8 * nt + 2 * t + e;
-          if (masked_tile && (key >= N || (causal && key > row))) x = -INFINITY;
-          tile_max = fmaxf(tile_max, x);
-        }
-      }
-      const float new_max = fmaxf(row_max[h], quad_max(tile_max));
-      // A row with no visible key so far keeps max -inf: subtract 0 instead,
-      // so that 2^(-inf) gives 0, not NaN.
-      const float base = new_max == -INFINITY ? 0.0f : new_max;
-      const float rescale = rl::ptx::ex2_approx(row_max[h] - base);  // 0 on the first tile
-      row_max[h] = new_max;
-      row_sum[h] *= rescale;
-      for (int dt = 0; dt < kDimTiles; ++dt) {
-        o_acc[dt][2 * h] *= rescale;
-        o_acc[dt][2 * h + 1] *= rescale;
-      }
-      for (int nt = 0; nt < kKeyTiles; ++nt) {
-        for (int e = 0; e < 2; ++e) {
-          float& x = s[nt][2 * h + e];
-          x = rl::ptx::ex2_approx(x - base);
-          row_sum[h] += x;  // from the fp32 p, before rounding to T
+        RL_ATTENTION_UNROLL
+        for (int slab = 0; slab < kFlashSlabs; ++slab) {
+          mma_16816<T>(s[slab][2 * pair], a[slab], {b[0], b[1]});
+          mma_16816<T>(s[slab][2 * pair + 1], a[slab], {b[2], b[3]});
         }
       }
     }
 
-    rl::ptx::cp_async_wait<2>();  // V_tile has landed (only the prefetch may be pending)
-    __syncthreads();
+    // Online softmax on the accumulators, in log2 units: p = 2^(s·scale_log2
+    // - max·scale_log2), one FFMA and one MUFU.EX2 (ftz) per element, the
+    // max kept in raw-score units (scale_log2 > 0 keeps its order).  This
+    // lane holds keys n0 + 8·nt + 2t + e (nt < BlockN/8, e < 2) of rows g and g + 8
+    // of each slab: element s[slab][nt][2h + e].
+    RL_ATTENTION_UNROLL
+    for (int slab = 0; slab < kFlashSlabs; ++slab) {
+      RL_ATTENTION_UNROLL
+      for (int h = 0; h < 2; ++h) {
+        const int row = m0 + warp * kFlashWarpRows + 16 * slab + g + 8 * h;
+        float tile_max = -INFINITY;
+        RL_ATTENTION_UNROLL
+        for (int nt = 0; nt < kKeyTiles; ++nt) {
+          RL_ATTENTION_UNROLL
+          for (int e = 0; e < 2; ++e) {
+            float& x = s[slab][nt][2 * h + e];
+            if constexpr (kMasked) {
+              const int key = n0 + 8 * nt + 2 * t + e;
+              if (key >= N || (causal && key > row)) x = -INFINITY;
+            }
+            tile_max = fmaxf(tile_max, x);
+          }
+        }
+        const float new_max = fmaxf(row_max[slab][h], quad_max(tile_max));
+        // A row with no visible key so far keeps max -inf: subtract 0
+        // instead, so that 2^(-inf) gives 0, not NaN.
+        const float max_scaled = new_max == -INFINITY ? 0.0f : new_max * scale_log2;
+        const float rescale =  // 0 on the first tile (row_max -inf)
+            rl::ptx::ex2_approx_ftz(fmaf(row_max[slab][h], scale_log2, -max_scaled));
+        row_max[slab][h] = new_max;
+        row_sum[slab][h] *= rescale;
+        RL_ATTENTION_UNROLL
+        for (int dt = 0; dt < kDimTiles; ++dt) {
+          o_acc[slab][dt][2 * h] *= rescale;
+          o_acc[slab][dt][2 * h + 1] *= rescale;
+        }
+        RL_ATTENTION_UNROLL
+        for (int nt = 0; nt < kKeyTiles; ++nt) {
+          RL_ATTENTION_UNROLL
+          for (int e = 0; e < 2; ++e) {
+            float& x = s[slab][nt][2 * h + e];
+            x = rl::ptx::ex2_approx_ftz(fmaf(x, scale_log2, -max_scaled));
+            row_sum[slab][h] += x;  // from the fp32 p, before rounding to T
+          }
+        }
+      }
+    }
 
     // O_acc += P·V.
     //
@@ -321,37 +375,55 @@ __global__ void __launch_bounds__(kFlashThreads)
     // B = V, whose column (a head-dim column) is strided in shared memory:
     // ldmatrix.trans delivers b0 = V[2t..2t+1][g].  Lane L addresses key
     // 16·step + L % 16, chunk 2·pair + L / 16: matrices 0, 1 are b0, b1 of
-    // the 8-column n-tile 2·pair, 2, 3 of n-tile 2·pair + 1.
+    // the 8-column n-tile 2·pair, 2, 3 of n-tile 2·pair + 1; each feeds both
+    // slabs.
+    RL_ATTENTION_UNROLL
     for (int step = 0; step < kKeySteps; ++step) {
-      const std::uint32_t p[4] = {
-          pack_pair<T>(s[2 * step][0], s[2 * step][1]),
-          pack_pair<T>(s[2 * step][2], s[2 * step][3]),
-          pack_pair<T>(s[2 * step + 1][0], s[2 * step + 1][1]),
-          pack_pair<T>(s[2 * step + 1][2], s[2 * step + 1][3]),
-      };
+      std::uint32_t p[kFlashSlabs][4];
+      RL_ATTENTION_UNROLL
+      for (int slab = 0; slab < kFlashSlabs; ++slab) {
+        const auto& lo = s[slab][2 * step];
+        const auto& hi = s[slab][2 * step + 1];
+        p[slab][0] = pack_pair<T>(lo[0], lo[1]);
+        p[slab][1] = pack_pair<T>(lo[2], lo[3]);
+        p[slab][2] = pack_pair<T>(hi[0], hi[1]);
+        p[slab][3] = pack_pair<T>(hi[2], hi[3]);
+      }
+      RL_ATTENTION_UNROLL
       for (int pair = 0; pair < kDimTiles / 2; ++pair) {
         std::uint32_t b[4];
         rl::ptx::ldmatrix_x4_trans(
             b,
             v_tile(stage) + swizzled_index<D>(16 * step + lane % 16, (2 * pair + lane / 16) * 8));
-        mma_16816<T>(o_acc[2 * pair], p, {b[0], b[1]});
-        mma_16816<T>(o_acc[2 * pair + 1], p, {b[2], b[3]});
+        RL_ATTENTION_UNROLL
+        for (int slab = 0; slab < kFlashSlabs; ++slab) {
+          mma_16816<T>(o_acc[slab][2 * pair], p[slab], {b[0], b[1]});
+          mma_16816<T>(o_acc[slab][2 * pair + 1], p[slab], {b[2], b[3]});
+        }
       }
     }
-  }
+  };
+  int tile = 0;
+  for (; tile < unmasked_tiles; ++tile) key_tile(tile, std::false_type{});
+  for (; tile < key_tiles; ++tile) key_tile(tile, std::true_type{});
 
   // O = O_acc / ℓ, rounded to T; rows past N are not stored.  Each lane
   // writes T pairs (4 bytes); a quad covers 16 contiguous bytes of a row.  O
   // is written once, a small share of the traffic next to the K/V re-reads,
   // so it is not staged through shared memory for wider stores.
-  for (int h = 0; h < 2; ++h) {
-    const int row = m0 + warp * 16 + g + 8 * h;
-    const float inv_sum = 1.0f / quad_sum(row_sum[h]);
-    if (row >= N) continue;
-    T* out = O + head_offset + static_cast<std::int64_t>(row) * D + 2 * t;
-    for (int dt = 0; dt < kDimTiles; ++dt)
-      *reinterpret_cast<Pair<T>*>(out + 8 * dt) =
-          make_pair_rn<T>(o_acc[dt][2 * h] * inv_sum, o_acc[dt][2 * h + 1] * inv_sum);
+  RL_ATTENTION_UNROLL
+  for (int slab = 0; slab < kFlashSlabs; ++slab) {
+    RL_ATTENTION_UNROLL
+    for (int h = 0; h < 2; ++h) {
+      const int row = m0 + warp * kFlashWarpRows + 16 * slab + g + 8 * h;
+      const float inv_sum = 1.0f / quad_sum(row_sum[slab][h]);
+      if (row >= N) continue;
+      T* out = O + head_offset + static_cast<std::int64_t>(row) * D + 2 * t;
+      RL_ATTENTION_UNROLL
+      for (int dt = 0; dt < kDimTiles; ++dt)
+        *reinterpret_cast<Pair<T>*>(out + 8 * dt) =
+            make_pair_rn<T>(o_acc[slab][dt][2 * h] * inv_sum, o_acc[slab][dt][2 * h + 1] * inv_sum);
+    }
   }
 }
 
@@ -382,7 +454,8 @@ KernelRecord flash_record(std::string name) {
                          .head_dims = {64, 128},
                          .min_cc = 80,
                          .idea = "tensor cores (mma.sync) fed by ldmatrix from swizzled shared "
-                                 "memory, P kept in registers, K/V double-buffered with cp.async"});
+                                 "memory, 32 query rows per warp, P kept in registers, K/V "
+                                 "double-buffered with cp.async"});
 }
 
 RL_REGISTER_KERNEL(flash_record<__nv_bfloat16>("attention_flash_mma_sync_bf16"));
