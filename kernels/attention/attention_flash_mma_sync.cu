@@ -72,16 +72,17 @@
 // KB default: the launcher opts in).
 //
 // What its SASS shows (nvcc 13, cuobjdump -sass; the hot loop is the
-// unmasked key loop, NOPs left out):
-//   registers (d = 64 / 128):  sm_80 228 / 238, sm_89 229 / 238,
-//     sm_90a 240 / 244, sm_100a 214 / 255, sm_120 230 / 255; no spills, no
-//     local memory, on every architecture we build.
-//   per 128 HMMA in the hot loop: 1 BAR, 8 LDGSTS (cp.async), 40 (d = 64) or
+// unmasked key loop, NOPs left out; bf16 and fp16 alike):
+//   registers (d = 64 / 128): sm_80 and sm_89 220 / 249, sm_90a 236 / 249,
+//     sm_100a 196 / 255, sm_120 207 / 254; no spills, no local memory.
+//   per 128 HMMA (one key tile): 1 BAR, 8 LDGSTS (cp.async), 40 (d = 64) or
 //     48 (d = 128) LDSM (ldmatrix, .MT88 for .trans), 68 or 36 MUFU.EX2 (one
-//     per element of P plus 4 rescales), 4 FSETP (the -inf max checks; no
-//     subnormal fix-ups), and 4.9 to 6.1 instructions per HMMA in all
-//     (d = 64: 5.15 on sm_80/89, 5.14 sm_90a, 4.95 sm_100a, 5.20 sm_120;
-//     d = 128: 6.04, 6.06, 4.38, 4.55).  The rl-static lines below hold these.
+//     per element of P plus 4 rescales), 4 FSETP (the -inf max checks, no
+//     subnormal fix-ups); 4.4 to 5.1 instructions per HMMA in all (d = 64:
+//     4.95 on sm_80, 89 and 90a, 4.87 sm_100a, 5.12 sm_120; d = 128: 4.74,
+//     4.38, 4.52), the rest mostly softmax: at d = 64 FMNMX, FFMA, FMUL,
+//     FADD, F2FP; at d = 128 the rescale of O_acc, 128 FMUL per 32 keys.
+//   The rl-static lines above the kernel hold these figures.
 //
 // What it should buy on the roofline: the same traffic pattern as the fused
 // SIMT kernel at half the bytes, with K and V re-read half as often
@@ -185,8 +186,8 @@ struct TileCopy {
     RL_ATTENTION_UNROLL
     for (int copy = 0; copy < Rows / kRowStep; ++copy) {
       const bool inside = row + copy * kRowStep < rows_left;
-      const T* from = inside ? src + global_offset + copy * kRowStep * D : src;
-      rl::ptx::cp_async_16_zfill(tile + shared_offset + copy * kRowStep * D, from,
+      const int from = inside ? global_offset + copy * kRowStep * D : 0;  // never past N
+      rl::ptx::cp_async_16_zfill(tile + shared_offset + copy * kRowStep * D, src + from,
                                  inside ? 16u : 0u);
     }
   }
@@ -203,10 +204,15 @@ struct TileCopy {
 // (g+8, 2t+1).  A warp's 32 rows are two such 16-row slabs.
 //
 // rl-static: kernel=attention_flash_mma_sync max_regs=255 max_smem=0 sass=HMMA,LDGSTS,LDSM,MUFU.EX2
-// rl-static: kernel=attention_flash_mma_sync loop_share=HMMA:16 loop_ratio=BAR/HMMA==1/128
+// The hot loop: loop_share=HMMA:19 is at most 100/19 = 5.26 instructions per
+// HMMA (d = 128: 4.76), one barrier and 8 cp.async per key tile, the
+// ldmatrix counts of the header, no subnormal fix-up (4 FSETP per tile).
+// rl-static: kernel=attention_flash_mma_sync loop_ratio=BAR/HMMA==1/128
 // rl-static: kernel=attention_flash_mma_sync loop_ratio=LDGSTS/HMMA==1/16
 // rl-static: kernel=attention_flash_mma_sync loop_ratio=FSETP/HMMA==1/32
+// rl-static: kernel=*attention_flash_mma_sync<*64>* loop_share=HMMA:19
 // rl-static: kernel=*attention_flash_mma_sync<*64>* loop_ratio=LDSM/HMMA==5/16
+// rl-static: kernel=*attention_flash_mma_sync<*128>* loop_share=HMMA:21
 // rl-static: kernel=*attention_flash_mma_sync<*128>* loop_ratio=LDSM/HMMA==3/8
 template <typename T, int D>
 __global__ void __launch_bounds__(kFlashThreads)
@@ -239,6 +245,13 @@ __global__ void __launch_bounds__(kFlashThreads)
   // loop of their own, compiled without the mask (FlashAttention-2 too
   // separates its masking steps), so the hot loop carries no compare.
   const int unmasked_tiles = min(N / kBlockN, causal ? (m0 + 1) / kBlockN : N);
+
+  // This lane's ldmatrix offsets at k-step (or pair) 0, in the layout the
+  // products below describe; a 16-column step along a row is an XOR
+  // (swizzled_advance), a 16-row step a constant, so the loop adds little.
+  const int q_lane = swizzled_index<D>(warp * kFlashWarpRows + lane % 16, lane / 16 * 8);
+  const int k_lane = swizzled_index<D>(8 * (lane / 16) + lane % 8, (lane / 8) % 2 * 8);
+  const int v_lane = swizzled_index<D>(lane % 16, lane / 16 * 8);
 
   // One commit group per stage: Q with K_0 and V_0, then K_{j+1} with
   // V_{j+1} issued during tile j.
@@ -294,15 +307,11 @@ __global__ void __launch_bounds__(kFlashThreads)
       std::uint32_t a[kFlashSlabs][4];
       RL_ATTENTION_UNROLL
       for (int slab = 0; slab < kFlashSlabs; ++slab)
-        rl::ptx::ldmatrix_x4(
-            a[slab], q_tile + swizzled_index<D>(warp * kFlashWarpRows + 16 * slab + lane % 16,
-                                                (2 * step + lane / 16) * 8));
+        rl::ptx::ldmatrix_x4(a[slab], q_tile + swizzled_advance(q_lane, step) + 16 * slab * D);
       RL_ATTENTION_UNROLL
       for (int pair = 0; pair < kKeyTiles / 2; ++pair) {
         std::uint32_t b[4];
-        rl::ptx::ldmatrix_x4(
-            b, k_tile(stage) + swizzled_index<D>(16 * pair + 8 * (lane / 16) + lane % 8,
-                                                 (2 * step + (lane / 8) % 2) * 8));
+        rl::ptx::ldmatrix_x4(b, k_tile(stage) + swizzled_advance(k_lane, step) + 16 * pair * D);
         RL_ATTENTION_UNROLL
         for (int slab = 0; slab < kFlashSlabs; ++slab) {
           mma_16816<T>(s[slab][2 * pair], a[slab], {b[0], b[1]});
@@ -392,9 +401,8 @@ __global__ void __launch_bounds__(kFlashThreads)
       RL_ATTENTION_UNROLL
       for (int pair = 0; pair < kDimTiles / 2; ++pair) {
         std::uint32_t b[4];
-        rl::ptx::ldmatrix_x4_trans(
-            b,
-            v_tile(stage) + swizzled_index<D>(16 * step + lane % 16, (2 * pair + lane / 16) * 8));
+        rl::ptx::ldmatrix_x4_trans(b,
+                                   v_tile(stage) + swizzled_advance(v_lane, pair) + 16 * step * D);
         RL_ATTENTION_UNROLL
         for (int slab = 0; slab < kFlashSlabs; ++slab) {
           mma_16816<T>(o_acc[slab][2 * pair], p[slab], {b[0], b[1]});

@@ -34,4 +34,15 @@ __host__ __device__ constexpr int swizzled_index(int row, int col) {
          col % kSwizzleChunkElements;
 }
 
+// The swizzled offset 16·k columns further along a row, from the offset of
+// a column in the row's first 16: swizzled_index<D>(row, col + 16·k) ==
+// swizzled_advance(swizzled_index<D>(row, col), k) for col < 16 and 16·k <
+// D.  Chunk c + 2k is c ^ 2k there (c < 2 shares no bit with 2k), XOR
+// commutes with the swizzle's, and row·D leaves the low log2(D) bits free:
+// one XOR per k-step instead of the whole index, with the lane's part of it
+// computed once.
+__host__ __device__ constexpr int swizzled_advance(int offset, int k) {
+  return offset ^ (2 * k * kSwizzleChunkElements);
+}
+
 }  // namespace rl::attention

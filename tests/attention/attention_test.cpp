@@ -318,6 +318,25 @@ TEST(AttentionFlashLayout, SwizzleMakesLdmatrixRowsConflictFree) {
   expect_swizzle_spreads_ldmatrix_rows_over_the_bank_quads<128>();
 }
 
+// What the kernel's ldmatrix addressing relies on: a 16-column step along a
+// row of a swizzled tile is an XOR of the offset of the row's first 16
+// columns (swizzled_advance), in every row, for both head dims.
+template <int D>
+void expect_advancing_along_a_row_is_an_xor() {
+  SCOPED_TRACE(D);
+  for (int row = 0; row < 128; ++row)
+    for (int col = 0; col < 16; ++col)
+      for (int k = 0; 16 * k < D; ++k)
+        ASSERT_EQ(rl::attention::swizzled_advance(rl::attention::swizzled_index<D>(row, col), k),
+                  rl::attention::swizzled_index<D>(row, col + 16 * k))
+            << row << ", " << col << ", " << k;
+}
+
+TEST(AttentionFlashLayout, AdvancingAlongARowIsAnXor) {
+  expect_advancing_along_a_row_is_an_xor<64>();
+  expect_advancing_along_a_row_is_an_xor<128>();
+}
+
 INSTANTIATE_TEST_SUITE_P(Variants, AttentionVariant, ::testing::ValuesIn(kVariants),
                          [](const auto& p) { return p.param; });
 
