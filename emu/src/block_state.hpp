@@ -23,6 +23,7 @@
 #include "fiber_stacks.hpp"
 #include "fiber_switch.hpp"
 #include "internal.hpp"
+#include "named_barriers.hpp"
 #include "rl/emu/runtime.hpp"
 
 namespace rl::emu::detail {
@@ -95,7 +96,8 @@ struct Block {
   // arrivals skip the scan over the warp.
   std::vector<unsigned> collective_waiting;
   std::vector<unsigned> gone_lanes;
-  unsigned object_waiters = 0;  // threads in State::object
+  unsigned object_waiters = 0;   // threads in State::object
+  NamedBarriers named_barriers;  // bar.sync / bar.arrive (named_barriers.cpp)
   void* dynamic_shared = nullptr;
   bool aborting = false;
   std::string failure;

@@ -89,3 +89,12 @@ __global__ void rl_ptx_sm90_wrappers_compile_check(
   }
   out[threadIdx.x] = d[0] + d[63] + d64[31];
 }
+
+// Named barriers (rl/ptx_barrier.hpp), with the id and the count in registers
+// as a pingpong kernel computes them.
+__global__ void rl_ptx_named_barrier_compile_check(float* out, unsigned warpgroup,
+                                                   unsigned threads) {
+  rl::ptx::named_barrier_arrive(1 + (warpgroup ^ 1U), threads);
+  rl::ptx::named_barrier_sync(1 + warpgroup, threads);
+  out[threadIdx.x] = 1.0f;
+}

@@ -6,6 +6,7 @@
 //   rl/ptx_cp_async.hpp   cp.async and its groups
 //   rl/ptx_streaming.hpp  evict-first (.cs) 128-bit global loads and stores
 //   rl/ptx_arith.hpp      tf32 conversion, tanh and ex2 approximations
+//   rl/ptx_barrier.hpp    named barriers (bar.sync / bar.arrive with an id and a count)
 //   rl/ptx_sm90.hpp       sm_90 and later: mbarrier, TMA and bulk copies, wgmma
 //
 // On the GPU each wrapper is inline PTX for the architectures that have the
@@ -73,6 +74,7 @@ namespace rl::ptx::emu_detail {
 #endif
 
 #include "rl/ptx_arith.hpp"
+#include "rl/ptx_barrier.hpp"
 #include "rl/ptx_cp_async.hpp"
 #include "rl/ptx_ldmatrix.hpp"
 #include "rl/ptx_mma.hpp"
