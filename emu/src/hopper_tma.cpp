@@ -1,10 +1,13 @@
 // TMA and bulk copies on the emulator: cuTensorMapEncodeTiled, the boxes of
 // cp.async.bulk.tensor, plain cp.async.bulk, and the bulk async-groups whose
 // wait performs the stores (rl/emu/hopper.hpp).
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "hopper_async_state.hpp"
 #include "rl/emu/hopper.hpp"
@@ -189,11 +192,43 @@ void check_bulk(const void* shared, const void* global, std::uint32_t bytes,
     throw std::runtime_error(std::string(instruction) + ": addresses must be 16-byte aligned");
 }
 
+// The test instrumentation's log (record_tma_loads).  `on` is read relaxed and
+// the mutex taken only while recording: a lock on every load would order the
+// loading threads for racecheck (TSan) and hide their races.
+struct TmaLoadLog {
+  std::mutex mutex;
+  std::atomic<bool> on = false;
+  std::vector<TmaLoadRecord> records;
+};
+TmaLoadLog& tma_load_log() {
+  static TmaLoadLog log;
+  return log;
+}
+
 }  // namespace
+
+void record_tma_loads(bool on) {
+  TmaLoadLog& log = tma_load_log();
+  const std::lock_guard<std::mutex> lock(log.mutex);
+  log.on.store(on, std::memory_order_relaxed);
+  if (on) log.records.clear();
+}
+
+std::vector<TmaLoadRecord> recorded_tma_loads() {
+  TmaLoadLog& log = tma_load_log();
+  const std::lock_guard<std::mutex> lock(log.mutex);
+  return log.records;
+}
 
 void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::uint32_t rank,
               std::uint64_t* bar) {
   const MapFields f = checked_map(map, rank);
+  if (TmaLoadLog& log = tma_load_log(); log.on.load(std::memory_order_relaxed)) {
+    TmaLoadRecord r{reinterpret_cast<const void*>(f.address), {}, rank};
+    for (std::uint32_t i = 0; i < rank && i < 5; ++i) r.coords[i] = coords[i];
+    const std::lock_guard<std::mutex> lock(log.mutex);
+    log.records.push_back(r);
+  }
   const unsigned eb = f.element_bytes;
   const std::uint64_t bytes =
       for_each_box_element(f, coords, static_cast<unsigned char*>(dst), shared_address(dst),

@@ -32,7 +32,6 @@ namespace rl::attention::wgmma {
 constexpr int kWarpgroupThreads = 128;
 constexpr int kBlockM = 128;   // query rows per block
 constexpr int kBlockN = 128;   // keys per K/V tile
-constexpr int kStages = 2;     // K/V ring
 constexpr int kConsumers = 2;  // warpgroups, 64 query rows each
 constexpr int kSlabRows = kBlockM / kConsumers;
 constexpr int kConsumerThreads = kConsumers * kWarpgroupThreads;
@@ -51,9 +50,12 @@ constexpr std::uint32_t kUnusedLbo = 16;   // K-major swizzled: not used (encode
 constexpr std::uint32_t kKStepBytes = 32;  // +32 bytes per k16 step of a K-major operand
 constexpr std::uint32_t kVStepBytes = 16 * kSwizzleBytes;  // +16 rows per k16 step of V
 
-template <int D>
+// Stages: of the K/V ring, 2 by default; a rung that holds two stages while
+// the next loads needs 3 (its header says why).
+template <int D, int Stages = 2>
 struct Layout {
   static_assert(D == 64 || D == 128, "head dims 64 and 128");
+  static constexpr int kStages = Stages, kHeadDim = D;
   static constexpr int kBoxes = D / kBoxCols;  // 64-column boxes across the head dim
   static constexpr int kQBoxBytes = kBlockM * kSwizzleBytes;
   static constexpr int kKVBoxBytes = kBlockN * kSwizzleBytes;
@@ -76,10 +78,11 @@ double bytes_model(const Dims& p) {
 // The barriers of a block: Q's, and per stage K's and V's "full" (the
 // producer's arrive_expect_tx plus the bytes) and the stage's "empty" (every
 // consumer thread has read K and V).
+template <int Stages>
 struct Barriers {
   std::uint64_t q_full;
-  std::uint64_t k_full[kStages], v_full[kStages];
-  std::uint64_t empty[kStages];
+  std::uint64_t k_full[Stages], v_full[Stages];
+  std::uint64_t empty[Stages];
 };
 
 // A block's query tile: its head's row 0 in the [B·H·N, D] view, its first
@@ -106,10 +109,11 @@ __device__ __forceinline__ unsigned char* aligned_start(unsigned char* dynamic_s
 }
 
 // Every thread of the block calls it; the leader initialises.
-__device__ __forceinline__ void init_barriers(Barriers& b, bool leader) {
+template <int Stages>
+__device__ __forceinline__ void init_barriers(Barriers<Stages>& b, bool leader) {
   if (leader) {
     rl::ptx::mbarrier_init(&b.q_full, 1);
-    for (int s = 0; s < kStages; ++s) {
+    for (int s = 0; s < Stages; ++s) {
       rl::ptx::mbarrier_init(&b.k_full[s], 1);
       rl::ptx::mbarrier_init(&b.v_full[s], 1);
       rl::ptx::mbarrier_init(&b.empty[s], kConsumerThreads);
@@ -133,20 +137,20 @@ __device__ __forceinline__ void load_boxes(unsigned char* tile, const rl::ptx::T
     rl::ptx::tma_load_2d(tile + box * box_bytes, map, box * kBoxCols, row, full);
 }
 
-// The producer (one thread): Q once, then key tile j's K and V into stage j %
-// kStages on its use j / kStages, from the second use on after the consumers
-// released the previous one (empty's phase use - 1).
-template <int D>
+// The producer (one thread) of a ring laid out as L: Q once, then key tile
+// j's K and V into stage j % kStages on its use j / kStages, from the second
+// use on after the consumers released the previous one (empty's phase use - 1).
+template <typename L>
 __device__ __forceinline__ void produce(const rl::ptx::TensorMap* q_map,
                                         const rl::ptx::TensorMap* k_map,
-                                        const rl::ptx::TensorMap* v_map, Barriers& b,
+                                        const rl::ptx::TensorMap* v_map, Barriers<L::kStages>& b,
                                         unsigned char* q_tile, unsigned char* ring,
                                         QueryTile tile) {
-  using L = Layout<D>;
+  constexpr int D = L::kHeadDim;
   rl::ptx::mbarrier_arrive_expect_tx(&b.q_full, L::kQBytes);
   load_boxes<D>(q_tile, q_map, tile.head_row + tile.m0, L::kQBoxBytes, &b.q_full);
   for (int j = 0; j < tile.key_tiles; ++j) {
-    const int stage = j % kStages, use = j / kStages;
+    const int stage = j % L::kStages, use = j / L::kStages;
     if (use > 0) rl::ptx::mbarrier_wait_parity(&b.empty[stage], (use - 1) & 1);
     unsigned char* const k_tile = ring + stage * L::kStageBytes;
     const int key_row = tile.head_row + j * kBlockN;
@@ -222,8 +226,8 @@ __device__ __forceinline__ void issue_p_v(float (&o)[Layout<D>::kOAccumulators],
 template <int D, SoftmaxFault F>
 __device__ __forceinline__ void softmax_tile(float (&s)[Layout<D>::kSAccumulators],
                                              float (&row_max)[2], float (&row_sum)[2],
-                                             float (&rescale)[2], const ConsumerThread& me,
-                                             int n0, int N, bool causal, float scale_log2) {
+                                             float (&rescale)[2], const ConsumerThread& me, int n0,
+                                             int N, bool causal, float scale_log2) {
   constexpr int kVisibleAhead = F == SoftmaxFault::causal_off_by_one ? 1 : 0;
   const bool masked_tile = n0 + kBlockN > N || (causal && n0 + kBlockN - 1 > me.slab_row);
   RL_ATTENTION_UNROLL
@@ -310,7 +314,7 @@ __device__ __forceinline__ void store_o(T* __restrict__ O,
 // [B·H·N, D] matrices, boxes of 128 rows x 64 columns.  The kernel takes
 // (q_map, k_map, v_map, O, N, causal, scale·log2 e) on the grid (B·H, ⌈N /
 // BlockM⌉).
-template <typename T, typename KernelOf>
+template <int Stages, typename T, typename KernelOf>
 void launch_attention(const std::string& name, const Args<T>& a, cudaStream_t stream,
                       KernelOf kernel_of) {
   const std::int64_t rows = static_cast<std::int64_t>(a.B) * a.H * a.N;
@@ -332,13 +336,13 @@ void launch_attention(const std::string& name, const Args<T>& a, cudaStream_t st
     const auto kernel = kernel_of(head_dim);
     static const bool opted_in = [kernel] {
       RL_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         Layout<D>::kDynamicSharedBytes));
+                                         Layout<D, Stages>::kDynamicSharedBytes));
       return true;
     }();
     (void)opted_in;
     rl::launch(kernel, dim3(static_cast<unsigned>(a.B * a.H), static_cast<unsigned>(query_tiles)),
-               dim3(kThreads), Layout<D>::kDynamicSharedBytes, stream, map(a.Q), map(a.K), map(a.V),
-               a.O, a.N, a.causal, a.scale * kLog2e);
+               dim3(kThreads), Layout<D, Stages>::kDynamicSharedBytes, stream, map(a.Q), map(a.K),
+               map(a.V), a.O, a.N, a.causal, a.scale * kLog2e);
   });
 }
 

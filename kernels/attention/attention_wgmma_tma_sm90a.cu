@@ -84,8 +84,12 @@
 
 namespace rl::attention {
 
+namespace {
+constexpr int kStages = 2;  // of the K/V ring
+}  // namespace
+
 // grid (B·H, ⌈N / BlockM⌉), block kThreads, dynamic shared memory
-// Layout<D>::kDynamicSharedBytes.  scale_log2 = scale·log2(e).  F: a
+// Layout<D, kStages>::kDynamicSharedBytes.  scale_log2 = scale·log2(e).  F: a
 // deliberately wrong build for the validation tests, emulator only
 // (attention_wgmma_fault.hpp).
 template <typename T, int D, SoftmaxFault F = SoftmaxFault::none>
@@ -94,9 +98,9 @@ __global__ void __launch_bounds__(wgmma::kThreads, 1)
                         const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap k_map,
                         const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap v_map, T* __restrict__ O,
                         int N, bool causal, float scale_log2) {
-  using L = wgmma::Layout<D>;
+  using L = wgmma::Layout<D, kStages>;
   RL_DYNAMIC_SHARED(unsigned char, dynamic_shared);
-  __shared__ wgmma::Barriers bars;
+  __shared__ wgmma::Barriers<kStages> bars;
   unsigned char* const q_tile = wgmma::aligned_start(dynamic_shared);
   unsigned char* const ring = q_tile + L::kQBytes;  // stage s: K at s·kStageBytes, then V
   const int thread = static_cast<int>(threadIdx.x);
@@ -108,7 +112,7 @@ __global__ void __launch_bounds__(wgmma::kThreads, 1)
 
   if (warpgroup == 0) {  // the producer: every warp gives registers back, thread 0 loads
     rl::ptx::setmaxnreg_dec<wgmma::kProducerRegisters>();
-    if (thread == 0) wgmma::produce<D>(&q_map, &k_map, &v_map, bars, q_tile, ring, tile);
+    if (thread == 0) wgmma::produce<L>(&q_map, &k_map, &v_map, bars, q_tile, ring, tile);
     return;
   }
 
@@ -126,7 +130,7 @@ __global__ void __launch_bounds__(wgmma::kThreads, 1)
 
   rl::ptx::mbarrier_wait_parity(&bars.q_full, 0);
   for (int j = 0; j < tile.key_tiles; ++j) {
-    const int stage = j % wgmma::kStages, use = j / wgmma::kStages;
+    const int stage = j % kStages, use = j / kStages;
     const std::uint32_t k_tile = rl::ptx::shared_address(ring + stage * L::kStageBytes);
     rl::ptx::mbarrier_wait_parity(&bars.k_full[stage], use & 1);
     wgmma::issue_q_k<T, D>(s, me.q_slab, k_tile);
@@ -148,7 +152,7 @@ __global__ void __launch_bounds__(wgmma::kThreads, 1)
 
 template <typename T, SoftmaxFault F = SoftmaxFault::none>
 void launch_attention_wgmma_tma(const Args<T>& a, cudaStream_t stream) {
-  wgmma::launch_attention("attention_wgmma_tma", a, stream, [](auto head_dim) {
+  wgmma::launch_attention<kStages>("attention_wgmma_tma", a, stream, [](auto head_dim) {
     return &attention_wgmma_tma<T, decltype(head_dim)::value, F>;
   });
 }

@@ -2,15 +2,19 @@
 // under the emulator as a Hopper (RL_EMU_CC=90): each validates against the
 // float64 reference at odd N, d = 64 and 128, causal and not, under two
 // schedules with bit-identical outputs, and validation fails the three
-// softmax bugs of attention_wgmma_fault.hpp built into each.
+// softmax bugs of attention_wgmma_fault.hpp built into each; causal query
+// tiles load only the key tiles they reach (the emulator's TMA log).
 #include "attention/attention_wgmma_fault.hpp"
 #include "attention/attention_workload.hpp"
 #include "emu_kernel_test.hpp"
+#include "rl/emu/hopper.hpp"
 #include "rl/registry.hpp"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 
 namespace {
@@ -60,6 +64,45 @@ TEST_P(WgmmaAttention, matches_the_float64_reference_at_odd_lengths_under_two_sc
 }
 
 INSTANTIATE_TEST_SUITE_P(Hopper, WgmmaAttention, ::testing::ValuesIn(kRecords));
+
+// Causal skipping proven, not assumed: the emulator logs every TMA load, and
+// at N = 1000 (8 query tiles, 8 key tiles of 128, d = 64: one box per tile)
+// key tile j must be loaded, as K and as V, by the query tiles that reach it:
+// all 8 without the mask, 8 - j with it (query tiles i >= j), 36 loads of
+// each instead of 64.  Q: once per query tile.  The log is grouped by the
+// tensor's address; Q is the one with 8 loads.
+TEST(WgmmaAttention, causal_query_tiles_load_only_the_key_tiles_they_reach) {
+  RL_SKIP_UNDER_RACECHECK();  // the log's mutex would order the producers for racecheck
+  constexpr int kTiles = 8;
+  for (const char* name : {"attention_wgmma_tma_bf16", "attention_wgmma_overlap_bf16"}) {
+    for (const bool causal : {false, true}) {
+      SCOPED_TRACE(std::string(name) + (causal ? ", causal" : ""));
+      auto workload =
+          rl::test::make_inspectable_workload(name, shape_of(1, 1, 1000, 64, causal), 3);
+      ASSERT_NE(workload, nullptr);
+      rl::emu::hopper::record_tma_loads(true);
+      const rl::Validation v = workload->validate(nullptr);
+      rl::emu::hopper::record_tma_loads(false);
+      ASSERT_TRUE(v.passed) << v.detail;
+      std::map<const void*, std::map<int, int>> loads;  // tensor -> row coordinate -> loads
+      for (const auto& r : rl::emu::hopper::recorded_tma_loads()) ++loads[r.global][r.coords[1]];
+      ASSERT_EQ(loads.size(), 3u) << "Q, K and V";
+      int queries = 0, keys_and_values = 0;
+      for (const auto& [tensor, rows] : loads) {
+        std::map<int, int> expected;
+        const bool is_q =
+            rows.size() == kTiles &&
+            std::all_of(rows.begin(), rows.end(), [](auto& r) { return r.second == 1; });
+        for (int j = 0; j < kTiles; ++j)
+          expected[128 * j] = is_q ? 1 : (causal ? kTiles - j : kTiles);
+        EXPECT_EQ(rows, expected) << (is_q ? "Q" : "K or V");
+        (is_q ? queries : keys_and_values) += 1;
+      }
+      EXPECT_EQ(queries, 1);
+      EXPECT_EQ(keys_and_values, 2);
+    }
+  }
+}
 
 using FaultyLaunchers = rl::attention::Launcher<__nv_bfloat16> (*)(SoftmaxFault);
 

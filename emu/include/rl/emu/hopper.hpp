@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "rl/emu/arch.hpp"
 
@@ -195,6 +196,20 @@ int encode_tensor_map_tiled(TensorMap* map, TmaDataType type, std::uint32_t rank
 // complete on bar's transaction count.
 void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::uint32_t rank,
               std::uint64_t* bar);
+
+// Test instrumentation: while recording, every tma_load appends the tensor's
+// global address and the box's coordinates (innermost first) to a log, from
+// every thread of every launch, so a test can count which tiles a kernel
+// loaded (the causal attention rungs skip the key tiles above the diagonal;
+// tests/emu_hopper/hopper_attention_test.cpp).  record_tma_loads(true)
+// clears the log; the order of the entries is the threads' order.
+struct TmaLoadRecord {
+  const void* global;
+  std::int32_t coords[5];
+  std::uint32_t rank;
+};
+void record_tma_loads(bool on);
+std::vector<TmaLoadRecord> recorded_tma_loads();
 
 // cp.async.bulk.tensor.{rank}d.global.shared::cta.tile.bulk_group: the box at
 // coords, read densely (in the map's swizzle) from src, is written to the
