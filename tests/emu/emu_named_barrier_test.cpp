@@ -94,6 +94,10 @@ TEST(EmuNamedBarrier, two_consumer_warpgroups_take_turns_under_both_schedules) {
 }
 
 TEST(EmuNamedBarrier, handing_the_turn_on_before_the_update_is_caught_by_a_schedule) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "the early hand-on is a data race, which racecheck reports and ends the run on "
+                  "(the named_barrier race cases check that)";
+#endif
   const std::vector<unsigned> expected = pingpong_reference(pingpong_inputs());
   const auto outs = run_pingpong(true);
   EXPECT_TRUE(std::any_of(outs.begin(), outs.end(), [&](const auto& o) { return o != expected; }))

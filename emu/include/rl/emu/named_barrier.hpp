@@ -11,7 +11,9 @@
 // phase that can never complete is the scheduler's deadlock report.
 // Misuse (id >= 16; threads 0, not a multiple of 32, or above the block's
 // threads; two counts in one phase) fails the launch naming kernel, block
-// and thread.
+// and thread.  Barrier 0 is counted apart from __syncthreads (on a GPU
+// they are one barrier): a kernel that mixes the two in one phase deadlocks
+// here.
 //
 // Racecheck: each phase has its own sync object; every arrival releases into
 // it (its warp's accesses so far), and a bar.sync waiter acquires it when the
