@@ -21,10 +21,10 @@ enum class SoftmaxFault { none, skip_rescale, causal_off_by_one, p_in_wrong_layo
 
 #if defined(RL_EMULATE)
 namespace faults {
-// Run with RL_EMU_CC=90 (attention_wgmma_tma_sm90a.cu and
-// attention_wgmma_overlap_sm90a.cu).
+// Run with RL_EMU_CC=90 (attention_wgmma_{tma,overlap,pingpong}_sm90a.cu).
 Launcher<__nv_bfloat16> attention_wgmma_tma_bf16(SoftmaxFault fault);
 Launcher<__nv_bfloat16> attention_wgmma_overlap_bf16(SoftmaxFault fault);
+Launcher<__nv_bfloat16> attention_wgmma_pingpong_bf16(SoftmaxFault fault);
 }  // namespace faults
 #endif
 

@@ -22,8 +22,9 @@ namespace {
 using rl::attention::shape_of;
 using rl::attention::SoftmaxFault;
 
-const char* const kRecords[] = {"attention_wgmma_tma_bf16", "attention_wgmma_tma_fp16",
-                                "attention_wgmma_overlap_bf16", "attention_wgmma_overlap_fp16"};
+const char* const kRecords[] = {"attention_wgmma_tma_bf16",      "attention_wgmma_tma_fp16",
+                                "attention_wgmma_overlap_bf16",  "attention_wgmma_overlap_fp16",
+                                "attention_wgmma_pingpong_bf16", "attention_wgmma_pingpong_fp16"};
 
 TEST(HopperAttention, the_records_run_on_the_emulated_hopper_only) {
   for (const char* name : kRecords) {
@@ -74,7 +75,8 @@ INSTANTIATE_TEST_SUITE_P(Hopper, WgmmaAttention, ::testing::ValuesIn(kRecords));
 TEST(WgmmaAttention, causal_query_tiles_load_only_the_key_tiles_they_reach) {
   RL_SKIP_UNDER_RACECHECK();  // the log's mutex would order the producers for racecheck
   constexpr int kTiles = 8;
-  for (const char* name : {"attention_wgmma_tma_bf16", "attention_wgmma_overlap_bf16"}) {
+  for (const char* name : {"attention_wgmma_tma_bf16", "attention_wgmma_overlap_bf16",
+                           "attention_wgmma_pingpong_bf16"}) {
     for (const bool causal : {false, true}) {
       SCOPED_TRACE(std::string(name) + (causal ? ", causal" : ""));
       auto workload =
@@ -137,7 +139,8 @@ TEST(WgmmaAttentionFault,
     FaultyLaunchers faulty;
   } builds[] = {
       {"attention_wgmma_tma_bf16", rl::attention::faults::attention_wgmma_tma_bf16},
-      {"attention_wgmma_overlap_bf16", rl::attention::faults::attention_wgmma_overlap_bf16}};
+      {"attention_wgmma_overlap_bf16", rl::attention::faults::attention_wgmma_overlap_bf16},
+      {"attention_wgmma_pingpong_bf16", rl::attention::faults::attention_wgmma_pingpong_bf16}};
   for (const auto& b : builds) {
     for (const auto& c : cases) {
       SCOPED_TRACE(std::string(b.record) + " " + c.shape.to_string());

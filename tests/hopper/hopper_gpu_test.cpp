@@ -128,7 +128,8 @@ TEST(WgmmaCeiling, every_precision_validates) {
 TEST(WgmmaAttention, matches_the_float64_reference_at_odd_lengths) {
   RL_REQUIRE_SM90();
   for (const char* name : {"attention_wgmma_tma_bf16", "attention_wgmma_tma_fp16",
-                           "attention_wgmma_overlap_bf16", "attention_wgmma_overlap_fp16"}) {
+                           "attention_wgmma_overlap_bf16", "attention_wgmma_overlap_fp16",
+                           "attention_wgmma_pingpong_bf16", "attention_wgmma_pingpong_fp16"}) {
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr) << name;
     for (const std::int64_t d : {64, 128})
