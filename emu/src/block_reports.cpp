@@ -153,7 +153,7 @@ std::string deadlock_description(const Block& b) {
       example = "; thread " + std::to_string(t.rank) + " waits in a warp collective (mask " +
                 hex(t.mask) + ") for lane " + std::to_string(lane) + ", which " +
                 ((*u.state) == State::barrier  ? "waits at __syncthreads"
-                 : (*u.state) == State::object ? "sleeps on an mbarrier"
+                 : (*u.state) == State::object ? "sleeps on an mbarrier or a named barrier"
                                                : "waits in a different warp collective");
       break;
     }
@@ -168,7 +168,8 @@ std::string deadlock_description(const Block& b) {
   return std::to_string(b.live) + " of " + std::to_string(b.count) +
          " threads alive and none can proceed (" + std::to_string(at_barrier) +
          " at __syncthreads, " + std::to_string(in_collective) + " in warp collectives" +
-         (on_object > 0 ? ", " + std::to_string(on_object) + " on mbarriers" : std::string()) +
+         (on_object > 0 ? ", " + std::to_string(on_object) + " on mbarriers or named barriers"
+                        : std::string()) +
          example + ")";
 }
 

@@ -43,7 +43,7 @@ __global__ void rl_ptx_wrappers_compile_check(float* out, const float* in, int w
   iacc[3] += static_cast<std::int32_t>(hacc[0] ^ hacc[1]);
   out[threadIdx.x] = acc[0] + acc[1] + acc[2] + acc[3] + static_cast<float>(iacc[0] + iacc[3]) +
                      __uint_as_float(rl::ptx::f32_to_tf32(in[0])) + rl::ptx::tanh_approx(in[1]) +
-                     rl::ptx::ex2_approx(in[2]);
+                     rl::ptx::ex2_approx(in[2]) + rl::ptx::ex2_approx_ftz(in[3]);
 }
 
 // The Hopper wrappers of rl/ptx_sm90.hpp that no suite kernel uses yet (the
