@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -45,23 +46,41 @@ class WgmmaAttention : public ::testing::TestWithParam<const char*> {};
 // past N); d = 64 and 128 (one and two 64-column boxes per tile).  Two heads
 // (B = 1, H = 2): a tile of head 0's last rows reads head 1's first ones
 // from the [B·H·N, d] view, which the mask must hide.
+struct Case {
+  std::int64_t N, d;
+  bool causal;
+};
+
+// Under racecheck, four of the sixteen: every path (a ragged tile, two key
+// tiles with the rescale and the producer's "empty" waits, both head dims,
+// causal and not) at a quarter of the 32 s a record the sixteen take there.
+std::vector<Case> odd_length_cases() {
+#if defined(__SANITIZE_THREAD__)
+  return {{17, 64, false}, {200, 64, true}, {129, 128, false}, {200, 128, true}};
+#else
+  std::vector<Case> cases;
+  for (const std::int64_t d : {64, 128})
+    for (const std::int64_t N : {1, 17, 129, 200})
+      for (const bool causal : {false, true}) cases.push_back({N, d, causal});
+  return cases;
+#endif
+}
+
 TEST_P(WgmmaAttention, matches_the_float64_reference_at_odd_lengths_under_two_schedules) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
   if (std::string(GetParam()).ends_with("_fp16"))
     GTEST_SKIP() << "the bf16 twin runs the same code under the sanitizer; the default build "
                     "runs this one";
 #endif
-  for (const std::int64_t d : {64, 128})
-    for (const std::int64_t N : {1, 17, 129, 200})
-      for (const bool causal : {false, true}) {
-        SCOPED_TRACE("N = " + std::to_string(N) + ", d = " + std::to_string(d) +
-                     (causal ? ", causal" : ""));
-        auto workload = rl::test::make_inspectable_workload(
-            GetParam(), shape_of(1, 2, N, d, causal),
-            static_cast<std::uint64_t>(1000 * N + d + (causal ? 1 : 0)));
-        ASSERT_NE(workload, nullptr);
-        rl::test::expect_passes_under_two_schedules(*workload);
-      }
+  for (const Case& c : odd_length_cases()) {
+    SCOPED_TRACE("N = " + std::to_string(c.N) + ", d = " + std::to_string(c.d) +
+                 (c.causal ? ", causal" : ""));
+    auto workload = rl::test::make_inspectable_workload(
+        GetParam(), shape_of(1, 2, c.N, c.d, c.causal),
+        static_cast<std::uint64_t>(1000 * c.N + c.d + (c.causal ? 1 : 0)));
+    ASSERT_NE(workload, nullptr);
+    rl::test::expect_passes_under_two_schedules(*workload);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Hopper, WgmmaAttention, ::testing::ValuesIn(kRecords));
