@@ -54,7 +54,9 @@ Keys of a declaration (values never contain spaces; lists are comma-separated):
                    (at least, exactly) R, a number or a fraction: 4/64, 0.0625.
                    For the loads per FMA a kernel's header states, e.g.
                    loop_ratio=LDS/FFMA<=4/64; counts are of the loop's code,
-                   both sides of a branch included.
+                   both sides of a branch included.  OPA = * counts every
+                   instruction of the loop (NOPs left out): the issue cost
+                   per OPB, e.g. loop_ratio=*/HMMA<=5 for a tensor-core loop.
   max_loop_instructions_per_store=N
                    the function's longest loop (the most instructions from
                    a backward BRA's target to it) has at most N instructions
@@ -200,7 +202,7 @@ def parse_declaration(text, where, from_header=False):
     return Declaration(where, fields, from_header)
 
 
-LOOP_RATIO_RE = re.compile(r"([A-Za-z0-9_.]+)/([A-Za-z0-9_.]+)(<=|>=|==)(\d+(?:\.\d+)?(?:/\d+)?)")
+LOOP_RATIO_RE = re.compile(r"([A-Za-z0-9_.]+|\*)/([A-Za-z0-9_.]+)(<=|>=|==)(\d+(?:\.\d+)?(?:/\d+)?)")
 
 
 def parse_loop_ratio(text, where):
@@ -576,13 +578,14 @@ def check_loop_ratio(label, decl, opcodes, failures):
     if below == 0:
         failures.append("%s: no loop with %s (%s, %s)" % (label, denominator, stated, decl.where))
         return
-    above = count_matching(body, numerator)
+    above = len(body) if numerator == "*" else count_matching(body, numerator)
     ratio = fractions.Fraction(above, below)
     holds = {"<=": ratio <= bound, ">=": ratio >= bound, "==": ratio == bound}[relation]
     if not holds:
         failures.append("%s: hot loop (the one with the most %s) has %d %s for %d %s (%.4g), "
                         "not %s %s: %s (%s)"
-                        % (label, denominator, above, numerator, below, denominator,
+                        % (label, denominator, above,
+                           "instructions" if numerator == "*" else numerator, below, denominator,
                            float(ratio), relation, spelled, stated, decl.where))
 
 

@@ -417,15 +417,26 @@ class SassRules(unittest.TestCase):
         self.assertTrue(run("HMMA/DFMA<=1").failed_with(
             "fma_loop", "no loop with DFMA (loop_ratio=HMMA/DFMA<=1, test.cu:1)"))
 
+    def test_loop_ratio_star_counts_every_instruction_of_the_hot_loop_but_nops(self):
+        ptxas = "ptxas info    : Compiling entry function '_Z8fma_loopPfffi' for 'sm_90a'\n" \
+                "ptxas info    : Used 17 registers, used 0 barriers\n"
+        run = lambda ratio: Stash((self.FMA + " loop_ratio=" + ratio,), ptxas=ptxas,
+                                  sass=self.k_loop_listing(), arch="90a")
+        # 6 loads and the barrier, 64 FFMA, the ISETP and the BRA; the NOP left out.
+        self.assertEqual(run("*/FFMA==72/64").failures, [])
+        self.assertTrue(run("*/FFMA<=71/64").failed_with(
+            "fma_loop", "has 72 instructions for 64 FFMA", "not <= 71/64"))
+
     def test_loop_ratio_needs_two_opcodes_a_relation_and_a_number(self):
         self.assertEqual(decl("kernel=k loop_ratio=LDS.128/FFMA<=4/64").fields["loop_ratio"],
                          ("LDS.128", "FFMA", "<=", cs.fractions.Fraction(1, 16), "4/64"))
         self.assertEqual(decl("kernel=k loop_ratio=LDG/FFMA>=0.25").fields["loop_ratio"][2:4],
                          (">=", cs.fractions.Fraction(1, 4)))
+        self.assertEqual(decl("kernel=k loop_ratio=*/HMMA<=5").fields["loop_ratio"][0], "*")
         for text in ("kernel=k loop_ratio=LDS/FFMA", "kernel=k loop_ratio=LDS<=1",
                      "kernel=k loop_ratio=LDS/FFMA<4", "kernel=k loop_ratio=LDS/FFMA<=",
                      "kernel=k loop_ratio=LDS/FFMA<=1/0", "kernel=k loop_ratio=LDS/FFMA<=x",
-                     "kernel=k loop_ratio=/FFMA<=1"):
+                     "kernel=k loop_ratio=/FFMA<=1", "kernel=k loop_ratio=LDS/*<=1"):
             with self.assertRaisesRegex(cs.InputError, "loop_ratio needs OPA/OPB", msg=text):
                 decl(text)
 
