@@ -83,6 +83,24 @@ TEST_P(WgmmaAttention, matches_the_float64_reference_at_odd_lengths_under_two_sc
   }
 }
 
+// --dump-tensors: Q, K, V as inputs and O as the output, [B, H, N, d], O
+// exactly what validation compared.
+TEST_P(WgmmaAttention, dumps_q_k_v_and_the_output_it_validated) {
+  RL_SKIP_UNDER_RACECHECK();
+  auto workload = rl::test::make_inspectable_workload(GetParam(), shape_of(1, 2, 17, 64, true), 5);
+  ASSERT_NE(workload, nullptr);
+  ASSERT_TRUE(workload->validate(nullptr).passed);
+  const std::vector<rl::TensorDump> tensors = workload->tensors();
+  ASSERT_EQ(tensors.size(), 4u);
+  const std::vector<std::int64_t> bhnd{1, 2, 17, 64};
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(tensors[i].name, std::string(1, "QKVO"[i]));
+    EXPECT_EQ(tensors[i].role, i < 3 ? "input" : "output");
+    EXPECT_EQ(tensors[i].dims, bhnd);
+  }
+  EXPECT_EQ(tensors[3].values, workload->download_outputs());
+}
+
 INSTANTIATE_TEST_SUITE_P(Hopper, WgmmaAttention, ::testing::ValuesIn(kRecords));
 
 // Causal skipping proven, not assumed: the emulator logs every TMA load, and
