@@ -34,6 +34,43 @@
 //    rows are not (lda or ldb not a multiple of 16 bytes, e.g. odd K), that
 //    operand falls back to element loads and stores into the same swizzled
 //    slots (correct, and slow; every large shape is aligned).
+//  - a lean hot loop (issue 26 item 4): each thread's cp.async chunks
+//    (global element offsets, swizzled shared offsets and zero-fill byte
+//    counts for the M and N edges) are computed once (TileCopies,
+//    gemm_mma_sync_staging.hpp), and so are its ldmatrix offsets; per
+//    k-tile the loop advances two source pointers and the ring's two stage
+//    offsets (a wrap, no modulo), an A k step is an XOR, everything else an
+//    immediate.  The loop is peeled: the steady state loads only k-tiles
+//    wholly inside K, without a bounds check; the last Stages - 1 tiles and
+//    the partial one (and every tile of an unaligned operand) run in a tail
+//    loop through the general copy.
+//
+// What its SASS shows (nvcc 13, cuobjdump -sass; the steady-state k-loop,
+// NOPs left out; per iteration 64 HMMA (QMMA for fp8), 8 LDGSTS (cp.async),
+// 1 BAR, 16 LDSM (tf32: 8, and 32 LDS.32 for B)):
+//   instructions per HMMA, before -> after this change (registers after):
+//              sm_80          sm_89          sm_90a         sm_100a        sm_120
+//   fp16/bf16  10.36->2.25    10.36->2.25    10.50->2.41    9.91->2.08     9.86->1.97
+//              (248 regs)     (248)          (252)          (224)          (218)
+//   tf32       12.03->4.66    12.03->4.66    12.83->4.84    10.25->5.30    10.22->5.25
+//              (240)          (240)          (238)          (214)          (204)
+//   fp8        --             15.59->3.53    --             --             15.12->2.47
+//                             (235)                                        (214)
+//   No spills, no local memory.  "Before" counts the loop's code on both
+//   sides of its branches (the old loop held the bounds-checked and the
+//   element-load staging); the issue's 358 per 64 HMMA was one path.  The
+//   rest of a 16-bit loop: 8 x 5 for the zero-fill copies (ptxas turns a
+//   run-time src_bytes into a predicate and an address adjustment), the
+//   pointer and stage updates, the loop counter.  tf32 still rounds each
+//   fragment register (FSETP + IADD per element on these targets, about 2
+//   per HMMA) and reads B with 32 LDS.32.  fp8's 32 PRMT per 64 QMMA are
+//   the B byte permutes below.  The rl-static lines above the kernel hold
+//   these figures.  Speed: unmeasured since this change (no GPU).
+//   Not taken from the issue's item: BlockK 64 with 4 stages (128-byte A
+//   rows need another swizzle and 4 x 32 KB of dynamic shared memory with
+//   the opt-in) and TF32 rounded once while staging (cp.async bypasses the
+//   registers: rounding would be a pass over each landed stage); both are
+//   untried, not measured against.
 //
 // Tiles (CUTLASS names): BlockM x BlockN x BlockK = 128 x 128 x (64 bytes of
 // k: 16 tf32, 32 fp16/bf16, 64 fp8), 4 warps of WarpM x WarpN = 64 x 64, 3
@@ -73,6 +110,7 @@
 // Roofline: the same 128 x 128 reuse tile as the wmma rung (same intensity
 // per precision); the climb is towards the tensor roof, not to the right.
 #include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_mma_sync_staging.hpp"
 #include "gemm/gemm_pipeline_fault.hpp"
 #include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_swizzle.hpp"
@@ -84,6 +122,7 @@
 #endif
 
 #include <bit>
+#include <cstddef>
 
 namespace rl::gemm {
 
@@ -132,41 +171,6 @@ struct MmaE4m3 {
   }
 };
 
-// ------------------------------------------------------------- staging
-
-// Copies the rows x (chunks_per_row x 16 bytes) tile at (row0, col0) of a
-// rows_total x cols_total row-major matrix into a swizzled shared tile, one
-// 16-byte chunk per thread and step, zeros outside the matrix.
-template <typename T, int Rows, int ChunksPerRow, int Threads, Swizzle S>
-__device__ __forceinline__ void stage_tile(unsigned char* tile, const T* __restrict__ src, int ld,
-                                           int row0, int col0, int rows_total, int cols_total,
-                                           bool aligned) {
-  constexpr int kPerChunk = 16 / static_cast<int>(sizeof(T));
-  constexpr int kChunks = Rows * ChunksPerRow;
-  static_assert(kChunks % Threads == 0, "tile split evenly over the threads");
-  const int tid = static_cast<int>(threadIdx.x);
-  RL_GEMM_UNROLL
-  for (int i = 0; i < kChunks / Threads; ++i) {
-    const int idx = tid + i * Threads;
-    const int r = idx / ChunksPerRow, c = idx % ChunksPerRow;
-    const int row = row0 + r, col = col0 + c * kPerChunk;
-    unsigned char* dst = tile + swizzled_offset(S, ChunksPerRow * 16, r, c);
-    const int in_bounds = row < rows_total && col < cols_total
-                              ? (cols_total - col < kPerChunk ? cols_total - col : kPerChunk)
-                              : 0;
-    if (aligned) {
-      // src_bytes = 0: nothing is read, the address only has to be valid.
-      const T* from = in_bounds > 0 ? src + row * ld + col : src;
-      ptx::cp_async_16_zfill(dst, from, static_cast<unsigned>(in_bounds * sizeof(T)));
-    } else {
-      T* out = reinterpret_cast<T*>(dst);
-      RL_GEMM_UNROLL
-      for (int e = 0; e < kPerChunk; ++e)
-        out[e] = e < in_bounds ? src[row * ld + col + e] : input_from_f32<T>(0.0f);
-    }
-  }
-}
-
 __device__ __forceinline__ std::uint32_t round_to_tf32(std::uint32_t bits) {
   return ptx::f32_to_tf32(std::bit_cast<float>(bits));
 }
@@ -194,10 +198,17 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
   static_assert(kBRowBytes % 128 == 0, "B rows of whole 128-byte lines");
   static_assert(kMmaChunks == 2 && BlockK % P::kMmaK == 0, "mma k step of 32 bytes");
   static_assert(kTilesN % 2 == 0, "B fragments are loaded for pairs of n8 tiles");
+  // A fragment 16 rows further down, and B's next mma k step, keep the
+  // swizzle's XOR: immediate offsets from the lane's offsets below.
+  static_assert(swizzle_repeats_every(Swizzle::rows64B, 16), "A's m16 tiles");
+  static_assert(swizzle_repeats_every(P::kBSwizzle, P::kMmaK), "B's k steps");
+  using ACopies = TileCopies<T, BlockM, kARowBytes / 16, kThreads, Swizzle::rows64B>;
+  using BCopies = TileCopies<T, BlockK, kBRowBytes / 16, kThreads, P::kBSwizzle>;
 
   __shared__ __align__(128) unsigned char smem[Stages * kStageBytes];
 
-  const int lane = static_cast<int>(threadIdx.x) % 32, warp = static_cast<int>(threadIdx.x) / 32;
+  const int thread = static_cast<int>(threadIdx.x);
+  const int lane = thread % 32, warp = thread / 32;
   const int g = lane / 4, t = lane % 4;
   const int block_row = static_cast<int>(blockIdx.y) * BlockM;
   const int block_col = static_cast<int>(blockIdx.x) * BlockN;
@@ -208,46 +219,71 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
   const bool b_aligned =
       (reinterpret_cast<std::uintptr_t>(B) & 15u) == 0 && (ldb * kBytes) % 16 == 0;
 
-  auto stage_a = [&](int s) { return smem + s * kStageBytes; };
-  auto stage_b = [&](int s) { return smem + s * kStageBytes + kAStageBytes; };
-  auto load_stage = [&](int s, int k0) {
-    stage_tile<T, BlockM, kARowBytes / 16, kThreads, Swizzle::rows64B>(
-        stage_a(s), A, lda, block_row, k0, M, K, a_aligned);
-    stage_tile<T, BlockK, kBRowBytes / 16, kThreads, P::kBSwizzle>(stage_b(s), B, ldb, k0,
-                                                                   block_col, K, N, b_aligned);
+  // k-tiles [0, full_tiles) lie wholly inside K and are loaded by the
+  // precomputed copies (both operands aligned); the rest (the partial last
+  // tile, or all of them when an operand is unaligned) by stage_tile.
+  const int k_tiles = (K + BlockK - 1) / BlockK;
+  const int full_tiles = a_aligned && b_aligned ? K / BlockK : 0;
+  const ACopies a_copies(thread, lda, M - block_row, BlockK);
+  const BCopies b_copies(thread, ldb, BlockK, N - block_col);
+  const T* a_next = A + static_cast<std::ptrdiff_t>(block_row) * lda;  // k-tile 0's first elements
+  const T* b_next = B + block_col;
+  auto load_full = [&](unsigned char* stage) {
+    a_copies.issue(stage, a_next);
+    b_copies.issue(stage + kAStageBytes, b_next);
   };
+  auto load_edge = [&](unsigned char* stage, int kt) {
+    stage_tile<T, BlockM, kARowBytes / 16, kThreads, Swizzle::rows64B>(
+        stage, A, lda, block_row, kt * BlockK, M, K, a_aligned);
+    stage_tile<T, BlockK, kBRowBytes / 16, kThreads, P::kBSwizzle>(
+        stage + kAStageBytes, B, ldb, kt * BlockK, block_col, K, N, b_aligned);
+  };
+  auto advance_sources = [&] {
+    a_next += BlockK;
+    b_next += static_cast<std::ptrdiff_t>(BlockK) * ldb;
+  };
+
+  // This lane's ldmatrix offsets (bytes in a stage's tile) at mma k step 0
+  // and its warp's first m16 or n16 tile: A's k step is one XOR (chunk
+  // 2 ks + c with c < 2 is (c ^ x) ^ 2 ks, see swizzled_advance in
+  // attention_swizzle.hpp), B's k step and A's m16 tiles are immediates.
+  const int a_lane = [&] {
+    const ChunkAt at = ldmatrix_x4_source(lane, warp_row, 0);
+    return swizzled_offset(Swizzle::rows64B, kARowBytes, at.row, at.chunk);
+  }();
+  int b_lane[kTilesN];
+  RL_GEMM_UNROLL
+  for (int jn = 0; jn < kTilesN; ++jn) {
+    if constexpr (std::is_same_v<P, MmaTf32>) {
+      // (k, n) = (t, g) and (t + 4, g) of tile jn: one 32-bit element each.
+      const int n = warp_col + jn * 8 + g;
+      b_lane[jn] = swizzled_offset(Swizzle::tf32_b, kBRowBytes, t, n / 4) + (n % 4) * 4;
+    } else if constexpr (std::is_same_v<P, MmaE4m3>) {
+      const ChunkAt at = fp8_b_ldmatrix_x4_trans_source(lane, 0, (warp_col + jn / 2 * 16) / 16);
+      b_lane[jn] = swizzled_offset(Swizzle::fp8_b, kBRowBytes, at.row, at.chunk);
+    } else {
+      const ChunkAt at = ldmatrix_x4_source(lane, 0, (warp_col + jn / 2 * 16) * kBytes / 16);
+      b_lane[jn] = swizzled_offset(P::kBSwizzle, kBRowBytes, at.row, at.chunk);
+    }
+  }
 
   float acc[kTilesM][kTilesN][4] = {};
 
-  const int k_tiles = (K + BlockK - 1) / BlockK;
-  RL_GEMM_UNROLL
-  for (int s = 0; s < Stages - 1; ++s) {
-    if (s < k_tiles) load_stage(s, s * BlockK);
-    ptx::cp_async_commit();  // an empty group past the end keeps the count uniform
-  }
-
-  for (int kt = 0; kt < k_tiles; ++kt) {
-    ptx::cp_async_wait<Stages - 2>();  // this thread's copies of tile kt have landed
-    __syncthreads();                   // everyone's have; and tile kt - 1 is no longer read
-    const int next = kt + Stages - 1;
-    if (next < k_tiles) load_stage(next % Stages, next * BlockK);
-    ptx::cp_async_commit();
-
-    const unsigned char* As = stage_a(kt % Stages);
-    const unsigned char* Bs = stage_b(kt % Stages);
+  // The mma of k-tile kt from the stage at stage_offset.
+  auto multiply = [&](int stage_offset, int kt) {
     if constexpr (F != PipelineFault::none) {  // test builds only (gemm_pipeline_fault.hpp)
-      if (!multiplies<F>(kt, k_tiles)) continue;
-      As = stage_a(stage_read<F>(kt, k_tiles, Stages));
-      Bs = stage_b(stage_read<F>(kt, k_tiles, Stages));
+      if (!multiplies<F>(kt, k_tiles)) return;
+      stage_offset = stage_read<F>(kt, k_tiles, Stages) * kStageBytes;
     }
+    const unsigned char* As = smem + stage_offset;
+    const unsigned char* Bs = As + kAStageBytes;
     RL_GEMM_UNROLL
     for (int ks = 0; ks < BlockK / P::kMmaK; ++ks) {
+      const unsigned char* Bk = Bs + ks * P::kMmaK * kBRowBytes;
       std::uint32_t a[kTilesM][4];
       RL_GEMM_UNROLL
       for (int im = 0; im < kTilesM; ++im) {
-        const ChunkAt at = ldmatrix_x4_source(lane, warp_row + im * 16, ks * kMmaChunks);
-        ptx::ldmatrix_x4(a[im],
-                         As + swizzled_offset(Swizzle::rows64B, kARowBytes, at.row, at.chunk));
+        ptx::ldmatrix_x4(a[im], As + (a_lane ^ (ks * kMmaChunks * 16)) + im * 16 * kARowBytes);
         if constexpr (P::kRoundToTf32) {
           RL_GEMM_UNROLL
           for (int r = 0; r < 4; ++r) a[im][r] = round_to_tf32(a[im][r]);
@@ -255,28 +291,20 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
       }
       std::uint32_t b[kTilesN][2];
       if constexpr (std::is_same_v<P, MmaTf32>) {
-        // (k, n) = (t, g) and (t + 4, g): one 32-bit element each.
         RL_GEMM_UNROLL
         for (int jn = 0; jn < kTilesN; ++jn) {
-          const int n = warp_col + jn * 8 + g;
           RL_GEMM_UNROLL
-          for (int h = 0; h < 2; ++h) {
-            const int k = ks * P::kMmaK + t + 4 * h;
-            const unsigned char* word =
-                Bs + swizzled_offset(Swizzle::tf32_b, kBRowBytes, k, n / 4) + (n % 4) * 4;
-            b[jn][h] = round_to_tf32(*reinterpret_cast<const std::uint32_t*>(word));
-          }
+          for (int h = 0; h < 2; ++h)  // rows t and t + 4: the same XOR (tf32_b's period 4)
+            b[jn][h] = round_to_tf32(
+                *reinterpret_cast<const std::uint32_t*>(Bk + b_lane[jn] + 4 * h * kBRowBytes));
         }
       } else if constexpr (std::is_same_v<P, MmaE4m3>) {
         // Columns 2g and 2g + 1 of a 16-column chunk: the even tile 2jp takes
         // the chunk's even columns, the odd tile 2jp + 1 the odd ones.
         RL_GEMM_UNROLL
         for (int jp = 0; jp < kTilesN / 2; ++jp) {
-          const ChunkAt at =
-              fp8_b_ldmatrix_x4_trans_source(lane, ks * P::kMmaK, (warp_col + jp * 16) / 16);
           std::uint32_t r[4];
-          ptx::ldmatrix_x4_trans(
-              r, Bs + swizzled_offset(Swizzle::fp8_b, kBRowBytes, at.row, at.chunk));
+          ptx::ldmatrix_x4_trans(r, Bk + b_lane[2 * jp]);
           // r[0]: (k 4t, n 2g) (4t, 2g+1) (4t+1, 2g) (4t+1, 2g+1), r[1] the same
           // at k + 2, r[2] and r[3] at k + 16 (low byte first).
           b[2 * jp][0] = __byte_perm(r[0], r[1], 0x6420);
@@ -287,11 +315,8 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
       } else {
         RL_GEMM_UNROLL
         for (int jp = 0; jp < kTilesN / 2; ++jp) {
-          const ChunkAt at =
-              ldmatrix_x4_source(lane, ks * P::kMmaK, (warp_col + jp * 16) * kBytes / 16);
           std::uint32_t r[4];
-          ptx::ldmatrix_x4_trans(r,
-                                 Bs + swizzled_offset(P::kBSwizzle, kBRowBytes, at.row, at.chunk));
+          ptx::ldmatrix_x4_trans(r, Bk + b_lane[2 * jp]);
           b[2 * jp][0] = r[0];
           b[2 * jp][1] = r[1];
           b[2 * jp + 1][0] = r[2];
@@ -304,6 +329,51 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
         for (int jn = 0; jn < kTilesN; ++jn) P::mma(acc[im][jn], a[im], b[jn]);
       }
     }
+  };
+
+  // The ring: k-tile kt in stage kt % Stages, tracked as byte offsets that
+  // wrap (no division in the loop).
+  auto next_stage = [](int offset) {
+    return offset + kStageBytes == Stages * kStageBytes ? 0 : offset + kStageBytes;
+  };
+  RL_GEMM_UNROLL
+  for (int s = 0; s < Stages - 1; ++s) {
+    if (s < full_tiles)
+      load_full(smem + s * kStageBytes);
+    else if (s < k_tiles)
+      load_edge(smem + s * kStageBytes, s);
+    advance_sources();
+    ptx::cp_async_commit();  // an empty group past the end keeps the count uniform
+  }
+  int read_stage = 0, write_stage = (Stages - 1) * kStageBytes;
+
+  // Steady state: the tile loaded ahead is a full one, so the loop carries
+  // no bounds check (its per-thread bounds are in the copies' byte counts).
+  // Per k-tile: wait for the oldest stage, one barrier (which also frees the
+  // stage read in the previous iteration), issue the next load into that
+  // freed stage, compute.
+  int kt = 0;
+  RL_GEMM_NO_UNROLL
+  for (; kt + Stages - 1 < full_tiles; ++kt) {
+    ptx::cp_async_wait<Stages - 2>();  // this thread's copies of tile kt have landed
+    __syncthreads();                   // everyone's have; and tile kt - 1 is no longer read
+    load_full(smem + write_stage);
+    advance_sources();
+    ptx::cp_async_commit();
+    multiply(read_stage, kt);
+    read_stage = next_stage(read_stage);
+    write_stage = next_stage(write_stage);
+  }
+  // Tail: the last Stages - 1 tiles, and the edge tile's load.
+  RL_GEMM_NO_UNROLL
+  for (; kt < k_tiles; ++kt) {
+    ptx::cp_async_wait<Stages - 2>();
+    __syncthreads();
+    if (kt + Stages - 1 < k_tiles) load_edge(smem + write_stage, kt + Stages - 1);
+    ptx::cp_async_commit();
+    multiply(read_stage, kt);
+    read_stage = next_stage(read_stage);
+    write_stage = next_stage(write_stage);
   }
 
   // Epilogue: accumulator i of tile (im, jn) is row g + 8 (i / 2), logical
@@ -356,6 +426,16 @@ __device__ constexpr bool compiled_for_this_target() {
 // rl-static: kernel=*MmaBf16* min_arch=80 sass=HMMA,LDSM.16.MT88.4,LDGSTS.E.BYPASS.128.ZFILL
 // rl-static: kernel=*MmaE4m3* arch=89,120 sass=QMMA,LDSM.16.MT88.4,LDGSTS.E.BYPASS.128.ZFILL
 // rl-static: kernel=*MmaE4m3* arch=80,90,100 sass_absent=QMMA,HMMA,LDGSTS
+// The steady-state k-loop (header): per 64 mma, 8 cp.async, 1 barrier, 16
+// ldmatrix (8 for tf32), and at least this share of mma among its instructions.
+// rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_share=HMMA:41 loop_ratio=LDSM/HMMA==16/64
+// rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_ratio=LDGSTS/HMMA==8/64
+// rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_ratio=BAR/HMMA==1/64
+// rl-static: kernel=*MmaTf32* min_arch=80 loop_share=HMMA:18 loop_ratio=LDSM/HMMA==8/64
+// rl-static: kernel=*MmaTf32* min_arch=80 loop_ratio=LDGSTS/HMMA==8/64
+// rl-static: kernel=*MmaE4m3* arch=89 loop_share=QMMA:28 loop_ratio=LDGSTS/QMMA==8/64
+// rl-static: kernel=*MmaE4m3* arch=120 loop_share=QMMA:40 loop_ratio=LDGSTS/QMMA==8/64
+// rl-static: kernel=*MmaE4m3* arch=89,120 loop_ratio=LDSM/QMMA==16/64
 template <typename P, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages,
           PipelineFault F = PipelineFault::none>
 __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
