@@ -47,13 +47,14 @@
 //
 // What its SASS shows (nvcc 13, cuobjdump -sass; the steady-state k-loop,
 // NOPs left out; per iteration 64 HMMA (QMMA for fp8), 8 LDGSTS (cp.async),
-// 1 BAR, 16 LDSM (tf32: 8, and 32 LDS.32 for B)):
+// 1 BAR, 16 LDSM (tf32: 8, 32 LDS.32 for B and 8 LDS.128 + 8 STS.128 to
+// round the landed stage)):
 //   instructions per HMMA, before -> after this change (registers after):
 //              sm_80          sm_89          sm_90a         sm_100a        sm_120
 //   fp16/bf16  10.36->2.25    10.36->2.25    10.50->2.41    9.91->2.08     9.86->1.97
 //              (248 regs)     (248)          (252)          (224)          (218)
-//   tf32       12.03->4.66    12.03->4.66    12.83->4.84    10.25->5.30    10.22->5.25
-//              (240)          (240)          (238)          (214)          (204)
+//   tf32       12.03->4.41    12.03->4.41    12.83->4.62    10.25->5.09    10.22->5.05
+//              (242)          (242)          (245)          (223)          (210)
 //   fp8        --             15.59->3.53    --             --             15.12->2.47
 //                             (235)                                        (214)
 //   No spills, no local memory.  "Before" counts the loop's code on both
@@ -61,16 +62,17 @@
 //   element-load staging); the issue's 358 per 64 HMMA was one path.  The
 //   rest of a 16-bit loop: 8 x 5 for the zero-fill copies (ptxas turns a
 //   run-time src_bytes into a predicate and an address adjustment), the
-//   pointer and stage updates, the loop counter.  tf32 still rounds each
-//   fragment register (FSETP + IADD per element on these targets, about 2
-//   per HMMA) and reads B with 32 LDS.32.  fp8's 32 PRMT per 64 QMMA are
-//   the B byte permutes below.  The rl-static lines above the kernel hold
-//   these figures.  Speed: unmeasured since this change (no GPU).
-//   Not taken from the issue's item: BlockK 64 with 4 stages (128-byte A
-//   rows need another swizzle and 4 x 32 KB of dynamic shared memory with
-//   the opt-in) and TF32 rounded once while staging (cp.async bypasses the
-//   registers: rounding would be a pass over each landed stage); both are
-//   untried, not measured against.
+//   pointer and stage updates, the loop counter.  tf32 rounds its inputs
+//   once, in shared memory (round_own_chunks_to_tf32): cvt.rna.tf32 is
+//   about 3 instructions per element on these targets, 32 elements per
+//   thread and k-tile (it was 64, at each fragment load).  fp8's 32 PRMT per
+//   64 QMMA are the B byte permutes below.  The rl-static lines above the
+//   kernel hold these figures.  Speed: unmeasured since this change (no GPU).
+//   BlockK 64 with 4 stages does not fit everywhere: a stage would be
+//   128 x 64 + 64 x 128 16-bit elements = 32 KB, 4 stages 128 KB, above the
+//   99 KB a block may have on sm_89 and sm_120 (3 stages of 32 KB would fit
+//   with the dynamic-shared-memory opt-in; not tried, as A's 128-byte rows
+//   need another swizzle).
 //
 // Tiles (CUTLASS names): BlockM x BlockN x BlockK = 128 x 128 x (64 bytes of
 // k: 16 tf32, 32 fp16/bf16, 64 fp8), 4 warps of WarpM x WarpN = 64 x 64, 3
@@ -82,8 +84,8 @@
 //  - A, every type: ldmatrix.x4 from row-major A.  A .b16 matrix row hands
 //    lane L bytes 4 (L % 4)..+3 of row L / 4, which is exactly the m16n8k8
 //    tf32 (g, t) element and the m16n8k32 e4m3 (g, 4t..4t+3) bytes, so one
-//    scheme serves all types.  tf32 then rounds each register (cvt.rna:
-//    fp32 inputs rounded once per fragment load, u = 2^-11).
+//    scheme serves all types.  tf32 inputs are rounded (cvt.rna, u =
+//    2^-11) once, in shared memory, when their stage has landed.
 //  - B fp16/bf16: ldmatrix.x4.trans from row-major B: b0, b1 of two n8 tiles.
 //  - B tf32: the fragment wants (k = t, n = g) and (t + 4, g), 32-bit
 //    elements: 2 LDS.32 per n8 tile (no transposing ldmatrix for 32 bits).
@@ -173,6 +175,28 @@ struct MmaE4m3 {
 
 __device__ __forceinline__ std::uint32_t round_to_tf32(std::uint32_t bits) {
   return ptx::f32_to_tf32(std::bit_cast<float>(bits));
+}
+
+// tf32: each thread rounds the chunks it copied into a stage (cp.async
+// bypasses the registers), in place, after its copies have landed and
+// before the barrier that publishes them.  Every input is then rounded once
+// per block (cvt.rna, u = 2^-11), where rounding at each fragment load would
+// round it once per warp that reads it (two): 8 LDS.128 + 8 STS.128 + 32
+// roundings per thread and k-tile instead of 64 roundings.
+template <typename Copies>
+__device__ __forceinline__ void round_own_chunks_to_tf32(unsigned char* tile,
+                                                         const Copies& copies) {
+  RL_GEMM_UNROLL
+  for (int i = 0; i < Copies::kCopies; ++i) {
+    uint4* chunk = reinterpret_cast<uint4*>(tile + copies.shared_offset +
+                                            i * Copies::kRowStep * Copies::kRowBytes);
+    uint4 v = *chunk;
+    v.x = round_to_tf32(v.x);
+    v.y = round_to_tf32(v.y);
+    v.z = round_to_tf32(v.z);
+    v.w = round_to_tf32(v.w);
+    *chunk = v;
+  }
 }
 
 // ------------------------------------------------------------- kernel
@@ -284,10 +308,6 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
       RL_GEMM_UNROLL
       for (int im = 0; im < kTilesM; ++im) {
         ptx::ldmatrix_x4(a[im], As + (a_lane ^ (ks * kMmaChunks * 16)) + im * 16 * kARowBytes);
-        if constexpr (P::kRoundToTf32) {
-          RL_GEMM_UNROLL
-          for (int r = 0; r < 4; ++r) a[im][r] = round_to_tf32(a[im][r]);
-        }
       }
       std::uint32_t b[kTilesN][2];
       if constexpr (std::is_same_v<P, MmaTf32>) {
@@ -295,8 +315,8 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
         for (int jn = 0; jn < kTilesN; ++jn) {
           RL_GEMM_UNROLL
           for (int h = 0; h < 2; ++h)  // rows t and t + 4: the same XOR (tf32_b's period 4)
-            b[jn][h] = round_to_tf32(
-                *reinterpret_cast<const std::uint32_t*>(Bk + b_lane[jn] + 4 * h * kBRowBytes));
+            b[jn][h] =
+                *reinterpret_cast<const std::uint32_t*>(Bk + b_lane[jn] + 4 * h * kBRowBytes);
         }
       } else if constexpr (std::is_same_v<P, MmaE4m3>) {
         // Columns 2g and 2g + 1 of a 16-column chunk: the even tile 2jp takes
@@ -346,6 +366,12 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
     ptx::cp_async_commit();  // an empty group past the end keeps the count uniform
   }
   int read_stage = 0, write_stage = (Stages - 1) * kStageBytes;
+  auto round_landed_stage = [&](int stage_offset) {
+    if constexpr (P::kRoundToTf32) {
+      round_own_chunks_to_tf32(smem + stage_offset, a_copies);
+      round_own_chunks_to_tf32(smem + stage_offset + kAStageBytes, b_copies);
+    }
+  };
 
   // Steady state: the tile loaded ahead is a full one, so the loop carries
   // no bounds check (its per-thread bounds are in the copies' byte counts).
@@ -356,7 +382,8 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
   RL_GEMM_NO_UNROLL
   for (; kt + Stages - 1 < full_tiles; ++kt) {
     ptx::cp_async_wait<Stages - 2>();  // this thread's copies of tile kt have landed
-    __syncthreads();                   // everyone's have; and tile kt - 1 is no longer read
+    round_landed_stage(read_stage);
+    __syncthreads();  // everyone's have; and tile kt - 1 is no longer read
     load_full(smem + write_stage);
     advance_sources();
     ptx::cp_async_commit();
@@ -368,6 +395,7 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
   RL_GEMM_NO_UNROLL
   for (; kt < k_tiles; ++kt) {
     ptx::cp_async_wait<Stages - 2>();
+    round_landed_stage(read_stage);
     __syncthreads();
     if (kt + Stages - 1 < k_tiles) load_edge(smem + write_stage, kt + Stages - 1);
     ptx::cp_async_commit();
@@ -431,7 +459,7 @@ __device__ constexpr bool compiled_for_this_target() {
 // rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_share=HMMA:41 loop_ratio=LDSM/HMMA==16/64
 // rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_ratio=LDGSTS/HMMA==8/64
 // rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_ratio=BAR/HMMA==1/64
-// rl-static: kernel=*MmaTf32* min_arch=80 loop_share=HMMA:18 loop_ratio=LDSM/HMMA==8/64
+// rl-static: kernel=*MmaTf32* min_arch=80 loop_share=HMMA:19 loop_ratio=LDSM/HMMA==8/64
 // rl-static: kernel=*MmaTf32* min_arch=80 loop_ratio=LDGSTS/HMMA==8/64
 // rl-static: kernel=*MmaE4m3* arch=89 loop_share=QMMA:28 loop_ratio=LDGSTS/QMMA==8/64
 // rl-static: kernel=*MmaE4m3* arch=120 loop_share=QMMA:40 loop_ratio=LDGSTS/QMMA==8/64
