@@ -455,14 +455,22 @@ __device__ constexpr bool compiled_for_this_target() {
 // rl-static: kernel=*MmaE4m3* arch=89,120 sass=QMMA,LDSM.16.MT88.4,LDGSTS.E.BYPASS.128.ZFILL
 // rl-static: kernel=*MmaE4m3* arch=80,90,100 sass_absent=QMMA,HMMA,LDGSTS
 // The steady-state k-loop (header): per 64 mma, 8 cp.async, 1 barrier, 16
-// ldmatrix (8 for tf32), and at least this share of mma among its instructions.
-// rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_share=HMMA:41 loop_ratio=LDSM/HMMA==16/64
+// ldmatrix (8 for tf32), and at most this many instructions per mma.
+// rl-static: kernel=*Mma[BF]*16* arch=80,89 loop_ratio=*/HMMA<=2.3
+// rl-static: kernel=*Mma[BF]*16* arch=90a loop_ratio=*/HMMA<=2.45
+// rl-static: kernel=*Mma[BF]*16* arch=100a loop_ratio=*/HMMA<=2.1
+// rl-static: kernel=*Mma[BF]*16* arch=120 loop_ratio=*/HMMA<=2
+// rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_ratio=LDSM/HMMA==16/64
 // rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_ratio=LDGSTS/HMMA==8/64
 // rl-static: kernel=*Mma[BF]*16* min_arch=80 loop_ratio=BAR/HMMA==1/64
-// rl-static: kernel=*MmaTf32* min_arch=80 loop_share=HMMA:19 loop_ratio=LDSM/HMMA==8/64
+// rl-static: kernel=*MmaTf32* arch=80,89 loop_ratio=*/HMMA<=4.45
+// rl-static: kernel=*MmaTf32* arch=90a loop_ratio=*/HMMA<=4.65
+// rl-static: kernel=*MmaTf32* arch=100a,120 loop_ratio=*/HMMA<=5.1
+// rl-static: kernel=*MmaTf32* min_arch=80 loop_ratio=LDSM/HMMA==8/64
 // rl-static: kernel=*MmaTf32* min_arch=80 loop_ratio=LDGSTS/HMMA==8/64
-// rl-static: kernel=*MmaE4m3* arch=89 loop_share=QMMA:28 loop_ratio=LDGSTS/QMMA==8/64
-// rl-static: kernel=*MmaE4m3* arch=120 loop_share=QMMA:40 loop_ratio=LDGSTS/QMMA==8/64
+// rl-static: kernel=*MmaE4m3* arch=89 loop_ratio=*/QMMA<=3.55
+// rl-static: kernel=*MmaE4m3* arch=120 loop_ratio=*/QMMA<=2.5
+// rl-static: kernel=*MmaE4m3* arch=89,120 loop_ratio=LDGSTS/QMMA==8/64
 // rl-static: kernel=*MmaE4m3* arch=89,120 loop_ratio=LDSM/QMMA==16/64
 template <typename P, int BlockM, int BlockN, int BlockK, int WarpM, int WarpN, int Stages,
           PipelineFault F = PipelineFault::none>
