@@ -112,6 +112,7 @@
 // Roofline: the same 128 x 128 reuse tile as the wmma rung (same intensity
 // per precision); the climb is towards the tensor roof, not to the right.
 #include "gemm/gemm_launch.hpp"
+#include "gemm/gemm_mma_sync_precisions.hpp"
 #include "gemm/gemm_mma_sync_staging.hpp"
 #include "gemm/gemm_pipeline_fault.hpp"
 #include "gemm/gemm_problem.hpp"
@@ -123,81 +124,9 @@
 #include "gemm/gemm_workload.hpp"
 #endif
 
-#include <bit>
 #include <cstddef>
 
 namespace rl::gemm {
-
-// ------------------------------------------------------------- precisions
-//
-// Storage type, mma k depth, B's swizzle, the mma, and (tf32) the rounding
-// of a fragment register.
-struct MmaTf32 {
-  using Storage = float;
-  static constexpr int kMmaK = 8;
-  static constexpr Swizzle kBSwizzle = Swizzle::tf32_b;
-  static constexpr bool kRoundToTf32 = true;
-  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4],
-                                             const std::uint32_t (&b)[2]) {
-    ptx::mma_m16n8k8_tf32_f32(d, a, b, d);
-  }
-};
-struct MmaF16 {
-  using Storage = __half;
-  static constexpr int kMmaK = 16;
-  static constexpr Swizzle kBSwizzle = Swizzle::rows8;
-  static constexpr bool kRoundToTf32 = false;
-  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4],
-                                             const std::uint32_t (&b)[2]) {
-    ptx::mma_m16n8k16_f16_f32(d, a, b, d);
-  }
-};
-struct MmaBf16 {
-  using Storage = __nv_bfloat16;
-  static constexpr int kMmaK = 16;
-  static constexpr Swizzle kBSwizzle = Swizzle::rows8;
-  static constexpr bool kRoundToTf32 = false;
-  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4],
-                                             const std::uint32_t (&b)[2]) {
-    ptx::mma_m16n8k16_bf16_f32(d, a, b, d);
-  }
-};
-struct MmaE4m3 {
-  using Storage = __nv_fp8_e4m3;
-  static constexpr int kMmaK = 32;
-  static constexpr Swizzle kBSwizzle = Swizzle::fp8_b;
-  static constexpr bool kRoundToTf32 = false;
-  static __device__ __forceinline__ void mma(float (&d)[4], const std::uint32_t (&a)[4],
-                                             const std::uint32_t (&b)[2]) {
-    ptx::mma_m16n8k32_e4m3_f32(d, a, b, d);
-  }
-};
-
-__device__ __forceinline__ std::uint32_t round_to_tf32(std::uint32_t bits) {
-  return ptx::f32_to_tf32(std::bit_cast<float>(bits));
-}
-
-// tf32: each thread rounds the chunks it copied into a stage (cp.async
-// bypasses the registers), in place, after its copies have landed and
-// before the barrier that publishes them.  Every input is then rounded once
-// per block (cvt.rna, u = 2^-11), where rounding at each fragment load would
-// round it once per warp that reads it (two): 8 LDS.128 + 8 STS.128 + 32
-// roundings per thread and k-tile instead of 64 roundings.
-template <typename Copies>
-__device__ __forceinline__ void round_own_chunks_to_tf32(unsigned char* tile,
-                                                         const Copies& copies) {
-  RL_GEMM_UNROLL
-  for (int i = 0; i < Copies::kCopies; ++i) {
-    uint4* chunk = reinterpret_cast<uint4*>(tile + copies.shared_offset +
-                                            i * Copies::kRowStep * Copies::kRowBytes);
-    uint4 v = *chunk;
-    v.x = round_to_tf32(v.x);
-    v.y = round_to_tf32(v.y);
-    v.z = round_to_tf32(v.z);
-    v.w = round_to_tf32(v.w);
-    *chunk = v;
-  }
-}
 
 // ------------------------------------------------------------- kernel
 

@@ -1,12 +1,16 @@
 // How the mma.sync rung (gemm_mma_sync_multistage.cu) stages its A and B
 // tiles into swizzled shared memory: the hot loop's precomputed cp.async
-// copies, and the general copy of an edge tile.
+// copies, the general copy of an edge tile, and tf32's rounding of a landed
+// stage.
 #pragma once
 
 #include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_swizzle.hpp"
 #include "gemm/gemm_tiles.hpp"
 #include "rl/ptx.hpp"
+
+#include <bit>
+#include <cstdint>
 
 namespace rl::gemm {
 
@@ -108,6 +112,32 @@ __device__ __forceinline__ void stage_tile(unsigned char* tile, const T* __restr
       for (int e = 0; e < kPerChunk; ++e)
         out[e] = e < in_bounds ? src[row * ld + col + e] : input_from_f32<T>(0.0f);
     }
+  }
+}
+
+__device__ __forceinline__ std::uint32_t round_to_tf32(std::uint32_t bits) {
+  return ptx::f32_to_tf32(std::bit_cast<float>(bits));
+}
+
+// tf32: each thread rounds the chunks it copied into a stage (cp.async
+// bypasses the registers), in place, after its copies have landed and
+// before the barrier that publishes them.  Every input is then rounded once
+// per block (cvt.rna, u = 2^-11), where rounding at each fragment load would
+// round it once per warp that reads it (two): 8 LDS.128 + 8 STS.128 + 32
+// roundings per thread and k-tile instead of 64 roundings.
+template <typename Copies>
+__device__ __forceinline__ void round_own_chunks_to_tf32(unsigned char* tile,
+                                                         const Copies& copies) {
+  RL_GEMM_UNROLL
+  for (int i = 0; i < Copies::kCopies; ++i) {
+    uint4* chunk = reinterpret_cast<uint4*>(tile + copies.shared_offset +
+                                            i * Copies::kRowStep * Copies::kRowBytes);
+    uint4 v = *chunk;
+    v.x = round_to_tf32(v.x);
+    v.y = round_to_tf32(v.y);
+    v.z = round_to_tf32(v.z);
+    v.w = round_to_tf32(v.w);
+    *chunk = v;
   }
 }
 
