@@ -167,6 +167,38 @@ TEST_P(GemmEveryRung, ValidatesExactlyAtSixtyFourKTiles) {
 INSTANTIATE_TEST_SUITE_P(Ladder, GemmEveryRung, ::testing::ValuesIn(kRungs),
                          [](const auto& p) { return p.param; });
 
+// The mma.sync rung's steady-state loop (no bounds checks) runs only on
+// k-tiles wholly inside K with rows 16-byte aligned; its peeled tail takes
+// the partial last tile.  Aligned shapes with M and N edges, a partial last
+// k-tile after full ones (336 = 5 x 64 + 16 fp8 elements, 10 x 32 + 16
+// 16-bit or tf32 ones) under two schedules, then 64 full k-tiles of 64 fp8
+// (128 of 32) and a partial one, for every precision.
+class MmaSyncSteadyLoop : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(MmaSyncSteadyLoop, ValidatesExactlyThroughTheSteadyLoopAndThePeeledTail) {
+  RL_KERNEL_TEST_SETUP();
+  RL_SKIP_IF_CANNOT_RUN(GetParam());
+  auto edges =
+      rl::test::make_inspectable_workload(GetParam(), rl::gemm::make_shape(136, 80, 336), 61);
+  ASSERT_NE(edges, nullptr);
+  rl::test::expect_passes_under_two_schedules(*edges);
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  return;  // the long K runs the same loop more times: the default build runs it
+#endif
+  auto deep =
+      rl::test::make_inspectable_workload(GetParam(), rl::gemm::make_shape(70, 80, 4112), 62);
+  ASSERT_NE(deep, nullptr);
+  const rl::Validation v = deep->validate(nullptr);
+  EXPECT_TRUE(v.passed) << v.detail;
+}
+
+INSTANTIATE_TEST_SUITE_P(Ladder, MmaSyncSteadyLoop,
+                         ::testing::Values("gemm_mma_sync_multistage_tf32",
+                                           "gemm_mma_sync_multistage_fp16",
+                                           "gemm_mma_sync_multistage_bf16",
+                                           "gemm_mma_sync_multistage_fp8"),
+                         [](const auto& p) { return p.param; });
+
 // ------------------------------------------------------------ pipeline faults
 
 #if defined(RL_EMULATE)
