@@ -187,7 +187,7 @@ struct TileCopy {
   template <int Rows>
   __device__ __forceinline__ void issue(T* tile, const T* __restrict__ src, int rows_left) const {
     static_assert(Rows % kRowStep == 0);
-    RL_ATTENTION_UNROLL
+    RL_UNROLL
     for (int copy = 0; copy < Rows / kRowStep; ++copy) {
       const bool inside = row + copy * kRowStep < rows_left;
       const int from = inside ? global_offset + copy * kRowStep * D : 0;  // never past N
@@ -306,17 +306,17 @@ __global__ void __launch_bounds__(kFlashThreads)
     // 16) + L % 8, chunk 2·step + (L / 8) % 2, so matrices 0, 1 are b0, b1
     // of the first n-tile and 2, 3 of the second; each feeds both slabs.
     float s[kFlashSlabs][kKeyTiles][4] = {};
-    RL_ATTENTION_UNROLL
+    RL_UNROLL
     for (int step = 0; step < kHeadSteps; ++step) {
       std::uint32_t a[kFlashSlabs][4];
-      RL_ATTENTION_UNROLL
+      RL_UNROLL
       for (int slab = 0; slab < kFlashSlabs; ++slab)
         rl::ptx::ldmatrix_x4(a[slab], q_tile + swizzled_advance(q_lane, step) + 16 * slab * D);
-      RL_ATTENTION_UNROLL
+      RL_UNROLL
       for (int pair = 0; pair < kKeyTiles / 2; ++pair) {
         std::uint32_t b[4];
         rl::ptx::ldmatrix_x4(b, k_tile(stage) + swizzled_advance(k_lane, step) + 16 * pair * D);
-        RL_ATTENTION_UNROLL
+        RL_UNROLL
         for (int slab = 0; slab < kFlashSlabs; ++slab) {
           mma_16816<T>(s[slab][2 * pair], a[slab], {b[0], b[1]});
           mma_16816<T>(s[slab][2 * pair + 1], a[slab], {b[2], b[3]});
@@ -329,15 +329,15 @@ __global__ void __launch_bounds__(kFlashThreads)
     // max kept in raw-score units (scale_log2 > 0 keeps its order).  This
     // lane holds keys n0 + 8·nt + 2t + e (nt < BlockN/8, e < 2) of rows g and g + 8
     // of each slab: element s[slab][nt][2h + e].
-    RL_ATTENTION_UNROLL
+    RL_UNROLL
     for (int slab = 0; slab < kFlashSlabs; ++slab) {
-      RL_ATTENTION_UNROLL
+      RL_UNROLL
       for (int h = 0; h < 2; ++h) {
         const int row = m0 + warp * kFlashWarpRows + 16 * slab + g + 8 * h;
         float tile_max = -INFINITY;
-        RL_ATTENTION_UNROLL
+        RL_UNROLL
         for (int nt = 0; nt < kKeyTiles; ++nt) {
-          RL_ATTENTION_UNROLL
+          RL_UNROLL
           for (int e = 0; e < 2; ++e) {
             float& x = s[slab][nt][2 * h + e];
             if constexpr (kMasked) {
@@ -355,14 +355,14 @@ __global__ void __launch_bounds__(kFlashThreads)
             rl::ptx::ex2_approx_ftz(fmaf(row_max[slab][h], scale_log2, -max_scaled));
         row_max[slab][h] = new_max;
         row_sum[slab][h] *= rescale;
-        RL_ATTENTION_UNROLL
+        RL_UNROLL
         for (int dt = 0; dt < kDimTiles; ++dt) {
           o_acc[slab][dt][2 * h] *= rescale;
           o_acc[slab][dt][2 * h + 1] *= rescale;
         }
-        RL_ATTENTION_UNROLL
+        RL_UNROLL
         for (int nt = 0; nt < kKeyTiles; ++nt) {
-          RL_ATTENTION_UNROLL
+          RL_UNROLL
           for (int e = 0; e < 2; ++e) {
             float& x = s[slab][nt][2 * h + e];
             x = rl::ptx::ex2_approx_ftz(fmaf(x, scale_log2, -max_scaled));
@@ -390,10 +390,10 @@ __global__ void __launch_bounds__(kFlashThreads)
     // 16·step + L % 16, chunk 2·pair + L / 16: matrices 0, 1 are b0, b1 of
     // the 8-column n-tile 2·pair, 2, 3 of n-tile 2·pair + 1; each feeds both
     // slabs.
-    RL_ATTENTION_UNROLL
+    RL_UNROLL
     for (int step = 0; step < kKeySteps; ++step) {
       std::uint32_t p[kFlashSlabs][4];
-      RL_ATTENTION_UNROLL
+      RL_UNROLL
       for (int slab = 0; slab < kFlashSlabs; ++slab) {
         const auto& lo = s[slab][2 * step];
         const auto& hi = s[slab][2 * step + 1];
@@ -402,12 +402,12 @@ __global__ void __launch_bounds__(kFlashThreads)
         p[slab][2] = pack_pair<T>(hi[0], hi[1]);
         p[slab][3] = pack_pair<T>(hi[2], hi[3]);
       }
-      RL_ATTENTION_UNROLL
+      RL_UNROLL
       for (int pair = 0; pair < kDimTiles / 2; ++pair) {
         std::uint32_t b[4];
         rl::ptx::ldmatrix_x4_trans(b,
                                    v_tile(stage) + swizzled_advance(v_lane, pair) + 16 * step * D);
-        RL_ATTENTION_UNROLL
+        RL_UNROLL
         for (int slab = 0; slab < kFlashSlabs; ++slab) {
           mma_16816<T>(o_acc[slab][2 * pair], p[slab], {b[0], b[1]});
           mma_16816<T>(o_acc[slab][2 * pair + 1], p[slab], {b[2], b[3]});
@@ -423,15 +423,15 @@ __global__ void __launch_bounds__(kFlashThreads)
   // writes T pairs (4 bytes); a quad covers 16 contiguous bytes of a row.  O
   // is written once, a small share of the traffic next to the K/V re-reads,
   // so it is not staged through shared memory for wider stores.
-  RL_ATTENTION_UNROLL
+  RL_UNROLL
   for (int slab = 0; slab < kFlashSlabs; ++slab) {
-    RL_ATTENTION_UNROLL
+    RL_UNROLL
     for (int h = 0; h < 2; ++h) {
       const int row = m0 + warp * kFlashWarpRows + 16 * slab + g + 8 * h;
       const float inv_sum = 1.0f / quad_sum(row_sum[slab][h]);
       if (row >= N) continue;
       T* out = O + head_offset + static_cast<std::int64_t>(row) * D + 2 * t;
-      RL_ATTENTION_UNROLL
+      RL_UNROLL
       for (int dt = 0; dt < kDimTiles; ++dt)
         *reinterpret_cast<Pair<T>*>(out + 8 * dt) =
             make_pair_rn<T>(o_acc[slab][dt][2 * h] * inv_sum, o_acc[slab][dt][2 * h + 1] * inv_sum);

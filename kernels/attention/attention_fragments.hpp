@@ -7,19 +7,11 @@
 #pragma once
 
 #include "rl/cuda.hpp"
+#include "rl/unroll.hpp"
 
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
-
-// `#pragma unroll` for nvcc, which keeps fragment arrays in registers only
-// when the loops indexing them are unrolled (else they live on the stack);
-// the emulator's host compiler does not know the pragma (-Wunknown-pragmas).
-#if defined(__CUDACC__)
-#define RL_ATTENTION_UNROLL _Pragma("unroll")
-#else
-#define RL_ATTENTION_UNROLL
-#endif
 
 namespace rl::attention {
 

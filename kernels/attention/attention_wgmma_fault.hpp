@@ -15,11 +15,31 @@
 #include "attention/attention_launch.hpp"
 #include "rl/cuda.hpp"
 
+#include <type_traits>
+
 namespace rl::attention {
 
 enum class SoftmaxFault { none, skip_rescale, causal_off_by_one, p_in_wrong_layout };
 
 #if defined(RL_EMULATE)
+// The launcher of a rung's bf16 build with `fault`: launcher_of(F) for F, a
+// std::integral_constant<SoftmaxFault, ...> (what the rungs' faults:: use).
+template <typename LauncherOf>
+Launcher<__nv_bfloat16> launcher_with_fault(SoftmaxFault fault, LauncherOf launcher_of) {
+  using F = SoftmaxFault;
+  switch (fault) {
+    case F::none:
+      return launcher_of(std::integral_constant<F, F::none>{});
+    case F::skip_rescale:
+      return launcher_of(std::integral_constant<F, F::skip_rescale>{});
+    case F::causal_off_by_one:
+      return launcher_of(std::integral_constant<F, F::causal_off_by_one>{});
+    case F::p_in_wrong_layout:
+      return launcher_of(std::integral_constant<F, F::p_in_wrong_layout>{});
+  }
+  return nullptr;
+}
+
 namespace faults {
 // Run with RL_EMU_CC=90 (attention_wgmma_{tma,overlap,pingpong}_sm90a.cu).
 Launcher<__nv_bfloat16> attention_wgmma_tma_bf16(SoftmaxFault fault);

@@ -132,7 +132,7 @@ __device__ __forceinline__ std::uint64_t swizzled_descriptor(std::uint32_t addre
 template <int D>
 __device__ __forceinline__ void load_boxes(unsigned char* tile, const rl::ptx::TensorMap* map,
                                            int row, int box_bytes, std::uint64_t* full) {
-  RL_ATTENTION_UNROLL
+  RL_UNROLL
   for (int box = 0; box < Layout<D>::kBoxes; ++box)
     rl::ptx::tma_load_2d(tile + box * box_bytes, map, box * kBoxCols, row, full);
 }
@@ -183,7 +183,7 @@ __device__ __forceinline__ void issue_q_k(float (&s)[Layout<D>::kSAccumulators],
   using L = Layout<D>;
   rl::ptx::wgmma_fence_operand(s);
   rl::ptx::wgmma_fence();
-  RL_ATTENTION_UNROLL
+  RL_UNROLL
   for (int step = 0; step < D / 16; ++step) {
     const std::uint32_t offset = (step % 4) * kKStepBytes;
     const std::uint64_t desc_q =
@@ -204,7 +204,7 @@ __device__ __forceinline__ void issue_p_v(float (&o)[Layout<D>::kOAccumulators],
   using L = Layout<D>;
   rl::ptx::wgmma_fence_operand(o);
   rl::ptx::wgmma_fence();
-  RL_ATTENTION_UNROLL
+  RL_UNROLL
   for (int step = 0; step < L::kPSteps; ++step) {
     const std::uint64_t desc_v = swizzled_descriptor(v_tile + step * kVStepBytes, L::kKVBoxBytes);
     if constexpr (D == 64)
@@ -230,12 +230,12 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Layout<D>::kSAccumulator
                                              int N, bool causal, float scale_log2) {
   constexpr int kVisibleAhead = F == SoftmaxFault::causal_off_by_one ? 1 : 0;
   const bool masked_tile = n0 + kBlockN > N || (causal && n0 + kBlockN - 1 > me.slab_row);
-  RL_ATTENTION_UNROLL
+  RL_UNROLL
   for (int h = 0; h < 2; ++h) {
     float tile_max = -INFINITY;
-    RL_ATTENTION_UNROLL
+    RL_UNROLL
     for (int j = 0; j < kBlockN / 8; ++j) {
-      RL_ATTENTION_UNROLL
+      RL_UNROLL
       for (int e = 0; e < 2; ++e) {
         float& x = s[4 * j + 2 * h + e];
         const int key = n0 + 8 * j + me.c + e;
@@ -251,9 +251,9 @@ __device__ __forceinline__ void softmax_tile(float (&s)[Layout<D>::kSAccumulator
     rescale[h] = rl::ptx::ex2_approx_ftz(fmaf(row_max[h], scale_log2, -base));
     row_max[h] = new_max;
     row_sum[h] *= rescale[h];
-    RL_ATTENTION_UNROLL
+    RL_UNROLL
     for (int j = 0; j < kBlockN / 8; ++j) {
-      RL_ATTENTION_UNROLL
+      RL_UNROLL
       for (int e = 0; e < 2; ++e) {
         float& x = s[4 * j + 2 * h + e];
         x = rl::ptx::ex2_approx_ftz(fmaf(x, scale_log2, -base));
@@ -267,9 +267,9 @@ template <int D, SoftmaxFault F>
 __device__ __forceinline__ void rescale_o(float (&o)[Layout<D>::kOAccumulators],
                                           const float (&rescale)[2]) {
   if constexpr (F == SoftmaxFault::skip_rescale) return;
-  RL_ATTENTION_UNROLL
+  RL_UNROLL
   for (int j = 0; j < D / 8; ++j) {
-    RL_ATTENTION_UNROLL
+    RL_UNROLL
     for (int i = 0; i < 4; ++i) o[4 * j + i] *= rescale[i / 2];
   }
 }
@@ -281,7 +281,7 @@ template <typename T, int D, SoftmaxFault F>
 __device__ __forceinline__ void pack_p(std::uint32_t (&p)[Layout<D>::kPSteps][4],
                                        const float (&s)[Layout<D>::kSAccumulators]) {
   constexpr bool kSwap = F == SoftmaxFault::p_in_wrong_layout;
-  RL_ATTENTION_UNROLL
+  RL_UNROLL
   for (int kk = 0; kk < Layout<D>::kPSteps; ++kk) {
     p[kk][0] = pack_pair<T>(s[8 * kk], s[8 * kk + 1]);
     p[kk][kSwap ? 2 : 1] = pack_pair<T>(s[8 * kk + 2], s[8 * kk + 3]);
@@ -296,12 +296,12 @@ __device__ __forceinline__ void store_o(T* __restrict__ O,
                                         const float (&o)[Layout<D>::kOAccumulators],
                                         const float (&row_sum)[2], const ConsumerThread& me,
                                         QueryTile tile, int N) {
-  RL_ATTENTION_UNROLL
+  RL_UNROLL
   for (int h = 0; h < 2; ++h) {
     const float inv_sum = 1.0f / quad_sum(row_sum[h]);
     if (me.row + 8 * h >= N) continue;
     T* out = O + (static_cast<std::int64_t>(tile.head_row) + me.row + 8 * h) * D + me.c;
-    RL_ATTENTION_UNROLL
+    RL_UNROLL
     for (int j = 0; j < D / 8; ++j)
       *reinterpret_cast<Pair<T>*>(out + 8 * j) =
           make_pair_rn<T>(o[4 * j + 2 * h] * inv_sum, o[4 * j + 2 * h + 1] * inv_sum);

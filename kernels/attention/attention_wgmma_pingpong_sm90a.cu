@@ -168,17 +168,9 @@ RL_DEVICE_INSTANCES(&launch_attention_wgmma_pingpong<__nv_bfloat16>,
 
 #if defined(RL_EMULATE)
 Launcher<__nv_bfloat16> faults::attention_wgmma_pingpong_bf16(SoftmaxFault fault) {
-  switch (fault) {
-    case SoftmaxFault::none:
-      return &launch_attention_wgmma_pingpong<__nv_bfloat16>;
-    case SoftmaxFault::skip_rescale:
-      return &launch_attention_wgmma_pingpong<__nv_bfloat16, SoftmaxFault::skip_rescale>;
-    case SoftmaxFault::causal_off_by_one:
-      return &launch_attention_wgmma_pingpong<__nv_bfloat16, SoftmaxFault::causal_off_by_one>;
-    case SoftmaxFault::p_in_wrong_layout:
-      return &launch_attention_wgmma_pingpong<__nv_bfloat16, SoftmaxFault::p_in_wrong_layout>;
-  }
-  return nullptr;
+  return launcher_with_fault(fault, [](auto f) -> Launcher<__nv_bfloat16> {
+    return &launch_attention_wgmma_pingpong<__nv_bfloat16, decltype(f)::value>;
+  });
 }
 #endif
 

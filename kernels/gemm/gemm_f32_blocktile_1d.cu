@@ -46,16 +46,16 @@ __global__ void __launch_bounds__(BlockM* BlockN / ThreadM)
     load_tile<BlockM, BlockK, kThreads>(As, A, lda, block_row, k0, M, K);
     load_tile<BlockK, BlockN, kThreads>(Bs, B, ldb, k0, block_col, K, N);
     __syncthreads();
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int k = 0; k < BlockK; ++k) {
       const float b = Bs[k][tx];
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int i = 0; i < ThreadM; ++i) acc[i] += As[ty + i][k] * b;
     }
     __syncthreads();
   }
   const int col = block_col + tx;
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int i = 0; i < ThreadM; ++i) {
     const int row = block_row + ty + i;
     if (row < M && col < N) C[row * ldc + col] = acc[i];

@@ -54,24 +54,24 @@ __global__ void __launch_bounds__((BlockM / ThreadM) * (BlockN / ThreadN))
     load_tile<BlockM, BlockK, kThreads>(As, A, lda, block_row, k0, M, K);
     load_tile<BlockK, BlockN, kThreads>(Bs, B, ldb, k0, block_col, K, N);
     __syncthreads();
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int k = 0; k < BlockK; ++k) {
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int i = 0; i < ThreadM; ++i) a_frag[i] = As[ty + i][k];
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int j = 0; j < ThreadN; ++j) b_frag[j] = Bs[k][tx + j];
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int i = 0; i < ThreadM; ++i) {
-        RL_GEMM_UNROLL
+        RL_UNROLL
         for (int j = 0; j < ThreadN; ++j) acc[i][j] += a_frag[i] * b_frag[j];
       }
     }
     __syncthreads();
   }
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int i = 0; i < ThreadM; ++i) {
     const int row = block_row + ty + i;
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int j = 0; j < ThreadN; ++j) {
       const int col = block_col + tx + j;
       if (row < M && col < N) C[row * ldc + col] = acc[i][j];

@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(Tile* Tile)
     load_tile<Tile, Tile, Tile * Tile>(As, A, lda, block_row, k0, M, K);
     load_tile<Tile, Tile, Tile * Tile>(Bs, B, ldb, k0, block_col, K, N);
     __syncthreads();
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int k = 0; k < Tile; ++k) acc += As[ty][k] * Bs[k][tx];
     __syncthreads();  // the tiles are overwritten by the next step
   }

@@ -63,24 +63,24 @@ __global__ void __launch_bounds__((BlockM / ThreadM) * (BlockN / ThreadN))
     loader.fetch(A, B, M, N, K, lda, ldb, block_row, block_col, k0, a_aligned, b_aligned);
     loader.store_staged(As, Bs);
     __syncthreads();
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int k = 0; k < BlockK; ++k) {
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int i = 0; i < ThreadM / 4; ++i) a_frag[i] = load128(&As[k][ty + 4 * i]);
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int j = 0; j < ThreadN / 4; ++j) b_frag[j] = load128(&Bs[k][tx + 4 * j]);
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int i = 0; i < ThreadM; ++i) {
-        RL_GEMM_UNROLL
+        RL_UNROLL
         for (int j = 0; j < ThreadN; ++j) acc[i][j] += a_frag[i / 4][i % 4] * b_frag[j / 4][j % 4];
       }
     }
     __syncthreads();
   }
   const bool c_aligned = rows_aligned16(C, ldc);
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int i = 0; i < ThreadM; ++i) {
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int j = 0; j < ThreadN; j += 4)
       store4_clipped(C, ldc, block_row + ty + i, block_col + tx + j, M, N, c_aligned,
                      Packed128<float>{{acc[i][j], acc[i][j + 1], acc[i][j + 2], acc[i][j + 3]}});

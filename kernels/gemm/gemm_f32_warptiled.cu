@@ -78,17 +78,17 @@ __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
     if (more)
       loader.fetch(A, B, M, N, K, lda, ldb, block_row, block_col, (step + 1) * BlockK, a_aligned,
                    b_aligned);
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int k = 0; k < BlockK; ++k) {
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int im = 0; im < kIterM; ++im)
         a_frag[im] = load128(&As[cur][k][warp_row + im * kSubM + lane_row]);
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int in = 0; in < kIterN; ++in)
         b_frag[in] = load128(&Bs[cur][k][warp_col + in * kSubN + lane_col]);
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int im = 0; im < kIterM; ++im) {
-        RL_GEMM_UNROLL
+        RL_UNROLL
         for (int in = 0; in < kIterN; ++in) outer_product_4x4(acc[im][in], a_frag[im], b_frag[in]);
       }
     }
@@ -99,11 +99,11 @@ __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
   }
 
   const bool c_aligned = rows_aligned16(C, ldc);
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int im = 0; im < kIterM; ++im) {
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int in = 0; in < kIterN; ++in) {
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int i = 0; i < kThreadM; ++i) {
         const float* v = acc[im][in][i];
         store4_clipped(C, ldc, block_row + warp_row + im * kSubM + lane_row + i,

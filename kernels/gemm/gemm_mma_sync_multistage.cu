@@ -205,7 +205,7 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
     return swizzled_offset(Swizzle::rows64B, kARowBytes, at.row, at.chunk);
   }();
   int b_lane[kTilesN];
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int jn = 0; jn < kTilesN; ++jn) {
     if constexpr (std::is_same_v<P, MmaTf32>) {
       // (k, n) = (t, g) and (t + 4, g) of tile jn: one 32-bit element each.
@@ -230,19 +230,19 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
     }
     const unsigned char* As = smem + stage_offset;
     const unsigned char* Bs = As + kAStageBytes;
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int ks = 0; ks < BlockK / P::kMmaK; ++ks) {
       const unsigned char* Bk = Bs + ks * P::kMmaK * kBRowBytes;
       std::uint32_t a[kTilesM][4];
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int im = 0; im < kTilesM; ++im) {
         ptx::ldmatrix_x4(a[im], As + (a_lane ^ (ks * kMmaChunks * 16)) + im * 16 * kARowBytes);
       }
       std::uint32_t b[kTilesN][2];
       if constexpr (std::is_same_v<P, MmaTf32>) {
-        RL_GEMM_UNROLL
+        RL_UNROLL
         for (int jn = 0; jn < kTilesN; ++jn) {
-          RL_GEMM_UNROLL
+          RL_UNROLL
           for (int h = 0; h < 2; ++h)  // rows t and t + 4: the same XOR (tf32_b's period 4)
             b[jn][h] =
                 *reinterpret_cast<const std::uint32_t*>(Bk + b_lane[jn] + 4 * h * kBRowBytes);
@@ -250,7 +250,7 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
       } else if constexpr (std::is_same_v<P, MmaE4m3>) {
         // Columns 2g and 2g + 1 of a 16-column chunk: the even tile 2jp takes
         // the chunk's even columns, the odd tile 2jp + 1 the odd ones.
-        RL_GEMM_UNROLL
+        RL_UNROLL
         for (int jp = 0; jp < kTilesN / 2; ++jp) {
           std::uint32_t r[4];
           ptx::ldmatrix_x4_trans(r, Bk + b_lane[2 * jp]);
@@ -262,7 +262,7 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
           b[2 * jp + 1][1] = __byte_perm(r[2], r[3], 0x7531);
         }
       } else {
-        RL_GEMM_UNROLL
+        RL_UNROLL
         for (int jp = 0; jp < kTilesN / 2; ++jp) {
           std::uint32_t r[4];
           ptx::ldmatrix_x4_trans(r, Bk + b_lane[2 * jp]);
@@ -272,9 +272,9 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
           b[2 * jp + 1][1] = r[3];
         }
       }
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int im = 0; im < kTilesM; ++im) {
-        RL_GEMM_UNROLL
+        RL_UNROLL
         for (int jn = 0; jn < kTilesN; ++jn) P::mma(acc[im][jn], a[im], b[jn]);
       }
     }
@@ -285,7 +285,7 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
   auto next_stage = [](int offset) {
     return offset + kStageBytes == Stages * kStageBytes ? 0 : offset + kStageBytes;
   };
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int s = 0; s < Stages - 1; ++s) {
     if (s < full_tiles)
       load_full(smem + s * kStageBytes);
@@ -308,7 +308,7 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
   // stage read in the previous iteration), issue the next load into that
   // freed stage, compute.
   int kt = 0;
-  RL_GEMM_NO_UNROLL
+  RL_NO_UNROLL
   for (; kt + Stages - 1 < full_tiles; ++kt) {
     ptx::cp_async_wait<Stages - 2>();  // this thread's copies of tile kt have landed
     round_landed_stage(read_stage);
@@ -321,7 +321,7 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
     write_stage = next_stage(write_stage);
   }
   // Tail: the last Stages - 1 tiles, and the edge tile's load.
-  RL_GEMM_NO_UNROLL
+  RL_NO_UNROLL
   for (; kt < k_tiles; ++kt) {
     ptx::cp_async_wait<Stages - 2>();
     round_landed_stage(read_stage);
@@ -337,11 +337,11 @@ __device__ __forceinline__ void mma_sync_block_tile(float* __restrict__ C,
   // column 2t + i % 2 of the tile; fp8 tiles interleave (see above).  The
   // two columns of a pair are adjacent except for fp8.
   const bool c_aligned = (reinterpret_cast<std::uintptr_t>(C) & 7u) == 0 && ldc % 2 == 0;
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int im = 0; im < kTilesM; ++im) {
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int jn = 0; jn < kTilesN; ++jn) {
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int h = 0; h < 2; ++h) {
         const int row = block_row + warp_row + im * 16 + g + 8 * h;
         if (row >= M) continue;

@@ -4,6 +4,7 @@
 // stage.
 #pragma once
 
+#include "rl/unroll.hpp"
 #include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_swizzle.hpp"
 #include "gemm/gemm_tiles.hpp"
@@ -13,15 +14,6 @@
 #include <cstdint>
 
 namespace rl::gemm {
-
-// `#pragma unroll 1` for nvcc: a k-loop whose body is 64 mma already, which
-// nvcc would otherwise unroll twice on some targets (sm_100a, sm_120) at the
-// price of registers, up to spilling.
-#if defined(__CUDACC__)
-#define RL_GEMM_NO_UNROLL _Pragma("unroll 1")
-#else
-#define RL_GEMM_NO_UNROLL
-#endif
 
 // Whether the swizzle's XOR is the same for row r and row r + rows, every r:
 // then a tile row `rows` further down is at a constant offset.
@@ -62,7 +54,7 @@ struct TileCopies {
     const int row = thread / ChunksPerRow % kRowStep, col = thread % ChunksPerRow * kPerChunk;
     shared_offset = swizzled_offset(S, kRowBytes, row, thread % ChunksPerRow);
     const int col_elements = cols_left - col < kPerChunk ? cols_left - col : kPerChunk;
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int i = 0; i < kCopies; ++i) {
       const bool inside = row + i * kRowStep < rows_left && col_elements > 0;
       offset[i] = inside ? (row + i * kRowStep) * ld + col : 0;
@@ -72,7 +64,7 @@ struct TileCopies {
 
   // src: the tile's first element; tile: the stage's swizzled tile.
   __device__ __forceinline__ void issue(unsigned char* tile, const T* src) const {
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int i = 0; i < kCopies; ++i)
       ptx::cp_async_16_zfill(tile + shared_offset + i * kRowStep * kRowBytes, src + offset[i],
                              bytes[i]);
@@ -93,7 +85,7 @@ __device__ __forceinline__ void stage_tile(unsigned char* tile, const T* __restr
   constexpr int kChunks = Rows * ChunksPerRow;
   static_assert(kChunks % Threads == 0, "tile split evenly over the threads");
   const int tid = static_cast<int>(threadIdx.x);
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int i = 0; i < kChunks / Threads; ++i) {
     const int idx = tid + i * Threads;
     const int r = idx / ChunksPerRow, c = idx % ChunksPerRow;
@@ -108,7 +100,7 @@ __device__ __forceinline__ void stage_tile(unsigned char* tile, const T* __restr
       ptx::cp_async_16_zfill(dst, from, static_cast<unsigned>(in_bounds * sizeof(T)));
     } else {
       T* out = reinterpret_cast<T*>(dst);
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int e = 0; e < kPerChunk; ++e)
         out[e] = e < in_bounds ? src[row * ld + col + e] : input_from_f32<T>(0.0f);
     }
@@ -128,7 +120,7 @@ __device__ __forceinline__ std::uint32_t round_to_tf32(std::uint32_t bits) {
 template <typename Copies>
 __device__ __forceinline__ void round_own_chunks_to_tf32(unsigned char* tile,
                                                          const Copies& copies) {
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int i = 0; i < Copies::kCopies; ++i) {
     uint4* chunk = reinterpret_cast<uint4*>(tile + copies.shared_offset +
                                             i * Copies::kRowStep * Copies::kRowBytes);

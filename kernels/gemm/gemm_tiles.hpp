@@ -1,10 +1,11 @@
-// GEMM device-side tile helpers of the FP32 SIMT rungs: RL_GEMM_UNROLL,
-// bounded tile loads into shared memory, 128-bit loads and stores with
-// tail handling, the 4 x 4 outer product and the vec128 tile loader.
+// GEMM device-side tile helpers of the FP32 SIMT rungs: bounded tile loads
+// into shared memory, 128-bit loads and stores with tail handling, the 4 x 4
+// outer product and the vec128 tile loader.
 #pragma once
 
 #include "rl/cuda.hpp"
 #include "rl/packed128.hpp"
+#include "rl/unroll.hpp"
 
 #include <cstdint>
 
@@ -14,15 +15,6 @@ namespace rl::gemm {
 // the CUDA backend.
 #if defined(__CUDACC__) || defined(RL_EMULATE)
 
-// `#pragma unroll` for nvcc, which keeps the register tiles in registers only
-// when their loops are unrolled; the emulator's host compiler does not know
-// the pragma (-Wunknown-pragmas).
-#if defined(__CUDACC__)
-#define RL_GEMM_UNROLL _Pragma("unroll")
-#else
-#define RL_GEMM_UNROLL
-#endif
-
 // dst[r][c] = src[(row0 + r) * ld + col0 + c], 0 outside rows x cols, by
 // `Threads` threads (the whole block) in turn.  Zeros past the edges make the
 // tile loops of every rung tail-free: a zero term adds nothing, exactly.
@@ -30,7 +22,7 @@ template <int Rows, int Cols, int Threads>
 __device__ __forceinline__ void load_tile(float (&dst)[Rows][Cols], const float* __restrict__ src,
                                           int ld, int row0, int col0, int rows, int cols) {
   const int tid = static_cast<int>(threadIdx.y * blockDim.x + threadIdx.x);
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int i = tid; i < Rows * Cols; i += Threads) {
     const int r = i / Cols, c = i % Cols;
     dst[r][c] = (row0 + r < rows && col0 + c < cols) ? src[(row0 + r) * ld + col0 + c] : 0.0f;
@@ -49,7 +41,7 @@ __device__ __forceinline__ Packed128<float> load4_or_zeros(const float* __restri
   if (row >= rows || col >= cols) return v;
   const float* src = m + row * ld + col;
   if (aligned && col + 4 <= cols) return load128(src);
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int j = 0; j < 4; ++j)
     if (col + j < cols) v[j] = src[j];
   return v;
@@ -59,9 +51,9 @@ __device__ __forceinline__ Packed128<float> load4_or_zeros(const float* __restri
 // one of B, 16 FFMAs.
 __device__ __forceinline__ void outer_product_4x4(float (&acc)[4][4], const Packed128<float>& a,
                                                   const Packed128<float>& b) {
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int i = 0; i < 4; ++i) {
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int j = 0; j < 4; ++j) acc[i][j] += a[i] * b[j];
   }
 }
@@ -83,7 +75,7 @@ __device__ __forceinline__ void store4_clipped(float* __restrict__ C, int ldc, i
     store128(dst, v);
     return;
   }
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int j = 0; j < 4; ++j)
     if (col + j < N) dst[j] = v[j];
 }
@@ -109,13 +101,13 @@ struct Vec128TileLoader {
                                         int M, int N, int K, int lda, int ldb, int block_row,
                                         int block_col, int k0, bool a_aligned, bool b_aligned) {
     const int tid = static_cast<int>(threadIdx.x);
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int i = 0; i < kAVecs; ++i) {
       const int v = tid + i * Threads;
       const int r = v / (BlockK / 4), c = (v % (BlockK / 4)) * 4;
       a[i] = load4_or_zeros(A, lda, block_row + r, k0 + c, M, K, a_aligned);
     }
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int i = 0; i < kBVecs; ++i) {
       const int v = tid + i * Threads;
       const int r = v / (BlockN / 4), c = (v % (BlockN / 4)) * 4;
@@ -126,14 +118,14 @@ struct Vec128TileLoader {
   __device__ __forceinline__ void store_staged(float (&As)[BlockK][BlockM],
                                                float (&Bs)[BlockK][BlockN]) const {
     const int tid = static_cast<int>(threadIdx.x);
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int i = 0; i < kAVecs; ++i) {
       const int v = tid + i * Threads;
       const int r = v / (BlockK / 4), c = (v % (BlockK / 4)) * 4;
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int j = 0; j < 4; ++j) As[c + j][r] = a[i][j];
     }
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int i = 0; i < kBVecs; ++i) {
       const int v = tid + i * Threads;
       const int r = v / (BlockN / 4), c = (v % (BlockN / 4)) * 4;

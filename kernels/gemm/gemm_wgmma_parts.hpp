@@ -15,9 +15,9 @@
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_pipeline_fault.hpp"
 #include "gemm/gemm_tile_order.hpp"
-#include "gemm/gemm_tiles.hpp"  // RL_GEMM_UNROLL
 #include "rl/cuda.hpp"
 #include "rl/ptx.hpp"
+#include "rl/unroll.hpp"
 #if !defined(__CUDA_ARCH__)
 #include "gemm/gemm_workload.hpp"
 #endif
@@ -185,7 +185,7 @@ __device__ __forceinline__ void issue_stage_wgmmas(float (&d)[R::kAccumulators],
   const std::uint32_t b_base = rl::ptx::shared_address(b_tile<R>(ring, stage));
   rl::ptx::wgmma_fence_operand(d);
   rl::ptx::wgmma_fence();
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int step = 0; step < R::kBlockK / R::kWgmmaK; ++step) {
     const std::uint64_t desc_a = rl::ptx::smem_descriptor(
         a_base + step * kAStepBytes, kAUnusedLbo, kRowGroupBytes, rl::ptx::SmemSwizzle::b128);
@@ -310,11 +310,11 @@ __device__ __forceinline__ void store_accumulators(const float (&d)[R::kAccumula
   const int t = thread % kWarpgroupThreads;
   const int row0 = tile.row + consumer * kWgmmaM + 16 * (t / 32) + (t % 32) / 4;
   const int col0 = tile.col + 2 * (t % 4);
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int j = 0; j < R::kBlockN / 8; ++j) {
     const int col = col0 + 8 * j;
     if (col >= N) break;
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int half = 0; half < 2; ++half) {
       const int row = row0 + 8 * half;
       if (row < M) {

@@ -92,15 +92,15 @@ __device__ __forceinline__ void store_through_tma(const float (&d)[Ring::kAccumu
                                                   const rl::ptx::TensorMap* c_map,
                                                   unsigned char* warp_staging, int row, int col,
                                                   int lane, int& boxes) {
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int q = 0; q < Ring::kBlockN / kBoxCols; ++q, ++boxes) {
     unsigned char* box = warp_staging + (boxes % kBuffers) * kBoxBytes;
     if (lane == 0) rl::ptx::bulk_wait_group_read<kBuffers - 1>();  // this buffer has been read
     __syncwarp();
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int jj = 0; jj < kBoxCols / 8; ++jj) {
       const int j = 4 * q + jj, box_col = 8 * jj + 2 * (lane % 4);  // even: 8 bytes of a 16
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int half = 0; half < 2; ++half) {
         const int box_row = lane / 4 + 8 * half;
         const int chunk = (box_col / 4) ^ (box_row % 8);  // the 128B swizzle of 16-byte chunks

@@ -93,9 +93,9 @@ __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
   const int warp_col = (warp % (BlockN / WarpN)) * WarpN;
 
   wmma::fragment<wmma::accumulator, 16, 16, kK, float> acc[kTilesM][kTilesN];
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int i = 0; i < kTilesM; ++i) {
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int j = 0; j < kTilesN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
   }
 
@@ -110,32 +110,32 @@ __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
   const T zero = input_from_f32<T>(0.0f);
 
   for (int k0 = 0; k0 < K; k0 += BlockK) {
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int i = tid; i < BlockM * BlockK; i += kThreads) {
       const int r = i / BlockK, c = i % BlockK;
       const int row = block_row + r, col = k0 + c;
       As[r][c] = row < M && col < K ? stage(A[row * lda + col]) : zero;
     }
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int i = tid; i < BlockK * BlockN; i += kThreads) {
       const int r = i / BlockN, c = i % BlockN;
       const int row = k0 + r, col = block_col + c;
       Bs[r][c] = row < K && col < N ? stage(B[row * ldb + col]) : zero;
     }
     __syncthreads();
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int kk = 0; kk < BlockK; kk += kK) {
       wmma::fragment<wmma::matrix_a, 16, 16, kK, FragIn, wmma::row_major> a[kTilesM];
       wmma::fragment<wmma::matrix_b, 16, 16, kK, FragIn, wmma::row_major> b[kTilesN];
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int i = 0; i < kTilesM; ++i)
         wmma::load_matrix_sync(a[i], &As[warp_row + i * 16][kk], kLdA);
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int j = 0; j < kTilesN; ++j)
         wmma::load_matrix_sync(b[j], &Bs[kk][warp_col + j * 16], kLdB);
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int i = 0; i < kTilesM; ++i) {
-        RL_GEMM_UNROLL
+        RL_UNROLL
         for (int j = 0; j < kTilesN; ++j) wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
       }
     }
@@ -145,14 +145,14 @@ __global__ void __launch_bounds__((BlockM / WarpM) * (BlockN / WarpN) * 32)
   // Each warp stores a 16 x 16 accumulator into its slot of Cs, then its
   // lanes copy the in-bounds part to C (rows of 16 floats, 2 rows a pass).
   float* tile = Cs[warp];
-  RL_GEMM_UNROLL
+  RL_UNROLL
   for (int i = 0; i < kTilesM; ++i) {
-    RL_GEMM_UNROLL
+    RL_UNROLL
     for (int j = 0; j < kTilesN; ++j) {
       wmma::store_matrix_sync(tile, acc[i][j], 16, wmma::mem_row_major);
       __syncwarp();
       const int row0 = block_row + warp_row + i * 16, col0 = block_col + warp_col + j * 16;
-      RL_GEMM_UNROLL
+      RL_UNROLL
       for (int e = lane; e < 16 * 16; e += 32) {
         const int row = row0 + e / 16, col = col0 + e % 16;
         if (row < M && col < N) C[row * ldc + col] = tile[e];
