@@ -1,6 +1,7 @@
 #include "rl/roofline/cli.hpp"
 
 #include "cli_commands.hpp"
+#include "counter_cli.hpp"
 
 #include "rl/roofline/compare.hpp"
 #include "rl/roofline/fleet.hpp"
@@ -125,6 +126,20 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
   bool model_json = false;
   model->add_option("--sku", model_sku, "SKU key or name (see `roofline skus`)")->required();
   model->add_flag("--json", model_json, "print JSON instead of text");
+
+  auto* counters = app.add_subcommand(
+      "counters",
+      "the hardware counters --counters would collect on a chip, and their replay passes "
+      "(CUPTI's host API; no GPU needed)");
+  std::string counters_chip, counters_sku;
+  bool counters_json = false;
+  auto* counters_chip_opt =
+      counters->add_option("--chip", counters_chip,
+                           "chip as CUPTI names it (gh100, GB202; any case), or all: every "
+                           "chip the SKU table names");
+  counters->add_option("--sku", counters_sku, "SKU key: plan for its chip (see `roofline skus`)")
+      ->excludes(counters_chip_opt);
+  counters->add_flag("--json", counters_json, "print JSON instead of tables");
 
   auto* plot = app.add_subcommand("plot", "render the roofline chart of a results.json as SVG");
   std::string plot_in, plot_out;
@@ -254,6 +269,8 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
     if (app.got_subcommand("skus")) return run_skus();
     if (app.got_subcommand(model))
       return run_model(model_sku, model_json, registered, sm_count_listed);
+    if (app.got_subcommand(counters))
+      return cli_detail::run_counters(counters_chip, counters_sku, counters_json);
     if (app.got_subcommand(plot)) return run_plot(plot_in, plot_out, plot_view);
     if (app.got_subcommand(report)) return run_report(report_in, report_out, report_sku);
     if (app.got_subcommand(compare)) return run_compare(base_path, new_path, options, format);

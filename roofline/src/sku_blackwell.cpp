@@ -42,6 +42,7 @@ void add_blackwell_rtx(std::vector<Sku>& r) {
       {.key = "rtx-5090",
        .name = "NVIDIA GeForce RTX 5090",
        .compute_capability = "12.0",
+       .chip = "GB202",  // pci.ids: "GB202 [GeForce RTX 5090]"
        .sm_count = 170,
        .boost_clock_mhz = 2407,
        .tensor_clock_mhz = 2407,
@@ -61,6 +62,7 @@ void add_blackwell_rtx(std::vector<Sku>& r) {
   r.push_back({.key = "rtx-pro-6000-ws",
                .name = "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
                .compute_capability = "12.0",
+               .chip = "GB202",  // NVIDIA MIG user guide, supported-GPU table
                .sm_count = 188,
                .memory_gib = 96,
                .memory_bytes_per_s = 1792e9,
@@ -73,6 +75,7 @@ void add_blackwell_rtx(std::vector<Sku>& r) {
   r.push_back({.key = "rtx-pro-6000-server",
                .name = "NVIDIA RTX PRO 6000 Blackwell Server Edition",
                .compute_capability = "12.0",
+               .chip = "GB202",  // NVIDIA MIG user guide, supported-GPU table
                .sm_count = 188,
                .memory_gib = 96,
                .memory_bytes_per_s = 1792e9,
@@ -85,6 +88,7 @@ void add_blackwell_rtx(std::vector<Sku>& r) {
       {.key = "dgx-spark",
        .name = "NVIDIA DGX Spark (GB10)",
        .compute_capability = "12.1",
+       .chip = "GB20B",  // pci.ids: "GB20B [GB10]"
        .sm_count = 48,
        .memory_gib = 128,
        .memory_bytes_per_s = 273e9,
@@ -111,6 +115,7 @@ void add_blackwell_datacenter(std::vector<Sku>& r) {
       {.key = "b200",
        .name = "NVIDIA B200 180GB",
        .compute_capability = "10.0",
+       .chip = "GB100",  // NVIDIA MIG user guide, supported-GPU table
        .sm_count = 148,
        .boost_clock_mhz = 1980,
        .tensor_clock_mhz = 1860,
@@ -150,6 +155,7 @@ void add_blackwell_datacenter(std::vector<Sku>& r) {
   r.push_back({.key = "gb200",
                .name = "NVIDIA GB200 (Blackwell GPU of a GB200 superchip)",
                .compute_capability = "10.0",
+               .chip = "GB100",  // NVIDIA MIG user guide, supported-GPU table
                .memory_gib = 186,
                .memory_bytes_per_s = 8.0e12,
                .l2_bytes = std::nullopt,
@@ -177,6 +183,7 @@ void add_blackwell_datacenter(std::vector<Sku>& r) {
       {.key = "b300",
        .name = "NVIDIA B300 (HGX B300)",
        .compute_capability = "10.3",
+       .chip = "GB110",  // pci.ids: "GB110 [B300 SXM6 AC]"
        .memory_gib = 288,
        .memory_bytes_per_s = 8.0e12,
        .l2_bytes = std::nullopt,
@@ -214,6 +221,7 @@ void add_blackwell_datacenter(std::vector<Sku>& r) {
       {.key = "gb300",
        .name = "NVIDIA GB300 (Blackwell Ultra GPU of a GB300 superchip)",
        .compute_capability = "10.3",
+       .chip = "GB110",  // pci.ids: "GB110 [GB300]"
        .memory_gib = 288,
        .memory_bytes_per_s = 8.0e12,
        .l2_bytes = std::nullopt,

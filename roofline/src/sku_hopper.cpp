@@ -28,6 +28,7 @@ void add_hopper(std::vector<Sku>& r) {
   r.push_back({.key = "h100-sxm",
                .name = "NVIDIA H100 SXM5 80GB",
                .compute_capability = "9.0",
+               .chip = "GH100",  // NVIDIA MIG user guide, supported-GPU table
                .sm_count = 132,
                .boost_clock_mhz = 1980,
                .tensor_clock_mhz = 1830,
@@ -46,6 +47,7 @@ void add_hopper(std::vector<Sku>& r) {
       {.key = "h100-pcie",
        .name = "NVIDIA H100 PCIe 80GB",
        .compute_capability = "9.0",
+       .chip = "GH100",  // NVIDIA MIG user guide, supported-GPU table
        .sm_count = 114,
        .boost_clock_mhz = 1755,
        .tensor_clock_mhz = 1620,
@@ -80,6 +82,7 @@ void add_hopper(std::vector<Sku>& r) {
   r.push_back({.key = "h100-nvl",
                .name = "NVIDIA H100 NVL 94GB",
                .compute_capability = "9.0",
+               .chip = "GH100",  // NVIDIA MIG user guide, supported-GPU table
                .sm_count = 132,
                .boost_clock_mhz = 1785,
                .tensor_clock_mhz = 1545,
@@ -95,6 +98,7 @@ void add_hopper(std::vector<Sku>& r) {
       {.key = "h200-sxm",
        .name = "NVIDIA H200 SXM 141GB",
        .compute_capability = "9.0",
+       .chip = "GH100",  // NVIDIA MIG user guide, supported-GPU table
        .sm_count = 132,
        .boost_clock_mhz = 1980,
        .tensor_clock_mhz = 1830,
@@ -116,6 +120,7 @@ void add_hopper(std::vector<Sku>& r) {
   r.push_back({.key = "h200-nvl",
                .name = "NVIDIA H200 NVL 141GB",
                .compute_capability = "9.0",
+               .chip = "GH100",  // NVIDIA MIG user guide, supported-GPU table
                .sm_count = 132,
                .boost_clock_mhz = 1785,
                .tensor_clock_mhz = 1545,

@@ -22,6 +22,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
   r.push_back({.key = "a100-sxm4-40gb",
                .name = "NVIDIA A100 SXM4 40GB",
                .compute_capability = "8.0",
+               .chip = "GA100",  // NVIDIA MIG user guide, supported-GPU table
                .sm_count = 108,
                .boost_clock_mhz = 1410,
                .tensor_clock_mhz = 1410,
@@ -36,6 +37,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
   r.push_back({.key = "a100-sxm4-80gb",
                .name = "NVIDIA A100 SXM4 80GB",
                .compute_capability = "8.0",
+               .chip = "GA100",  // NVIDIA MIG user guide, supported-GPU table
                .sm_count = 108,
                .boost_clock_mhz = 1410,
                .tensor_clock_mhz = 1410,
@@ -50,6 +52,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
   r.push_back({.key = "a100-pcie-40gb",
                .name = "NVIDIA A100 PCIe 40GB",
                .compute_capability = "8.0",
+               .chip = "GA100",  // NVIDIA MIG user guide, supported-GPU table
                .sm_count = 108,
                .boost_clock_mhz = 1410,
                .tensor_clock_mhz = 1410,
@@ -63,6 +66,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
   r.push_back({.key = "a100-pcie-80gb",
                .name = "NVIDIA A100 PCIe 80GB",
                .compute_capability = "8.0",
+               .chip = "GA100",  // NVIDIA MIG user guide, supported-GPU table
                .sm_count = 108,
                .boost_clock_mhz = 1410,
                .tensor_clock_mhz = 1410,
@@ -77,6 +81,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
   r.push_back({.key = "a10",
                .name = "NVIDIA A10",
                .compute_capability = "8.6",
+               .chip = "GA102",  // pci.ids: "GA102GL [A10]"
                .sm_count = 72,
                .boost_clock_mhz = 1695,
                .tensor_clock_mhz = 1695,
@@ -96,6 +101,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
   r.push_back({.key = "a10g",
                .name = "NVIDIA A10G",
                .compute_capability = "8.6",
+               .chip = "GA102",  // pci.ids: "GA102GL [A10G]"
                .sm_count = 80,
                .boost_clock_mhz = 1710,
                .tensor_clock_mhz = 1710,
@@ -116,6 +122,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
       {.key = "t4",
        .name = "NVIDIA T4",
        .compute_capability = "7.5",
+       .chip = "TU104",  // pci.ids: "TU104GL [Tesla T4]"
        .sm_count = 40,
        .boost_clock_mhz = 1590,
        .tensor_clock_mhz = 1590,
@@ -131,6 +138,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
       {.key = "l4",
        .name = "NVIDIA L4",
        .compute_capability = "8.9",
+       .chip = "AD104",  // pci.ids: "AD104GL [L4]"
        .sm_count = 58,
        .boost_clock_mhz = 2040,
        .tensor_clock_mhz = 2040,
@@ -150,6 +158,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
   r.push_back({.key = "l40s",
                .name = "NVIDIA L40S",
                .compute_capability = "8.9",
+               .chip = "AD102",  // pci.ids: "AD102GL [L40S]"
                .sm_count = 142,
                .boost_clock_mhz = 2520,
                .tensor_clock_mhz = 2520,
@@ -171,6 +180,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
       {.key = "rtx-3090",
        .name = "NVIDIA GeForce RTX 3090",
        .compute_capability = "8.6",
+       .chip = "GA102",  // pci.ids: "GA102 [GeForce RTX 3090]"
        .sm_count = 82,
        .boost_clock_mhz = 1695,
        .tensor_clock_mhz = 1695,
@@ -195,6 +205,7 @@ void add_turing_ampere_ada(std::vector<Sku>& r) {
       {.key = "rtx-4090",
        .name = "NVIDIA GeForce RTX 4090",
        .compute_capability = "8.9",
+       .chip = "AD102",  // pci.ids: "AD102 [GeForce RTX 4090]"
        .sm_count = 128,
        .boost_clock_mhz = 2520,
        .tensor_clock_mhz = 2520,

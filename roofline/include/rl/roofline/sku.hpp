@@ -47,8 +47,12 @@ struct Sku {
   std::string_view key;                 // "h100-sxm": what --sku takes
   std::string_view name;                // "NVIDIA H100 SXM5 80GB"
   std::string_view compute_capability;  // "9.0"
-  int sm_count = 0;                     // 0: not in the row's sources
-  double boost_clock_mhz = 0;           // 0: not in the row's sources
+  // The GPU die as CUPTI's profiler spells it ("GH100"), what `roofline
+  // counters` plans for; the row's comment cites where the name is from.
+  // Empty: not known.
+  std::string_view chip{};
+  int sm_count = 0;            // 0: not in the row's sources
+  double boost_clock_mhz = 0;  // 0: not in the row's sources
   // The clock the datasheet's tensor-core figures correspond to.  Equal to the
   // boost clock except where the vendor rates tensor throughput lower
   // (Hopper, Blackwell); `tensor_clock_note` then says why and where from.

@@ -1,0 +1,94 @@
+"""`roofline counters` through the CLI (roofline_cli_for_tests): the counter
+plan of every chip the SKU table names, as CI runs it (issue 28 item 4).
+
+usage: counters_cli.py SCENARIO CLI WORKDIR
+Exit 0 when the behaviour holds, 1 (with the reason) when not, 77 (skipped,
+with the reason) where the build has no CUPTI and the scenario needs it.
+"""
+import json
+import re
+import subprocess
+import sys
+
+from rltest import SKIP, Skip, check, one_line_error, run_scenario
+
+WITHOUT_CUPTI = "built without CUPTI"
+# Every chip the SKU table names (roofline/src/sku_*.cpp), in table order.
+SKU_CHIPS = ["GA100", "GA102", "TU104", "AD104", "AD102", "GB202", "GB20B", "GH100", "GB100",
+             "GB110"]
+
+
+class Env:
+    def __init__(self, cli):
+        self.cli = cli
+
+    def run(self, *args):
+        p = subprocess.run([self.cli, *args], capture_output=True, text=True, timeout=60)
+        check(p.returncode >= 0, f"roofline {args} died with signal {-p.returncode}")
+        return p
+
+    def planned(self, *args):
+        """Runs `roofline counters ARGS`; skips where the build has no CUPTI."""
+        p = self.run("counters", *args)
+        if p.returncode == 2 and WITHOUT_CUPTI in p.stderr:
+            one_line_error(p, WITHOUT_CUPTI)
+            raise Skip(f"roofline counters: {p.stderr.strip()}")
+        check(p.returncode == 0, f"counters {args}: exit {p.returncode}: {p.stderr}")
+        return p.stdout
+
+
+def counters_all_plans_every_chip_of_the_sku_table(env):
+    out = env.planned("--chip", "all")
+    headings = re.findall(r"^(\w+)(?: \(([^)]*)\))?: (\d+) metrics, (\d+) passes; CUPTI schedules "
+                          r"at most (\d+) hardware metrics per pass$", out, re.M)
+    check([h[0] for h in headings] == SKU_CHIPS,
+          f"chips planned {[h[0] for h in headings]}, expected {SKU_CHIPS}")
+    for chip, skus, metrics, passes, per_pass in headings:
+        check(skus, f"{chip}: no SKU named")
+        check(int(metrics) > 0 and int(passes) >= 1 and int(per_pass) > 0,
+              f"{chip}: {metrics} metrics, {passes} passes, {per_pass} per pass")
+    check(re.search(r"^  DRAM bytes read\s+dram__bytes_op_read\.sum  \(MISSING dram__bytes_read\.sum; "
+                    r"nearest equivalent\)$", out, re.M),
+          "GB202's DRAM reads are not shown as the equivalent of the missing preferred metric")
+    check("not built yet" in out, "the output does not say collection is not built yet")
+
+
+def counters_sku_json_names_the_chip_metrics_and_passes(env):
+    plan = json.loads(env.planned("--sku", "h200-sxm", "--json"))
+    check(len(plan["chips"]) == 1, "one chip expected")
+    chip = plan["chips"][0]
+    check(chip["chip"] == "GH100", f"h200-sxm planned for {chip['chip']}")
+    check("h100-sxm" in chip["skus"], f"GH100's SKUs: {chip['skus']}")
+    check(chip["passes"] >= 1, f"passes {chip['passes']}")
+    roles = {r["role"]: r for r in chip["roles"]}
+    check(roles["dram_bytes_read"]["metric"] == "dram__bytes_read.sum", "DRAM read metric")
+    check(roles["ffma2"]["status"] == "absent" and roles["ffma2"]["metric"] is None,
+          "Hopper has no packed FP32 counter")
+    check(chip["metrics"] == [r["metric"] for r in chip["roles"] if r["metric"]],
+          "metrics are not the chosen ones in role order")
+    lower = json.loads(env.planned("--chip", "gh100", "--json"))
+    check(lower == plan, "--chip gh100 and --sku h200-sxm plan differently")
+
+
+def counters_bad_input_is_one_line_exit_2(env):
+    p = env.run("counters", "--chip", "xx100")
+    if WITHOUT_CUPTI in p.stderr:
+        one_line_error(p, WITHOUT_CUPTI)  # what this build must say instead
+        return
+    one_line_error(p, r"unknown chip 'xx100'", r"GH100", r"GB202")
+    one_line_error(env.run("counters"), r"--chip")
+    one_line_error(env.run("counters", "--sku", "no-such-gpu"), r"unknown SKU")
+    one_line_error(env.run("counters", "--chip", "gh100", "--sku", "h100-sxm"))
+
+
+def main():
+    scenario, cli, work = sys.argv[1:4]
+    try:
+        return run_scenario(globals(), scenario, work, lambda: Env(cli))
+    except Skip as e:
+        print(f"{scenario}: SKIPPED: {e}")
+        return SKIP
+
+
+if __name__ == "__main__":
+    sys.exit(main())
