@@ -10,6 +10,18 @@
 // abandon()).  Both run on an alternate signal stack per worker thread, so
 // they also run after a fiber overflowed its stack.
 //
+// A general-protection fault (x86-64: SIGSEGV, SI_KERNEL, address 0) is
+// decoded (fault_decode.hpp).  A misaligned vector access fails the launch
+// with cudaErrorMisalignedAddress, sticky as on a GPU: the signal returns
+// into stop_misaligned_thread() on the CUDA thread's own stack, which stops
+// the thread as a device assert does.  Returning normally, rather than
+// leaving the handler by a context switch as the watchdog's does, lets the
+// kernel restore the signal mask (SIGSEGV stays blocked in a handler that
+// never returns, and a second fault would then end the process unreported),
+// the floating-point control state, and a sanitizer's signal bookkeeping
+// (ThreadSanitizer runs our handler inside its own).  Any other #GP is
+// described and handed on.
+//
 // __assert_fail stays in this file: every program that launches a kernel
 // links it (install_signal_handlers), so the interposition always holds.
 #include <dlfcn.h>
@@ -18,11 +30,14 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 
+#include "block_state.hpp"
+#include "fault_decode.hpp"
 #include "internal.hpp"
 
 namespace rl::emu::detail {
@@ -41,13 +56,92 @@ void write_stderr(const char* text) {
   }
 }
 
+// To the handler installed before ours, or to the default action.
+void hand_on(int sig, siginfo_t* info, void* context) {
+  const struct sigaction& previous = sig == SIGBUS ? g_previous_bus : g_previous_segv;
+  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
+    previous.sa_sigaction(sig, info, context);
+    return;
+  }
+  if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN &&
+      previous.sa_handler != nullptr) {
+    previous.sa_handler(sig);
+    return;
+  }
+  // Default action: returning re-executes the faulting instruction, which
+  // now kills the process with the signal (core dump included).
+  signal(sig, SIG_DFL);
+}
+
+#if defined(__x86_64__)
+// The general-protection fault's description, for stop_misaligned_thread():
+// a plain character buffer written by the handler on the same host thread.
+constinit thread_local char tl_fault_description[256] = {};
+
+[[noreturn]] void stop_misaligned_thread() {
+  stop_current_thread(cudaErrorMisalignedAddress, tl_fault_description);
+}
+
+// What stop_misaligned_thread() needs below the faulting frame: its report
+// (a 1 KiB label, fprintf) and abandon().
+constexpr std::uintptr_t kStopStackBytes = 16 * 1024;
+
+// A return address of 0 ends a debugger's backtrace at the stop function.
+__attribute__((no_sanitize_address)) void store_return_address(std::uintptr_t slot) {
+  *reinterpret_cast<std::uintptr_t*>(slot) = 0;
+}
+
+// Makes the signal's return enter stop_misaligned_thread() as if the faulting
+// instruction had called it, below the faulting frame and its red zone on
+// the fiber's own stack; false when the stack is not the fiber's or too full.
+bool return_into_stop(ucontext_t& context, const void* bottom, std::size_t size) {
+  greg_t* registers = context.uc_mcontext.gregs;
+  const auto sp = static_cast<std::uintptr_t>(registers[REG_RSP]);
+  const auto low = reinterpret_cast<std::uintptr_t>(bottom);
+  constexpr std::uintptr_t kRedZone = 128;
+  if (tl_switching != 0 || sp < low + kStopStackBytes + kRedZone || sp > low + size) return false;
+  const std::uintptr_t entry = ((sp - kRedZone) & ~std::uintptr_t{15}) - 8;  // as after a call
+  store_return_address(entry);
+  registers[REG_RSP] = static_cast<greg_t>(entry);
+  registers[REG_RIP] =
+      static_cast<greg_t>(reinterpret_cast<std::uintptr_t>(&stop_misaligned_thread));
+  return true;
+}
+
+// A #GP in a CUDA thread: true when the signal's return now stops the thread
+// (a misaligned access); otherwise the description is printed and the
+// signal handed on.
+bool general_protection_stops_thread(ucontext_t& context, const void* bottom, std::size_t size) {
+  if (describe_general_protection(context, tl_fault_description, sizeof tl_fault_description) &&
+      return_into_stop(context, bottom, size))
+    return true;
+  char where[1024];
+  write_current_thread_label(where, sizeof where);
+  write_stderr("rl::emu: SIGSEGV in ");
+  write_stderr(where);
+  write_stderr(": ");
+  write_stderr(tl_fault_description);
+  write_stderr("\n");
+  return false;
+}
+#endif
+
 // The fault is reported, then handed on: the process state is not
-// recoverable (a half-written block, a fiber whose stack overflowed).
+// recoverable (a half-written block, a fiber whose stack overflowed).  The
+// exception is a misaligned vector access (the file comment).
 void crash_handler(int sig, siginfo_t* info, void* context) {
   const void* bottom = nullptr;
   std::size_t size = 0;
   std::size_t guard = 0;
   if (current_fiber_stack(&bottom, &size, &guard)) {
+#if defined(__x86_64__)
+    if (sig == SIGSEGV && info->si_code == SI_KERNEL && info->si_addr == nullptr) {
+      // A stopped thread: the signal's return enters stop_misaligned_thread().
+      if (!general_protection_stops_thread(*static_cast<ucontext_t*>(context), bottom, size))
+        hand_on(sig, info, context);
+      return;
+    }
+#endif
     const auto address = reinterpret_cast<std::uintptr_t>(info->si_addr);
     const auto low = reinterpret_cast<std::uintptr_t>(bottom);
     bool overflow = address < low && address + guard + 1024 * 1024 >= low;
@@ -75,19 +169,7 @@ void crash_handler(int sig, siginfo_t* info, void* context) {
     write_stderr(where);
     write_stderr(line);
   }
-  const struct sigaction& previous = sig == SIGBUS ? g_previous_bus : g_previous_segv;
-  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
-    previous.sa_sigaction(sig, info, context);
-    return;
-  }
-  if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN &&
-      previous.sa_handler != nullptr) {
-    previous.sa_handler(sig);
-    return;
-  }
-  // Default action: returning re-executes the faulting instruction, which
-  // now kills the process with the signal (core dump included).
-  signal(sig, SIG_DFL);
+  hand_on(sig, info, context);
 }
 
 void watchdog_handler(int) {
@@ -131,6 +213,7 @@ BlockThreadSignalStack::~BlockThreadSignalStack() {
 void install_signal_handlers() {
   static std::once_flag once;
   std::call_once(once, [] {
+    prepare_fault_decoder();
     struct sigaction crash {};
     crash.sa_sigaction = crash_handler;
     crash.sa_flags = SA_SIGINFO | SA_ONSTACK;

@@ -45,8 +45,15 @@
 // previous block on its worker left there, which CUDA allows (shared memory
 // starts undefined).  `extern __shared__` is not supported: dynamic shared
 // memory is declared with RL_DYNAMIC_SHARED.
+//
+// Aligned to 16 bytes at least, as nvcc places every __shared__ array:
+// kernels store 16-byte vectors into arrays of narrower types
+// (`*reinterpret_cast<int4*>(&tile[r][0])` on a `__half tile[16][16]`), which
+// g++ compiles to aligned SSE moves, so a 2-byte-aligned array would fault.
+// On a variable the GNU attribute only raises alignment: a larger
+// `__align__(n)` or `alignas(n)` beside it wins.
 #ifndef __shared__
-#define __shared__ static thread_local
+#define __shared__ static thread_local __attribute__((aligned(16)))
 #endif
 
 struct uint3 {
