@@ -18,12 +18,12 @@ constexpr std::array kDramRead{
     M{"dram__bytes_read.sum"}, M{"dram__bytes_op_read.sum"},  // the GB20x spelling
     M{"fbpa__dram_read_bytes.sum", 1, "counted at the frame-buffer partitions"},
     M{"lts__t_sectors_aperture_sysmem_op_read.sum", kSectorBytes,
-      "L2 sectors read from system memory x 32 B (an integrated GPU's DRAM is system memory)"}};
+      "L2 sectors read from system memory x 32 B: an integrated GPU's DRAM is system memory"}};
 constexpr std::array kDramWrite{
     M{"dram__bytes_write.sum"}, M{"dram__bytes_op_write.sum"},
     M{"fbpa__dram_write_bytes.sum", 1, "counted at the frame-buffer partitions"},
     M{"lts__t_sectors_aperture_sysmem_op_write.sum", kSectorBytes,
-      "L2 sectors written to system memory x 32 B (an integrated GPU's DRAM is system memory)"}};
+      "L2 sectors written to system memory x 32 B: an integrated GPU's DRAM is system memory"}};
 constexpr std::array kL2Bytes{M{"lts__t_bytes.sum"},
                               M{"lts__t_sectors.sum", kSectorBytes, "L2 sectors x 32 B"}};
 constexpr std::array kL1Bytes{M{"l1tex__t_bytes.sum"},
