@@ -2,10 +2,10 @@
 // CUDA 13 toolkit) and the calls the emulator answers, by reference
 // (emu/src/cublas_lt_*.cpp): column-major layouts, strided batches, the
 // epilogues DEFAULT, RELU, BIAS, RELU_BIAS, GELU, GELU_BIAS, GELU_AUX and
-// GELU_AUX_BIAS, computed in double and rounded once to D's type.  Attribute
-// values, epilogues and orders that are not emulated are refused with
-// CUBLAS_STATUS_NOT_SUPPORTED and one line on stderr.  emu/README.md, "CUDA
-// surface", row "cuBLAS / cuBLASLt".
+// GELU_AUX_BIAS (GELU: the tanh approximation), computed in double and
+// rounded once to D's type.  Attribute values, epilogues and orders that are
+// not emulated are refused with CUBLAS_STATUS_NOT_SUPPORTED and one line on
+// stderr.  emu/README.md, "CUDA surface", row "cuBLAS / cuBLASLt".
 //
 // A cublasLtHandle_t holds no state here, so a cublasHandle_t cast to one
 // (which cuBLAS allows) works in every call but cublasLtDestroy.
