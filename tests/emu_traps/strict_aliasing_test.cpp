@@ -52,9 +52,10 @@ TEST(StrictAliasing, packed128_kernels_give_the_exact_answer_under_two_schedules
 }
 
 // The negative control: g++ exploits type-based aliasing in both kernels
-// (checked with GCC 12 at the default preset's -O2 and the asan preset's
-// -O1).  If a compiler stops doing so, this fails: the positive test above
-// then no longer shows the flag matters, and this comment needs revisiting.
+// (GCC 12 at -O2 and the default preset's -O3; the sanitizer presets
+// compile this file without instrumentation, CMakeLists.txt).  If a compiler
+// stops doing so, this fails: the positive test above then no longer shows
+// that the flag matters, and this comment needs revisiting.
 TEST(StrictAliasing, the_same_kernels_built_with_strict_aliasing_give_wrong_answers) {
   const std::vector<float> in = packed128_inputs();
   const Packed128Outputs want = packed128_reference(in);
