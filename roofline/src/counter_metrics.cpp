@@ -83,8 +83,8 @@ constexpr std::array kTensorActive{
       "the HMMA sub-pipe of the tensor pipe only"}};
 
 constexpr std::string_view kNoPackedFp32 =
-    "no packed FP32 instruction counter on this chip (CUPTI counts FFMA2, FADD2 and FMUL2 on "
-    "GB100 and GB110)";
+    "no packed FP32 instruction counter on this chip; CUPTI counts FFMA2, FADD2 and FMUL2 on "
+    "GB100 and GB110";
 constexpr std::string_view kNoTensorPath = "no tensor path for this input type on this chip";
 constexpr std::string_view kFolded =
     "folded into another role's counter on this chip, or no such tensor path here";
