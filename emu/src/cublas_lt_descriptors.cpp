@@ -12,22 +12,35 @@
 namespace rl::emu::cublas {
 namespace {
 
-template <typename State, typename Field>
-cublasStatus_t set_field(State& state, Field State::*field, const void* buf, std::size_t size) {
-  if (buf == nullptr || size != sizeof(Field)) return CUBLAS_STATUS_INVALID_VALUE;
-  std::memcpy(&(state.*field), buf, sizeof(Field));
-  return CUBLAS_STATUS_SUCCESS;
+// Set: writes the field `with_field` picks for the attribute into the
+// descriptor's bytes, when buf holds exactly that field's size.
+template <typename State, typename Opaque, typename WithField>
+cublasStatus_t set_attribute(Opaque* opaque, WithField with_field, const void* buf,
+                             std::size_t size) {
+  if (opaque == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  auto state = load_state<State>(opaque);
+  const cublasStatus_t status = with_field([&](auto field) {
+    if (buf == nullptr || size != sizeof(state.*field)) return CUBLAS_STATUS_INVALID_VALUE;
+    std::memcpy(&(state.*field), buf, sizeof(state.*field));
+    return CUBLAS_STATUS_SUCCESS;
+  });
+  if (status == CUBLAS_STATUS_SUCCESS) store_state(opaque, state);
+  return status;
 }
 
-// cuBLASLt's query form: buf null and size 0 asks only for the size.
-template <typename State, typename Field>
-cublasStatus_t get_field(const State& state, Field State::*field, void* buf, std::size_t size,
-                         std::size_t* written) {
-  if (written != nullptr) *written = sizeof(Field);
-  if (buf == nullptr && size == 0 && written != nullptr) return CUBLAS_STATUS_SUCCESS;
-  if (buf == nullptr || size < sizeof(Field)) return CUBLAS_STATUS_INVALID_VALUE;
-  std::memcpy(buf, &(state.*field), sizeof(Field));
-  return CUBLAS_STATUS_SUCCESS;
+// Get, with cuBLASLt's query form: buf null and size 0 asks only for the size.
+template <typename State, typename Opaque, typename WithField>
+cublasStatus_t get_attribute(const Opaque* opaque, WithField with_field, void* buf,
+                             std::size_t size, std::size_t* written) {
+  if (opaque == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
+  const auto state = load_state<State>(opaque);
+  return with_field([&](auto field) {
+    if (written != nullptr) *written = sizeof(state.*field);
+    if (buf == nullptr && size == 0 && written != nullptr) return CUBLAS_STATUS_SUCCESS;
+    if (buf == nullptr || size < sizeof(state.*field)) return CUBLAS_STATUS_INVALID_VALUE;
+    std::memcpy(buf, &(state.*field), sizeof(state.*field));
+    return CUBLAS_STATUS_SUCCESS;
+  });
 }
 
 // Applies `access` to the field that holds `attr`; NOT_SUPPORTED for others.
@@ -105,9 +118,11 @@ cublasStatus_t with_layout_field(cublasLtMatrixLayoutAttribute_t attr, const cha
 }  // namespace
 }  // namespace rl::emu::cublas
 
+using rl::emu::cublas::get_attribute;
 using rl::emu::cublas::LayoutState;
 using rl::emu::cublas::load_state;
 using rl::emu::cublas::MatmulDescState;
+using rl::emu::cublas::set_attribute;
 using rl::emu::cublas::store_state;
 
 extern "C" {
@@ -132,23 +147,19 @@ cublasStatus_t cublasLtMatmulDescDestroy(cublasLtMatmulDesc_t matmulDesc) {
 cublasStatus_t cublasLtMatmulDescSetAttribute(cublasLtMatmulDesc_t matmulDesc,
                                               cublasLtMatmulDescAttributes_t attr, const void* buf,
                                               std::size_t sizeInBytes) {
-  if (matmulDesc == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  auto state = load_state<MatmulDescState>(matmulDesc);
-  const cublasStatus_t status = rl::emu::cublas::with_desc_field(
-      attr, "cublasLtMatmulDescSetAttribute",
-      [&](auto field) { return rl::emu::cublas::set_field(state, field, buf, sizeInBytes); });
-  if (status == CUBLAS_STATUS_SUCCESS) store_state(matmulDesc, state);
-  return status;
+  const auto with_field = [&](auto access) {
+    return rl::emu::cublas::with_desc_field(attr, "cublasLtMatmulDescSetAttribute", access);
+  };
+  return set_attribute<MatmulDescState>(matmulDesc, with_field, buf, sizeInBytes);
 }
 
 cublasStatus_t cublasLtMatmulDescGetAttribute(cublasLtMatmulDesc_t matmulDesc,
                                               cublasLtMatmulDescAttributes_t attr, void* buf,
                                               std::size_t sizeInBytes, std::size_t* sizeWritten) {
-  if (matmulDesc == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  const auto state = load_state<MatmulDescState>(matmulDesc);
-  return rl::emu::cublas::with_desc_field(attr, "cublasLtMatmulDescGetAttribute", [&](auto field) {
-    return rl::emu::cublas::get_field(state, field, buf, sizeInBytes, sizeWritten);
-  });
+  const auto with_field = [&](auto access) {
+    return rl::emu::cublas::with_desc_field(attr, "cublasLtMatmulDescGetAttribute", access);
+  };
+  return get_attribute<MatmulDescState>(matmulDesc, with_field, buf, sizeInBytes, sizeWritten);
 }
 
 cublasStatus_t cublasLtMatrixLayoutCreate(cublasLtMatrixLayout_t* matLayout, cudaDataType type,
@@ -173,24 +184,19 @@ cublasStatus_t cublasLtMatrixLayoutDestroy(cublasLtMatrixLayout_t matLayout) {
 cublasStatus_t cublasLtMatrixLayoutSetAttribute(cublasLtMatrixLayout_t matLayout,
                                                 cublasLtMatrixLayoutAttribute_t attr,
                                                 const void* buf, std::size_t sizeInBytes) {
-  if (matLayout == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  auto state = load_state<LayoutState>(matLayout);
-  const cublasStatus_t status = rl::emu::cublas::with_layout_field(
-      attr, "cublasLtMatrixLayoutSetAttribute",
-      [&](auto field) { return rl::emu::cublas::set_field(state, field, buf, sizeInBytes); });
-  if (status == CUBLAS_STATUS_SUCCESS) store_state(matLayout, state);
-  return status;
+  const auto with_field = [&](auto access) {
+    return rl::emu::cublas::with_layout_field(attr, "cublasLtMatrixLayoutSetAttribute", access);
+  };
+  return set_attribute<LayoutState>(matLayout, with_field, buf, sizeInBytes);
 }
 
 cublasStatus_t cublasLtMatrixLayoutGetAttribute(cublasLtMatrixLayout_t matLayout,
                                                 cublasLtMatrixLayoutAttribute_t attr, void* buf,
                                                 std::size_t sizeInBytes, std::size_t* sizeWritten) {
-  if (matLayout == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
-  const auto state = load_state<LayoutState>(matLayout);
-  return rl::emu::cublas::with_layout_field(
-      attr, "cublasLtMatrixLayoutGetAttribute", [&](auto field) {
-        return rl::emu::cublas::get_field(state, field, buf, sizeInBytes, sizeWritten);
-      });
+  const auto with_field = [&](auto access) {
+    return rl::emu::cublas::with_layout_field(attr, "cublasLtMatrixLayoutGetAttribute", access);
+  };
+  return get_attribute<LayoutState>(matLayout, with_field, buf, sizeInBytes, sizeWritten);
 }
 
 cublasStatus_t cublasLtMatmulPreferenceCreate(cublasLtMatmulPreference_t* pref) {

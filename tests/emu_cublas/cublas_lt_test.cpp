@@ -222,6 +222,40 @@ TEST(EmuCublasLt, fp16_strided_batches_accumulate_in_place) {
   }
 }
 
+TEST(EmuCublasLt, attributes_read_back_what_was_set_and_report_their_storage_size) {
+  Desc desc;
+  desc.set(CUBLASLT_MATMUL_DESC_TRANSA, CUBLAS_OP_T);
+  std::int32_t transa = -1;
+  std::size_t written = 0;
+  EXPECT_EQ(cublasLtMatmulDescGetAttribute(desc.desc, CUBLASLT_MATMUL_DESC_TRANSA, &transa,
+                                           sizeof transa, &written),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(transa, CUBLAS_OP_T);
+  EXPECT_EQ(written, sizeof(std::int32_t));
+  // The query form: no buffer, size 0, only the size comes back.
+  EXPECT_EQ(cublasLtMatmulDescGetAttribute(desc.desc, CUBLASLT_MATMUL_DESC_BIAS_POINTER, nullptr, 0,
+                                           &written),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(written, sizeof(void*));
+
+  Layout layout(CUDA_R_16BF, 3, 4, 5);
+  layout.set(CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, std::int64_t{60});
+  std::int64_t stride = 0, ld = 0;
+  EXPECT_EQ(
+      cublasLtMatrixLayoutGetAttribute(layout.layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET,
+                                       &stride, sizeof stride, &written),
+      CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(stride, 60);
+  EXPECT_EQ(cublasLtMatrixLayoutGetAttribute(layout.layout, CUBLASLT_MATRIX_LAYOUT_LD, &ld,
+                                             sizeof ld, &written),
+            CUBLAS_STATUS_SUCCESS);
+  EXPECT_EQ(ld, 5);
+  std::int32_t too_small = 0;  // LD is an int64_t
+  EXPECT_EQ(cublasLtMatrixLayoutGetAttribute(layout.layout, CUBLASLT_MATRIX_LAYOUT_LD, &too_small,
+                                             sizeof too_small, &written),
+            CUBLAS_STATUS_INVALID_VALUE);
+}
+
 TEST(EmuCublasLt, refusals_and_invalid_values_as_cublaslt_answers_them) {
   LtHandle lt;
   rl::DeviceBuffer<float> buffer(64);
