@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdarg>
+#include <cstring>
 #endif
 
 namespace rl::emu::detail {
@@ -42,6 +44,59 @@ namespace {
 csh g_decoder = 0;
 cs_insn* g_instruction = nullptr;  // from cs_malloc, with its detail record
 std::atomic_flag g_decoder_busy;   // clear (C++20)
+
+// Capstone's allocations (CS_OPT_MEM) come from this arena, not malloc:
+// cs_disasm_iter allocates short-lived buffers, and the fault may have
+// interrupted malloc.  A bump allocator whose top block pops when freed, so
+// the decoder's buffers never pile up; used once at preparation and then
+// only under g_decoder_busy.  Exhausted, Capstone fails and the report says
+// what is known without it.
+alignas(16) unsigned char g_arena[64 * 1024];
+std::size_t g_arena_top = 0;
+
+struct ArenaBlock {
+  std::size_t bytes;
+  std::size_t below;  // the top before this block
+};
+static_assert(sizeof(ArenaBlock) % 16 == 0);
+
+std::size_t arena_span(std::size_t bytes) {
+  return sizeof(ArenaBlock) + (bytes + 15) / 16 * 16;
+}
+
+void* arena_malloc(std::size_t bytes) {
+  if (bytes > sizeof g_arena || arena_span(bytes) > sizeof g_arena - g_arena_top) return nullptr;
+  auto* block = reinterpret_cast<ArenaBlock*>(g_arena + g_arena_top);
+  *block = ArenaBlock{bytes, g_arena_top};
+  g_arena_top += arena_span(bytes);
+  return block + 1;
+}
+
+void arena_free(void* p) {
+  if (p == nullptr) return;
+  const ArenaBlock* block = static_cast<ArenaBlock*>(p) - 1;
+  if (block->below + arena_span(block->bytes) == g_arena_top) g_arena_top = block->below;
+}
+
+void* arena_calloc(std::size_t count, std::size_t size) {
+  if (size != 0 && count > sizeof g_arena / size) return nullptr;
+  void* p = arena_malloc(count * size);
+  if (p != nullptr) std::memset(p, 0, count * size);
+  return p;
+}
+
+void* arena_realloc(void* p, std::size_t bytes) {
+  if (p == nullptr) return arena_malloc(bytes);
+  const std::size_t had = (static_cast<ArenaBlock*>(p) - 1)->bytes;
+  if (bytes <= had) return p;
+  void* grown = arena_malloc(bytes);
+  if (grown != nullptr) std::memcpy(grown, p, had);
+  return grown;
+}
+
+int arena_vsnprintf(char* out, std::size_t size, const char* format, va_list args) {
+  return std::vsnprintf(out, size, format, args);
+}
 
 struct GeneralRegister {
   x86_reg name;
@@ -140,10 +195,26 @@ bool describe_decoded(const ucontext_t& context, char* out, std::size_t size) {
 
 void prepare_fault_decoder() {
   static const bool prepared = [] {
+    cs_opt_mem memory{arena_malloc, arena_calloc, arena_realloc, arena_free, arena_vsnprintf};
+    if (cs_option(0, CS_OPT_MEM, reinterpret_cast<std::size_t>(&memory)) != CS_ERR_OK) return false;
     if (cs_open(CS_ARCH_X86, CS_MODE_64, &g_decoder) != CS_ERR_OK) return false;
     if (cs_option(g_decoder, CS_OPT_DETAIL, CS_OPT_ON) != CS_ERR_OK) return false;
     g_instruction = cs_malloc(g_decoder);
-    return g_instruction != nullptr;
+    if (g_instruction == nullptr) return false;
+    // Capstone sorts its register tables (qsort, which may call malloc) at
+    // the first decode: done here, outside any signal handler.
+    static const std::uint8_t kWarmUp[] = {0x0f, 0x29, 0x00,  // movaps [rax], xmm0
+                                           0x66, 0x0f, 0x6f, 0x05,
+                                           0x00, 0x00, 0x00, 0x00,  // movdqa xmm0, [rip]
+                                           0xc5, 0xfd, 0x6f, 0x00,  // vmovdqa ymm0, [rax]
+                                           0x8b, 0x00,              // mov eax, [rax]
+                                           0x0f, 0x0b};             // ud2
+    const std::uint8_t* code = kWarmUp;
+    std::size_t bytes = sizeof kWarmUp;
+    std::uint64_t address = 0;
+    while (cs_disasm_iter(g_decoder, &code, &bytes, &address, g_instruction)) {
+    }
+    return true;
   }();
   (void)prepared;
 }

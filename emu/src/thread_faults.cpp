@@ -79,6 +79,10 @@ void hand_on(int sig, siginfo_t* info, void* context) {
 constinit thread_local char tl_fault_description[256] = {};
 
 [[noreturn]] void stop_misaligned_thread() {
+  // As at a thread's exit (fiber_main): what it did before the fault happens
+  // before the launch returns (racecheck; the launching thread reuses the
+  // stack that held the kernel's arguments).
+  race_release(current_thread().block->job);
   stop_current_thread(cudaErrorMisalignedAddress, tl_fault_description);
 }
 
