@@ -9,13 +9,16 @@
 // calls normalise_rows from it.
 #pragma once
 
-#include "ceilings/support.hpp"
+#include "ceilings/occupancy.hpp"
 #include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
-#include "layernorm/layernorm_workload.hpp"
 #include "rl/ptx.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "layernorm/layernorm_workload.hpp"
+#endif
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
@@ -171,6 +174,7 @@ void launch_rows_per_block(const Args<T>& a, cudaStream_t stream) {
                                 " does not fit in the registers of one block");
 }
 
+#if !defined(__CUDA_ARCH__)
 template <typename Rung, typename T>
 KernelRecord rows_per_block_record(std::string name, std::string baseline) {
   return make_record<T>({.name = std::move(name),
@@ -180,5 +184,6 @@ KernelRecord rows_per_block_record(std::string name, std::string baseline) {
                          .bytes_model = &bytes_model_rows_per_block,
                          .idea = Rung::kIdea});
 }
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::layernorm

@@ -17,6 +17,7 @@
 // launcher's choice of chunks a thread and the cost model are in
 // layernorm_rows_per_block.hpp.
 #include "layernorm/layernorm_rows_per_block.hpp"
+#include "rl/device_instances.hpp"
 
 namespace rl::layernorm {
 
@@ -41,9 +42,14 @@ struct RowsPerBlock {
   }
 };
 
+RL_DEVICE_INSTANCES(&launch_rows_per_block<RowsPerBlock, float>,
+                    &launch_rows_per_block<RowsPerBlock, __nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(rows_per_block_record<RowsPerBlock, float>("layernorm_vec128_rows_per_block_f32",
                                                               "layernorm_vec128_rowcached_f32"));
 RL_REGISTER_KERNEL(rows_per_block_record<RowsPerBlock, __nv_bfloat16>(
     "layernorm_vec128_rows_per_block_bf16", "layernorm_vec128_rowcached_bf16"));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::layernorm

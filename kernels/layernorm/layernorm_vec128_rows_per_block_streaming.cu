@@ -19,6 +19,7 @@
 // STG.E.EF.128 in the SASS of every architecture built; the emulator treats the
 // hint as the plain access it is semantically).
 #include "layernorm/layernorm_rows_per_block.hpp"
+#include "rl/device_instances.hpp"
 
 namespace rl::layernorm {
 
@@ -47,9 +48,14 @@ struct RowsPerBlockStreaming {
   }
 };
 
+RL_DEVICE_INSTANCES(&launch_rows_per_block<RowsPerBlockStreaming, float>,
+                    &launch_rows_per_block<RowsPerBlockStreaming, __nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 RL_REGISTER_KERNEL(rows_per_block_record<RowsPerBlockStreaming, float>(
     "layernorm_vec128_rows_per_block_streaming_f32", "layernorm_vec128_rows_per_block_f32"));
 RL_REGISTER_KERNEL(rows_per_block_record<RowsPerBlockStreaming, __nv_bfloat16>(
     "layernorm_vec128_rows_per_block_streaming_bf16", "layernorm_vec128_rows_per_block_bf16"));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::layernorm
