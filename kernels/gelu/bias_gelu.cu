@@ -16,7 +16,17 @@
 // t in bf16, as a framework would; both rungs are checked against one float64
 // reference, the unfused bf16 pair with that extra rounding in its error
 // bound (BiasGeluWorkload::error_bound).
+#include "gelu/bias_gelu_launch.hpp"
+#include "gelu/gelu_forms.hpp"
+#include "gelu/gelu_launch.hpp"
+#include "rl/cuda.hpp"
+#include "rl/device_instances.hpp"
+#include "rl/packed128.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "gelu/bias_gelu.hpp"
+#endif
+
+#include <cstdint>
 
 namespace rl::gelu {
 
@@ -111,6 +121,11 @@ void launch_bias_gelu_fused(const BiasGeluArgs<T>& a, cudaStream_t stream) {
   launch_bias_gelu_pass<T, true, true>(a, a.y, a.x, stream);
 }
 
+RL_DEVICE_INSTANCES(&launch_bias_gelu_unfused<float>, &launch_bias_gelu_fused<float>,
+                    &launch_bias_gelu_unfused<__nv_bfloat16>,
+                    &launch_bias_gelu_fused<__nv_bfloat16>);
+
+#if !defined(__CUDA_ARCH__)
 template <typename T>
 KernelRecord bias_gelu_record(bool fused) {
   // Named like the other ladders' records (gelu_tanh_f32_vec4, layernorm_unfused_bf16).
@@ -151,5 +166,6 @@ RL_REGISTER_KERNEL(bias_gelu_record<float>(false));
 RL_REGISTER_KERNEL(bias_gelu_record<float>(true));
 RL_REGISTER_KERNEL(bias_gelu_record<__nv_bfloat16>(false));
 RL_REGISTER_KERNEL(bias_gelu_record<__nv_bfloat16>(true));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gelu

@@ -1,8 +1,9 @@
-// Bias + GELU (tanh form): the cost model, shapes, arguments and workload of
+// Bias + GELU (tanh form): the cost model, shapes and workload of
 // bias_gelu.cu (the kernels and the idea are there).  A header so the tests
 // can reach the workload's launch hook.
 #pragma once
 
+#include "gelu/bias_gelu_launch.hpp"
 #include "gelu/gelu_cost.hpp"
 #include "gelu/gelu_forms.hpp"
 #include "gelu/gelu_launch.hpp"
@@ -47,27 +48,6 @@ inline std::vector<Shape> bias_gelu_shapes(SizePreset preset, std::size_t elemen
   }
   return {};
 }
-
-template <typename T>
-struct BiasGeluArgs {
-  T* y;
-  T* scratch;  // the unfused pair's intermediate t, one element per x element
-  const T* x;
-  const T* bias;
-  std::int64_t rows;
-  int width;
-  std::int64_t max_blocks = kMaxGridStrideBlocks;  // grid cap (see grid_stride_grid)
-};
-
-// Whether the kernels read the bias 128 bits at a time (width a multiple of
-// the vector length) or element by element (any other width).
-template <typename T>
-constexpr bool bias_loads_are_vectors(std::int64_t width) {
-  return width % Packed128<T>::size == 0;
-}
-
-template <typename T>
-using BiasGeluLauncher = void (*)(const BiasGeluArgs<T>&, cudaStream_t);
 
 // GELU's error model (error_bound, with t = x + bias for x; the fp32 sum's
 // rounding, at most u32 |t| |gelu'(t)| <= 1.2 u32 |t|, is inside its
