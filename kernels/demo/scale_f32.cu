@@ -14,42 +14,24 @@
 // Cost model (per element): 1 multiply -> flops = n; read x once and write y
 // once -> bytes_min = bytes_model = 8n.  No variant moves extra traffic.
 #include "rl/cuda.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
 #include "rl/device_buffer.hpp"
 #include "rl/host_parallel.hpp"
 #include "rl/registry.hpp"
 #include "rl/validate.hpp"
 
 #include <algorithm>
-#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+#endif
+
+#include <cstdint>
 
 // Everything is in rl::demo, not an anonymous namespace: the static checks match
 // kernel names in the mangled symbol, which an anonymous namespace obscures.
 namespace rl::demo {
-
-roofline::Cost scale_f32_cost(const Shape& shape) {
-  const auto n = static_cast<double>(shape.at("n"));
-  return {
-      .flops = n, .bytes_min = 8 * n, .bytes_model = 8 * n, .unit = roofline::ComputeUnit::fp32};
-}
-
-// small: odd sizes (partial blocks, a vec4 tail of 1 and of 3) that the
-// emulator runs in well under a second; medium: 2 x 64 MiB; large: 2 x 256 MiB,
-// a working set far beyond any L2 (>= 256 MB, as the presets require).
-std::vector<Shape> scale_f32_shapes(SizePreset preset) {
-  switch (preset) {
-    case SizePreset::small:
-      return {Shape{{{"n", 1000}}}, Shape{{{"n", 4097}}}};
-    case SizePreset::medium:
-      return {Shape{{{"n", (std::int64_t{1} << 24) + 3}}}};
-    case SizePreset::large:
-      return {Shape{{{"n", (std::int64_t{1} << 26) + 3}}}};
-  }
-  return {};
-}
 
 // Budgets from ptxas (nvcc 13.0): 30-32 registers on sm_75..sm_120.
 // rl-static: kernel=scale_f32_scalar max_regs=40 max_smem=0 sass=LDG.E,STG.E
@@ -80,6 +62,30 @@ __global__ void scale_f32_vec4(const float* __restrict__ x, float* __restrict__ 
   }
   // The last n % 4 elements, one per thread of the first block.
   if (const std::int64_t i = 4 * n4 + thread; i < n) y[i] = a * x[i];
+}
+
+// The kernels are not templates, so the device passes emit them without the
+// record that names them (no RL_DEVICE_INSTANCES needed).
+#if !defined(__CUDA_ARCH__)
+roofline::Cost scale_f32_cost(const Shape& shape) {
+  const auto n = static_cast<double>(shape.at("n"));
+  return {
+      .flops = n, .bytes_min = 8 * n, .bytes_model = 8 * n, .unit = roofline::ComputeUnit::fp32};
+}
+
+// small: odd sizes (partial blocks, a vec4 tail of 1 and of 3) that the
+// emulator runs in well under a second; medium: 2 x 64 MiB; large: 2 x 256 MiB,
+// a working set far beyond any L2 (>= 256 MB, as the presets require).
+std::vector<Shape> scale_f32_shapes(SizePreset preset) {
+  switch (preset) {
+    case SizePreset::small:
+      return {Shape{{{"n", 1000}}}, Shape{{{"n", 4097}}}};
+    case SizePreset::medium:
+      return {Shape{{{"n", (std::int64_t{1} << 24) + 3}}}};
+    case SizePreset::large:
+      return {Shape{{{"n", (std::int64_t{1} << 26) + 3}}}};
+  }
+  return {};
 }
 
 using ScaleKernel = void (*)(const float*, float*, float, std::int64_t);
@@ -166,5 +172,6 @@ KernelRecord scale_f32_record(std::string name, std::string variant, std::string
 RL_REGISTER_KERNEL(scale_f32_record("scale_f32_scalar", "scalar", "", scale_f32_scalar, 1));
 RL_REGISTER_KERNEL(scale_f32_record("scale_f32_vec4", "vec4", "scale_f32_scalar", scale_f32_vec4,
                                     4));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::demo
