@@ -18,24 +18,26 @@
 // against 1 GiB and is left out of the count, which makes the ceiling
 // conservative by < 0.1%.
 #include "ceilings/stream_pattern.hpp"
-#include "ceilings/support.hpp"
 #include "rl/cuda.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "ceilings/support.hpp"
 #include "rl/device_buffer.hpp"
 #include "rl/registry.hpp"
 
 #include <algorithm>
-#include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
+#endif
+
+#include <cstddef>
+#include <cstdint>
 
 namespace rl::ceilings {
 namespace {
 
-constexpr int kStreamBlock = 256;
 constexpr int kUnroll = 4;  // independent 16-byte loads in flight per thread
 
 }  // namespace
@@ -107,7 +109,10 @@ __global__ void hbm_triad_vec16(float4* __restrict__ a, const float4* __restrict
   }
 }
 
+#if !defined(__CUDA_ARCH__)
 namespace {
+
+constexpr int kStreamBlock = 256;
 
 // ---------------------------------------------------------------------------
 // Shapes and cost models.  n = floats per array, a multiple of 4 (whole float4s).
@@ -118,8 +123,8 @@ std::vector<Shape> stream_shapes(SizePreset preset) {
     // array (an L2-sized array would measure the cache, not HBM), at least
     // 16 MiB, at most 256 MiB.
     case SizePreset::small: {
-      const std::int64_t bytes =
-          std::clamp<std::int64_t>(8 * device_l2_bytes(), std::int64_t{16} << 20, std::int64_t{256} << 20);
+      const std::int64_t bytes = std::clamp<std::int64_t>(
+          8 * device_l2_bytes(), std::int64_t{16} << 20, std::int64_t{256} << 20);
       return {Shape{{{"n", bytes / 16 * 4}}}};  // whole float4s
     }
     case SizePreset::medium:
@@ -304,5 +309,6 @@ RL_REGISTER_KERNEL(stream_record<HbmRead>("hbm_read_vec16", "read", "hbm.read", 
 RL_REGISTER_KERNEL(stream_record<HbmWrite>("hbm_write_vec16", "write", "hbm.write", 1, 0.0));
 RL_REGISTER_KERNEL(stream_record<HbmCopy>("hbm_copy_vec16", "copy", "hbm.copy", 2, 0.0));
 RL_REGISTER_KERNEL(stream_record<HbmTriad>("hbm_triad_vec16", "triad", "hbm.triad", 3, 2.0));
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::ceilings

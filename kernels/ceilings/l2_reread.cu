@@ -19,17 +19,20 @@
 //                 value is bytes_model / time).  Counting the first pass as
 //                 L2 traffic is a small, conservative error at passes >= 20.
 #include "ceilings/stream_pattern.hpp"
-#include "ceilings/support.hpp"
 #include "rl/cuda.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "ceilings/support.hpp"
 #include "rl/device_buffer.hpp"
 #include "rl/registry.hpp"
 
 #include <algorithm>
-#include <cstddef>
-#include <cstdint>
 #include <memory>
 #include <stdexcept>
 #include <vector>
+#endif
+
+#include <cstddef>
+#include <cstdint>
 
 namespace rl::ceilings {
 namespace {
@@ -67,6 +70,7 @@ __global__ void l2_read_vec16_rotating(const float4* __restrict__ in, std::size_
   partial[first] = lane_sum(acc);
 }
 
+#if !defined(__CUDA_ARCH__)
 namespace {
 
 // Half the L2 of the current device, in floats (whole 4 KiB pages).
@@ -165,5 +169,6 @@ RL_REGISTER_KERNEL(KernelRecord{
     .cost = l2_cost,
     .make_workload = make_l2_read,
 });
+#endif  // !__CUDA_ARCH__
 
 }  // namespace rl::ceilings
