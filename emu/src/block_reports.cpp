@@ -79,6 +79,7 @@ std::string warp_states(const Block& b, const Thread* interrupted) {
 }  // namespace
 
 std::string kernel_name(const LaunchSpec& spec) {
+  if (spec.name != nullptr) return spec.name;
   Dl_info info{};
   if (dladdr(spec.kernel, &info) != 0 && info.dli_sname != nullptr && info.dli_saddr == spec.kernel)
     return demangle(info.dli_sname);

@@ -103,7 +103,8 @@ struct LaunchSpec {
   const void* kernel;     // for cudaFuncSetAttribute limits and the kernel's name
   const char* signature;  // fallback name when the symbol cannot be found
   void (*entry)(const void* bound);
-  const void* bound;  // the kernel pointer and its copied arguments
+  const void* bound;           // the kernel pointer and its copied arguments
+  const char* name = nullptr;  // as written at the launch, where no kernel pointer exists
 };
 
 void launch(const LaunchSpec& spec);
@@ -143,6 +144,90 @@ void launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, std::size_t 
 }
 
 }  // namespace rl
+
+namespace rl::emu {
+
+// A launch of a kernel template whose template arguments nvcc deduces from the
+// launch's arguments (`k<<<g, b>>>(x)` for `template <class T> __global__ void
+// k(T*)`): `call` is a generic lambda that calls the kernel, so C++ deduces
+// them exactly as a call does.  The arguments are copied once, decayed (what
+// by-value deduced parameters become); each CUDA thread's call copies them
+// again into the kernel's parameters.  With no kernel pointer, the launch is
+// named `name`, keyed by its entry function, and checked against the default
+// 48 KiB dynamic shared limit; the kernel's static __shared__ objects are not
+// found for the size check or initcheck (emu/docs/porting.md).
+template <typename Call, typename... Args>
+void launch_deduced(const char* name, const Call& call, dim3 grid, dim3 block,
+                    std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
+  (void)stream;  // streams are synchronous under the emulator
+  struct Bound {
+    const Call* call;
+    std::tuple<std::decay_t<Args>...> params;
+  };
+  const Bound bound{&call, std::tuple<std::decay_t<Args>...>(std::forward<Args>(args)...)};
+  void (*const entry)(const void*) = [](const void* p) {
+    const Bound& b = *static_cast<const Bound*>(p);
+    std::apply(*b.call, b.params);
+  };
+  const detail::LaunchSpec spec{grid, block, shared_bytes, reinterpret_cast<const void*>(entry),
+                                name, entry, &bound,       name};
+  detail::launch(spec);
+}
+
+namespace detail {
+
+// The kernel of a launch as written, `k<<<...>>>(...)`: its name, its pointer
+// when `k` names one function (or is a pointer), else nullptr (a function
+// template whose arguments the call deduces), and a call of it.
+template <typename Pointer, typename Call>
+struct KernelAsWritten {
+  const char* name;
+  Pointer pointer;
+  Call call;
+};
+
+// Deduces F from a function or a pointer; from a function template's name
+// alone it cannot, which RL_EMU_KERNEL's requires-expression turns into false.
+template <typename F, typename Tag>
+constexpr F kernel_pointer(F f, Tag) {
+  return f;
+}
+
+}  // namespace detail
+
+// What `k<<<grid, block, shared, stream>>>(args...)` becomes under
+// rl_emu_cuda_executable's rewrite (emu/tools/cuda_rewrite.py): rl::launch when
+// the kernel has a pointer, launch_deduced when C++ must deduce its template
+// arguments from the call.
+template <typename Pointer, typename Call, typename... Args>
+void launch_as_written(const detail::KernelAsWritten<Pointer, Call>& kernel, dim3 grid, dim3 block,
+                       std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
+  if constexpr (std::is_null_pointer_v<Pointer>)
+    launch_deduced(kernel.name, kernel.call, grid, block, shared_bytes, stream,
+                   std::forward<Args>(args)...);
+  else
+    rl::launch(kernel.pointer, grid, block, shared_bytes, stream, std::forward<Args>(args)...);
+}
+
+}  // namespace rl::emu
+
+// The kernel expression of a launch, for launch_as_written.  Variadic: template
+// arguments hold commas (`k<64, 64>`).  The lambdas capture by reference so
+// that a kernel held in a local function-pointer variable works too.
+// clang-format off
+#define RL_EMU_KERNEL(...)                                                          \
+  ::rl::emu::detail::KernelAsWritten{                                               \
+      #__VA_ARGS__,                                                                 \
+      [&](auto rl_emu_tag) {                                                        \
+        if constexpr (requires {                                                    \
+                        ::rl::emu::detail::kernel_pointer(__VA_ARGS__, rl_emu_tag); \
+                      })                                                            \
+          return ::rl::emu::detail::kernel_pointer(__VA_ARGS__, rl_emu_tag);        \
+        else                                                                        \
+          return nullptr;                                                           \
+      }(0),                                                                         \
+      [&](auto&&... rl_emu_args) { __VA_ARGS__(rl_emu_args...); }}
+// clang-format on
 
 #define RL_DYNAMIC_SHARED(T, name) \
   T* name = static_cast<T*>(::rl::emu::detail::dynamic_shared_memory())
