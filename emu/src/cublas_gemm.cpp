@@ -72,11 +72,25 @@ cublasStatus_t run(cublasHandle_t handle, const GemmCall& g) {
   return CUBLAS_STATUS_SUCCESS;
 }
 
+// The typed GEMMs (S, D, H and their strided-batched forms): every matrix is
+// of one type.
+cublasStatus_t typed_gemm(cublasHandle_t handle, const char* name, cudaDataType_t type,
+                          cublasComputeType_t compute, cublasOperation_t transa,
+                          cublasOperation_t transb, int m, int n, int k, const void* alpha,
+                          const void* a, int lda, long long stride_a, const void* b, int ldb,
+                          long long stride_b, const void* beta, void* c, int ldc,
+                          long long stride_c, int batch_count) {
+  return run(handle, GemmCall{name, transa, transb,   m,        n,           k,      alpha,    a,
+                              type, lda,    stride_a, b,        type,        ldb,    stride_b, beta,
+                              c,    type,   ldc,      stride_c, batch_count, compute});
+}
+
 }  // namespace
 }  // namespace rl::emu::cublas
 
 using rl::emu::cublas::GemmCall;
 using rl::emu::cublas::run;
+using rl::emu::cublas::typed_gemm;
 
 extern "C" {
 
@@ -84,84 +98,24 @@ cublasStatus_t cublasSgemm(cublasHandle_t handle, cublasOperation_t transa,
                            cublasOperation_t transb, int m, int n, int k, const float* alpha,
                            const float* A, int lda, const float* B, int ldb, const float* beta,
                            float* C, int ldc) {
-  return run(handle, GemmCall{"cublasSgemm",
-                              transa,
-                              transb,
-                              m,
-                              n,
-                              k,
-                              alpha,
-                              A,
-                              CUDA_R_32F,
-                              lda,
-                              0,
-                              B,
-                              CUDA_R_32F,
-                              ldb,
-                              0,
-                              beta,
-                              C,
-                              CUDA_R_32F,
-                              ldc,
-                              0,
-                              1,
-                              CUBLAS_COMPUTE_32F});
+  return typed_gemm(handle, "cublasSgemm", CUDA_R_32F, CUBLAS_COMPUTE_32F, transa, transb, m, n, k,
+                    alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
 }
 
 cublasStatus_t cublasDgemm(cublasHandle_t handle, cublasOperation_t transa,
                            cublasOperation_t transb, int m, int n, int k, const double* alpha,
                            const double* A, int lda, const double* B, int ldb, const double* beta,
                            double* C, int ldc) {
-  return run(handle, GemmCall{"cublasDgemm",
-                              transa,
-                              transb,
-                              m,
-                              n,
-                              k,
-                              alpha,
-                              A,
-                              CUDA_R_64F,
-                              lda,
-                              0,
-                              B,
-                              CUDA_R_64F,
-                              ldb,
-                              0,
-                              beta,
-                              C,
-                              CUDA_R_64F,
-                              ldc,
-                              0,
-                              1,
-                              CUBLAS_COMPUTE_64F});
+  return typed_gemm(handle, "cublasDgemm", CUDA_R_64F, CUBLAS_COMPUTE_64F, transa, transb, m, n, k,
+                    alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
 }
 
 cublasStatus_t cublasHgemm(cublasHandle_t handle, cublasOperation_t transa,
                            cublasOperation_t transb, int m, int n, int k, const __half* alpha,
                            const __half* A, int lda, const __half* B, int ldb, const __half* beta,
                            __half* C, int ldc) {
-  return run(handle, GemmCall{"cublasHgemm",
-                              transa,
-                              transb,
-                              m,
-                              n,
-                              k,
-                              alpha,
-                              A,
-                              CUDA_R_16F,
-                              lda,
-                              0,
-                              B,
-                              CUDA_R_16F,
-                              ldb,
-                              0,
-                              beta,
-                              C,
-                              CUDA_R_16F,
-                              ldc,
-                              0,
-                              1,
-                              CUBLAS_COMPUTE_16F});
+  return typed_gemm(handle, "cublasHgemm", CUDA_R_16F, CUBLAS_COMPUTE_16F, transa, transb, m, n, k,
+                    alpha, A, lda, 0, B, ldb, 0, beta, C, ldc, 0, 1);
 }
 
 cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa,
@@ -182,28 +136,9 @@ cublasStatus_t cublasSgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long int strideA, const float* B, int ldb,
                                          long long int strideB, const float* beta, float* C,
                                          int ldc, long long int strideC, int batchCount) {
-  return run(handle, GemmCall{"cublasSgemmStridedBatched",
-                              transa,
-                              transb,
-                              m,
-                              n,
-                              k,
-                              alpha,
-                              A,
-                              CUDA_R_32F,
-                              lda,
-                              strideA,
-                              B,
-                              CUDA_R_32F,
-                              ldb,
-                              strideB,
-                              beta,
-                              C,
-                              CUDA_R_32F,
-                              ldc,
-                              strideC,
-                              batchCount,
-                              CUBLAS_COMPUTE_32F});
+  return typed_gemm(handle, "cublasSgemmStridedBatched", CUDA_R_32F, CUBLAS_COMPUTE_32F, transa,
+                    transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC,
+                    batchCount);
 }
 
 cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_t transa,
@@ -212,28 +147,9 @@ cublasStatus_t cublasHgemmStridedBatched(cublasHandle_t handle, cublasOperation_
                                          long long int strideA, const __half* B, int ldb,
                                          long long int strideB, const __half* beta, __half* C,
                                          int ldc, long long int strideC, int batchCount) {
-  return run(handle, GemmCall{"cublasHgemmStridedBatched",
-                              transa,
-                              transb,
-                              m,
-                              n,
-                              k,
-                              alpha,
-                              A,
-                              CUDA_R_16F,
-                              lda,
-                              strideA,
-                              B,
-                              CUDA_R_16F,
-                              ldb,
-                              strideB,
-                              beta,
-                              C,
-                              CUDA_R_16F,
-                              ldc,
-                              strideC,
-                              batchCount,
-                              CUBLAS_COMPUTE_16F});
+  return typed_gemm(handle, "cublasHgemmStridedBatched", CUDA_R_16F, CUBLAS_COMPUTE_16F, transa,
+                    transb, m, n, k, alpha, A, lda, strideA, B, ldb, strideB, beta, C, ldc, strideC,
+                    batchCount);
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx(
