@@ -18,6 +18,8 @@ find_package(Python3 REQUIRED COMPONENTS Interpreter)
 # Cache entries, not variables: the functions run in the callers' directories.
 set(RL_EMU_CUDA_REWRITE ${CMAKE_CURRENT_LIST_DIR}/../tools/cuda_rewrite.py
     CACHE INTERNAL "the emulator's CUDA source rewrite")
+set(RL_EMU_CUDA_TOKENS ${CMAKE_CURRENT_LIST_DIR}/../tools/cuda_tokens.py
+    CACHE INTERNAL "the tokenizer it imports")
 set(RL_EMU_CUDA_PYTHON ${Python3_EXECUTABLE} CACHE INTERNAL "the Python that runs it")
 
 # The sources a target compiles: each .cu replaced by its rewrite.
@@ -34,9 +36,10 @@ function(_rl_emu_cuda_sources target out)
     set(rewritten ${mirror}/${relative}.cpp)
     add_custom_command(
       OUTPUT ${rewritten}
-      COMMAND ${RL_EMU_CUDA_PYTHON} ${RL_EMU_CUDA_REWRITE} --source ${absolute}
+      # -B: the tool imports cuda_tokens.py; no bytecode beside the sources.
+      COMMAND ${RL_EMU_CUDA_PYTHON} -B ${RL_EMU_CUDA_REWRITE} --source ${absolute}
               --mirror-root ${mirror} --depfile ${rewritten}.d
-      DEPENDS ${absolute} ${RL_EMU_CUDA_REWRITE}
+      DEPENDS ${absolute} ${RL_EMU_CUDA_REWRITE} ${RL_EMU_CUDA_TOKENS}
       DEPFILE ${rewritten}.d
       COMMENT "Rewriting ${source} for the emulator"
       VERBATIM)
