@@ -64,6 +64,8 @@ for name in files:
     fi
   done
   echo "ld_library_path=$libpath" >>"$state"  # the caller exports it (this runs in a subshell)
+  # And beside the build, for a later step in another --out folder (--build-dir DIR).
+  echo "$libpath" >"$build/pack.ld_library_path"
   if ((${#still[@]})); then
     echo "unpacked, but no ${still[*]} on this machine (install the CUDA libraries or set LD_LIBRARY_PATH)"
     return 1
