@@ -34,10 +34,11 @@
 // of sm_90a and sm_100a).
 #include "gelu/gelu_forms.hpp"
 #include "gelu/gelu_launch.hpp"
-#include "gelu/gelu_reference.hpp"
 #include "rl/device_instances.hpp"
+#include "rl/packed128.hpp"
 #include "rl/ptx.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "gelu/gelu_reference.hpp"
 #include "gelu/gelu_workload.hpp"
 #endif
 
