@@ -115,12 +115,12 @@
 #include "gemm/gemm_mma_sync_precisions.hpp"
 #include "gemm/gemm_mma_sync_staging.hpp"
 #include "gemm/gemm_pipeline_fault.hpp"
-#include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_swizzle.hpp"
 #include "gemm/gemm_tiles.hpp"
 #include "rl/device_instances.hpp"
 #include "rl/ptx.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_workload.hpp"
 #endif
 

@@ -3,7 +3,7 @@
 // whether its inputs are rounded to tf32 first.
 #pragma once
 
-#include "gemm/gemm_problem.hpp"  // the storage types, __nv_fp8_e4m3 included
+#include "gemm/gemm_storage.hpp"  // the storage types, __nv_fp8_e4m3 included
 #include "gemm/gemm_swizzle.hpp"
 #include "rl/cuda.hpp"
 #include "rl/ptx.hpp"

@@ -4,11 +4,11 @@
 // stage.
 #pragma once
 
-#include "rl/unroll.hpp"
-#include "gemm/gemm_problem.hpp"
+#include "gemm/gemm_storage.hpp"
 #include "gemm/gemm_swizzle.hpp"
 #include "gemm/gemm_tiles.hpp"
 #include "rl/ptx.hpp"
+#include "rl/unroll.hpp"
 
 #include <bit>
 #include <cstdint>

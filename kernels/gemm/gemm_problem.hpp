@@ -14,21 +14,18 @@
 // The rungs, in ladder order, are listed in README.md here; the other
 // headers: gemm_cost.hpp (the cost model), gemm_exact_check.hpp (validation
 // exact by construction on integer inputs), gemm_reference.hpp (the float64
-// reference and its error bound, for the timed inputs), gemm_launch.hpp (the launcher interface),
+// reference and its error bound, for the timed inputs), gemm_storage.hpp (the
+// storage types' conversions, which kernel code includes without this header),
+// gemm_launch.hpp (the launcher interface),
 // gemm_workload.hpp (the workload and the record builder), gemm_tiles.hpp and
 // gemm_swizzle.hpp (device-side tile loaders and shared-memory layouts).
 #pragma once
 
-#include "rl/cuda.hpp"
+#include "gemm/gemm_storage.hpp"  // the storage types (float, __half, __nv_bfloat16, __nv_fp8_e4m3)
 #include "rl/registry.hpp"
-
-#if !defined(RL_EMULATE)
-#include <cuda_fp8.h>  // __nv_fp8_e4m3 (the emulator's rl/emu/fp16.hpp has it)
-#endif
 
 #include <cstdint>
 #include <stdexcept>
-#include <type_traits>
 #include <vector>
 
 namespace rl::gemm {
@@ -53,53 +50,6 @@ inline Shape make_shape(std::int64_t M, std::int64_t N, std::int64_t K) {
 inline std::int64_t padded_ld(std::int64_t n, int multiple) {
   if (multiple < 1) throw std::invalid_argument("gemm: ld_multiple must be >= 1");
   return (n + multiple - 1) / multiple * multiple;
-}
-
-// ---------------------------------------------------------------- storage types
-//
-// The value of a stored element of A or B as fp32 (exact for every storage
-// type), and an fp32 value rounded to the storage type: round-to-nearest-even
-// (e4m3 saturating to +-448, as cuda_fp8.h's constructor does).  GEMM-local
-// so that the set of types does not depend on rl/packed128.hpp's.
-template <typename T>
-__host__ __device__ __forceinline__ float input_to_f32(T x) {
-  if constexpr (std::is_same_v<T, float>)
-    return x;
-  else if constexpr (std::is_same_v<T, __half>)
-    return __half2float(x);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __bfloat162float(x);
-  else {
-    static_assert(std::is_same_v<T, __nv_fp8_e4m3>, "gemm inputs: float, half, bf16 or e4m3");
-    return static_cast<float>(x);
-  }
-}
-
-// The storage type's name, as --dump-tensors' manifest gives it.
-template <typename T>
-constexpr const char* storage_name() {
-  if constexpr (std::is_same_v<T, float>)
-    return "fp32";
-  else if constexpr (std::is_same_v<T, __half>)
-    return "fp16";
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return "bf16";
-  else
-    return "fp8_e4m3";
-}
-
-template <typename T>
-__host__ __device__ __forceinline__ T input_from_f32(float x) {
-  if constexpr (std::is_same_v<T, float>)
-    return x;
-  else if constexpr (std::is_same_v<T, __half>)
-    return __float2half_rn(x);
-  else if constexpr (std::is_same_v<T, __nv_bfloat16>)
-    return __float2bfloat16(x);
-  else {
-    static_assert(std::is_same_v<T, __nv_fp8_e4m3>, "gemm inputs: float, half, bf16 or e4m3");
-    return __nv_fp8_e4m3(x);
-  }
 }
 
 // ---------------------------------------------------------------- shapes

@@ -37,10 +37,11 @@
 // and B move half the bytes, so the intensity doubles for fp16/bf16 and the
 // roof is the tensor roof of the precision.
 #include "gemm/gemm_launch.hpp"
-#include "gemm/gemm_problem.hpp"
+#include "gemm/gemm_storage.hpp"
 #include "gemm/gemm_tiles.hpp"
 #include "rl/device_instances.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "gemm/gemm_problem.hpp"
 #include "gemm/gemm_workload.hpp"
 #endif
 
