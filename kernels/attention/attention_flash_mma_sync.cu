@@ -97,15 +97,15 @@
 // first version ran 253.7 in an earlier run) and 334.4 at d = 64 (first
 // version 234.3); on an H200 341.1 and 317.9.  Unmeasured on an A100; no
 // sourced FlashAttention-2 figure is kept here, so that goal is not judged.
-#include "attention/attention_cost.hpp"
 #include "attention/attention_fragments.hpp"
 #include "attention/attention_launch.hpp"
-#include "attention/attention_problem.hpp"
 #include "attention/attention_swizzle.hpp"
 #include "rl/device_instances.hpp"
 #include "rl/ptx.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "attention/attention_cost.hpp"
 #include "attention/attention_error_model.hpp"
+#include "attention/attention_problem.hpp"
 #include "attention/attention_workload.hpp"
 #endif
 
@@ -126,14 +126,6 @@ constexpr int kFlashWarpRows = kFlashBlockM / kFlashWarps;  // 32 rows per warp 
 constexpr int kFlashSlabs = kFlashWarpRows / 16;            // ... as two m16 slabs
 constexpr int kFlashThreads = 32 * kFlashWarps;
 constexpr int kFlashStages = 2;  // K/V double buffer
-
-// Cost model: fused_bytes_model (attention_cost.hpp) with the tiles above,
-// at T's size: Q read and O written once, K and V once per 128-row query
-// tile (the causal mask skips the tiles above the diagonal).
-template <typename T>
-double bytes_model_flash(const Dims& p) {
-  return fused_bytes_model(p, kFlashBlockM, flash_block_n(p.d), sizeof(T));
-}
 
 template <int D>
 struct FlashLayout {
@@ -452,6 +444,14 @@ void launch_attention_flash(const Args<T>& a, cudaStream_t stream) {
 RL_DEVICE_INSTANCES(&launch_attention_flash<__nv_bfloat16>, &launch_attention_flash<__half>);
 
 #if !defined(__CUDA_ARCH__)
+// Cost model: fused_bytes_model (attention_cost.hpp) with the tiles above,
+// at T's size: Q read and O written once, K and V once per 128-row query
+// tile (the causal mask skips the tiles above the diagonal).
+template <typename T>
+double bytes_model_flash(const Dims& p) {
+  return fused_bytes_model(p, kFlashBlockM, flash_block_n(p.d), sizeof(T));
+}
+
 // The records: the arrow starts at the fp32 fused kernel (same algorithm,
 // FP32 pipe); min_cc 80 for mma.sync with bf16 and cp.async.
 template <typename T>

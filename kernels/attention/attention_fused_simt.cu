@@ -37,11 +37,11 @@
 // parameter (loops unroll, accumulators stay in registers), compiled for
 // d = 64 and 128; any other d is refused with an error naming the supported
 // ones (make_record's head_dims), never run generically.
-#include "attention/attention_cost.hpp"
 #include "attention/attention_launch.hpp"
-#include "attention/attention_problem.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "attention/attention_cost.hpp"
 #include "attention/attention_error_model.hpp"
+#include "attention/attention_problem.hpp"
 #include "attention/attention_workload.hpp"
 #endif
 
@@ -49,11 +49,6 @@ namespace rl::attention {
 
 constexpr int kFusedBlockM = 64;  // query rows per block
 constexpr int kFusedBlockN = 64;  // keys per K/V tile
-
-// Cost model: fused_bytes_model (attention_cost.hpp) with the tiles above.
-double bytes_model_fused(const Dims& p) {
-  return fused_bytes_model(p, kFusedBlockM, kFusedBlockN, sizeof(float));
-}
 
 constexpr int kLanesPerRow = 8;                            // lanes sharing a query row
 constexpr int kRowGroups = 32 / kLanesPerRow;              // row groups per warp (4)
@@ -242,6 +237,11 @@ void launch_attention_fused(const Args<float>& a, cudaStream_t stream) {
 }
 
 #if !defined(__CUDA_ARCH__)
+// Cost model: fused_bytes_model (attention_cost.hpp) with the tiles above.
+double bytes_model_fused(const Dims& p) {
+  return fused_bytes_model(p, kFusedBlockM, kFusedBlockN, sizeof(float));
+}
+
 RL_REGISTER_KERNEL(make_record<float>({.name = "attention_f32_fused",
                                        .variant = "fused_simt",
                                        .baseline = "attention_f32_naive",
