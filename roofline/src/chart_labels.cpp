@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <utility>
@@ -42,18 +43,40 @@ bool inside_plot(const PlacedChart& c, const TextBox& b) {
   return b.x0 >= c.left + 2 && b.x1 <= c.right - 2 && b.y0 >= c.top + 2 && b.y1 <= c.bottom - 2;
 }
 
-// A label is free where it overlaps no text, marker, whisker or line.
+// A point's marker with its whisker, as a box.
+TextBox marker_box(const PlotPoint& p) {
+  return {"", p.x - 6, std::min(p.y - 6, p.y_hi - 1), p.x + 6, std::max(p.y + 6, p.y_lo + 1), ""};
+}
+
+// A label is free where it overlaps no text, marker, whisker, line or leader.
 bool is_free(const PlacedChart& c, const TextBox& b, const Segment* own = nullptr) {
   if (!inside_plot(c, b)) return false;
   for (const auto& other : c.layout.texts)
     if (overlaps(b, other)) return false;
-  for (const auto& p : c.points) {
-    TextBox marker{
-        "", p.x - 6, std::min(p.y - 6, p.y_hi - 1), p.x + 6, std::max(p.y + 6, p.y_lo + 1), ""};
-    if (overlaps(b, marker)) return false;
-  }
+  for (const auto& p : c.points)
+    if (overlaps(b, marker_box(p))) return false;
   for (const auto& s : c.segments)
     if (&s != own && crosses(s, b)) return false;
+  if (c.spec.leaders_clear_labels)
+    for (const auto& l : c.leaders)
+      if (crosses(l, b)) return false;
+  return true;
+}
+
+// The leader from point `p` to the nearest edge of its label `b`, when the
+// label sits away from the point (further than 14 px: nearer, it reads as
+// the point's without one).
+std::optional<Segment> leader_of(const PlotPoint& p, const TextBox& b) {
+  double cx = std::clamp(p.x, b.x0, b.x1), cy = std::clamp(p.y, b.y0, b.y1);
+  if (std::hypot(cx - p.x, cy - p.y) <= 14) return std::nullopt;
+  return Segment{p.x, p.y, cx, cy};
+}
+
+// A leader must not cross a text: it would seem to point at it.  (It may
+// pass other markers: in a cluster every way out does.)
+bool leader_is_clear(const PlacedChart& c, const Segment& leader) {
+  for (const auto& t : c.layout.texts)
+    if (crosses(leader, t)) return false;
   return true;
 }
 
@@ -131,46 +154,64 @@ void place_roof_labels(PlacedChart& c) {
     }
 }
 
-// Greedy placement, nearest free candidate first: beside the point, then
-// rings further out (with a leader line); a label that finds no room is
-// left to the point's hover title.
+namespace {
+
+// The nearest free spot for point `i`'s label within about 230 px (further
+// out it reads as another point's): beside it, then rings further out with a
+// leader line; where the view asks (spec.leaders_clear_labels), the leader
+// must cross no text.
+std::optional<TextBox> free_spot(const PlacedChart& c, std::size_t i) {
+  const auto& p = c.points[i];
+  const std::string& text = p.kernel->name;
+  const double w = estimate_text_width(text, kFontSize);
+  for (int column = 0; column < 2; ++column) {
+    double reach = column * (w + 12);
+    for (int ring = 0; ring < 16; ++ring) {
+      double d = ring * kLineHeight;
+      const std::array<std::pair<double, double>, 6> candidates{{{p.x + 9 + reach, p.y + 4 - d},
+                                                                 {p.x + 9 + reach, p.y + 4 + d},
+                                                                 {p.x - 9 - w - reach, p.y + 4 - d},
+                                                                 {p.x - 9 - w - reach, p.y + 4 + d},
+                                                                 {p.x - w / 2, p.y_hi - 8 - d},
+                                                                 {p.x - w / 2, p.y_lo + 18 + d}}};
+      for (auto [x, baseline] : candidates) {
+        TextBox b = text_box(text, x, baseline, "point-label");
+        if (!is_free(c, b)) continue;
+        auto leader = leader_of(p, b);
+        if (leader && c.spec.leaders_clear_labels && !leader_is_clear(c, *leader)) continue;
+        return b;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+// Greedy placement of the labels the view wants (spec.labelled), top point
+// first, each at its nearest free spot; a label that finds no room is left
+// to the point's hover title, as is every point the view does not label.
 void place_point_labels(PlacedChart& c) {
-  std::vector<std::size_t> order(c.points.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < c.points.size(); ++i) {
+    if (std::find(c.spec.labelled.begin(), c.spec.labelled.end(), c.points[i].kernel) !=
+        c.spec.labelled.end())
+      order.push_back(i);
+    else
+      c.layout.hidden.push_back(c.points[i].kernel->name);
+  }
   std::sort(order.begin(), order.end(),
             [&](auto a, auto b) { return c.points[a].y < c.points[b].y; });
   for (std::size_t i : order) {
-    const auto& p = c.points[i];
-    const std::string& text = p.kernel->name;
-    double w = estimate_text_width(text, kFontSize);
-    std::optional<TextBox> placed;
-    // Within about 230 px: a label further out reads as belonging to another point.
-    for (int column = 0; column < 2 && !placed; ++column) {
-      double reach = column * (w + 12);
-      for (int ring = 0; ring < 16 && !placed; ++ring) {
-        double d = ring * kLineHeight;
-        const std::array<std::pair<double, double>, 6> candidates{
-            {{p.x + 9 + reach, p.y + 4 - d},
-             {p.x + 9 + reach, p.y + 4 + d},
-             {p.x - 9 - w - reach, p.y + 4 - d},
-             {p.x - 9 - w - reach, p.y + 4 + d},
-             {p.x - w / 2, p.y_hi - 8 - d},
-             {p.x - w / 2, p.y_lo + 18 + d}}};
-        for (auto [x, baseline] : candidates) {
-          TextBox b = text_box(text, x, baseline, "point-label");
-          if (is_free(c, b)) {
-            placed = b;
-            break;
-          }
-        }
-      }
+    auto placed = free_spot(c, i);
+    if (!placed) {
+      c.layout.hidden.push_back(c.points[i].kernel->name);
+      ++c.labels_without_room;
+      continue;
     }
-    if (placed) {
-      c.layout.texts.push_back(*placed);
-      c.point_labels.push_back({i, *placed});
-    } else {
-      c.layout.hidden.push_back(text);
-    }
+    if (auto leader = leader_of(c.points[i], *placed)) c.leaders.push_back(*leader);
+    c.layout.texts.push_back(*placed);
+    c.point_labels.push_back({i, *placed});
   }
 }
 

@@ -22,8 +22,9 @@ std::string fit_text(std::string text, double width, double size, bool bold = fa
 // label finds no room is listed in layout.unlabelled_roofs.
 void place_roof_labels(PlacedChart& c);
 
-// Each point's label beside it or further out with a leader line; one that
-// finds no room is listed in layout.hidden.
+// The label of each point the view labels (spec.labelled) beside it or
+// further out with a leader line; a point without a label, by the view's
+// choice or for want of room, is listed in layout.hidden.
 void place_point_labels(PlacedChart& c);
 
 }  // namespace rl::roofline::chart

@@ -269,9 +269,11 @@ class Placer {
     if (!c.layout.unplotted.empty())
       s += fmt::format("{} timed kernel(s) with 0 FLOP are not on log axes (see the report). ",
                        c.layout.unplotted.size());
-    if (!c.layout.hidden.empty())
+    if (!c.spec.label_note.empty()) s += c.spec.label_note + " ";
+    if (c.labels_without_room > 0)
       s += fmt::format("{} label(s) did not fit: hover a point for its name.",
-                       c.layout.hidden.size());
+                       c.labels_without_room);
+    while (s.ends_with(' ')) s.pop_back();
     if (!s.empty())
       add_text(text_box(fit_text(s, c.options.width - 24, kFontSize), 12, c.options.height - 8,
                         "footnote"));
@@ -308,6 +310,7 @@ double PlacedChart::py(double y) const {
 
 std::vector<std::pair<std::size_t, std::size_t>> PlacedChart::arrows() const {
   std::vector<std::pair<std::size_t, std::size_t>> out;  // from (baseline), to (rung)
+  if (!spec.rung_arrows) return out;
   for (std::size_t to = 0; to < points.size(); ++to) {
     const auto& k = *points[to].kernel;
     if (k.baseline.empty()) continue;

@@ -71,6 +71,8 @@ struct PlacedChart {
   std::vector<std::string> units;
   std::vector<std::pair<const Roof*, TextBox>> roof_labels;
   std::vector<std::pair<std::size_t, TextBox>> point_labels;  // index into points
+  std::vector<Segment> leaders;         // from a point to its label's nearest edge
+  std::size_t labels_without_room = 0;  // labels wanted (spec.labelled) that found no room
   std::vector<LegendMark> legend_marks;
   TextBox banner;
   ChartLayout layout;

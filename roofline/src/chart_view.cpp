@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -60,6 +61,25 @@ std::string Roof::label() const {
                      memory ? "B/s" : "FLOP/s");
 }
 
+std::optional<ShapeDims> busiest_shape(const Results& r, const std::string& family) {
+  std::vector<std::pair<ShapeDims, std::pair<int, double>>> shapes;  // (count, most FLOPs)
+  for (const auto& k : r.kernels) {
+    if (k.family != family || !plottable(k)) continue;
+    auto it = std::find_if(shapes.begin(), shapes.end(),
+                           [&](const auto& s) { return s.first == k.shape; });
+    if (it == shapes.end()) {
+      shapes.push_back({k.shape, {0, 0.0}});
+      it = shapes.end() - 1;
+    }
+    it->second.first += 1;
+    it->second.second = std::max(it->second.second, k.flops);
+  }
+  if (shapes.empty()) return std::nullopt;
+  auto best = std::max_element(shapes.begin(), shapes.end(),
+                               [](const auto& a, const auto& b) { return a.second < b.second; });
+  return best->first;
+}
+
 namespace {
 
 bool tensor_unit(ComputeUnit unit) {
@@ -77,27 +97,6 @@ bool memory_side(const KernelResult& k, const std::vector<Ceiling>& ceilings) {
   const Ceiling* roof = compute_ceiling(ceilings, k.unit);
   if (hbm && roof) return intensity(k.flops, k.bytes_model) < roof->value / hbm->value;
   return k.bound == Bound::memory;
-}
-
-// A family's ladder is drawn at one shape: the one with the most plottable
-// kernels (the most work on a tie), so every rung sits beside its baseline.
-std::optional<ShapeDims> ladder_shape(const Results& r, const std::string& family) {
-  std::vector<std::pair<ShapeDims, std::pair<int, double>>> shapes;
-  for (const auto& k : r.kernels) {
-    if (k.family != family || !plottable(k)) continue;
-    auto it = std::find_if(shapes.begin(), shapes.end(),
-                           [&](const auto& s) { return s.first == k.shape; });
-    if (it == shapes.end()) {
-      shapes.push_back({k.shape, {0, 0.0}});
-      it = shapes.end() - 1;
-    }
-    it->second.first += 1;
-    it->second.second = std::max(it->second.second, k.flops);
-  }
-  if (shapes.empty()) return std::nullopt;
-  auto best = std::max_element(shapes.begin(), shapes.end(),
-                               [](const auto& a, const auto& b) { return a.second < b.second; });
-  return best->first;
 }
 
 std::vector<std::string> ladder_families(const Results& r) {
@@ -147,6 +146,48 @@ void add_datasheet_memory(ViewSpec& v, const std::vector<Ceiling>& ceilings, boo
   if (with_l2 && l2 > 0) v.roofs.push_back({"l2", true, true, l2, std::string(kL2Colour)});
 }
 
+// The overview draws each kernel (record name) once, so ~100 timed
+// instances of an emulated run become one point per kernel: at its family's
+// busiest shape, or, for a kernel not timed there, at its own shape with the
+// most FLOPs (then the most bytes_min).  Only the fastest kernel of each
+// family at the busiest shape (the most FLOP/s: the shape's FLOPs are the
+// operation's, so also the shortest time) is labelled; the family views name
+// every rung.
+void add_overview_kernels(ViewSpec& v, const Results& r) {
+  std::map<std::string, std::optional<ShapeDims>> family_shape;
+  std::map<std::string, std::size_t> index_of;  // kernel name -> index in v.kernels
+  auto at_busiest = [&](const KernelResult& k) { return k.shape == family_shape[k.family]; };
+  for (const auto& k : r.kernels) {
+    if (!plottable(k) || k.family == "ceilings") continue;
+    if (!family_shape.contains(k.family)) family_shape[k.family] = busiest_shape(r, k.family);
+    auto [it, first] = index_of.try_emplace(k.name, v.kernels.size());
+    if (first) {
+      v.kernels.push_back(&k);
+      continue;
+    }
+    const KernelResult*& kept = v.kernels[it->second];
+    if (at_busiest(*kept)) continue;
+    if (at_busiest(k) || k.flops > kept->flops ||
+        (k.flops == kept->flops && k.bytes_min > kept->bytes_min))
+      kept = &k;
+  }
+  std::map<std::string, const KernelResult*> fastest;  // family -> its labelled kernel
+  for (const auto* k : v.kernels) {
+    if (!at_busiest(*k)) continue;
+    auto [it, first] = fastest.try_emplace(k->family, k);
+    if (!first && k->achieved_flops_per_s > it->second->achieved_flops_per_s) it->second = k;
+  }
+  v.labelled.clear();
+  for (const auto* k : v.kernels)
+    if (auto f = fastest.find(k->family); f != fastest.end() && f->second == k)
+      v.labelled.push_back(k);
+  v.label_note = "Labelled: the fastest kernel of each family; hover a point for the others.";
+  // A family's rungs sit at different intensities: with every family on one
+  // chart their arrows cross it from side to side.  The family views draw them.
+  v.rung_arrows = false;
+  v.leaders_clear_labels = true;
+}
+
 }  // namespace
 
 ViewSpec view_spec(const Results& r, std::string_view view) {
@@ -158,14 +199,12 @@ ViewSpec view_spec(const Results& r, std::string_view view) {
   std::optional<ShapeDims> shape;
   if (view.starts_with("family:")) {
     family = std::string(view.substr(7));
-    shape = ladder_shape(r, family);
+    shape = busiest_shape(r, family);
   }
   for (const auto& k : r.kernels) {
-    if (!plottable(k)) continue;
+    if (!plottable(k) || view == "overview") continue;
     bool keep = false;
-    if (view == "overview")
-      keep = k.family != "ceilings";
-    else if (view == "memory")
+    if (view == "memory")
       keep = k.family != "ceilings" && memory_side(k, ceilings);
     else if (view == "simt")
       keep = k.family != "ceilings" && !tensor_unit(k.unit);
@@ -175,6 +214,8 @@ ViewSpec view_spec(const Results& r, std::string_view view) {
       keep = k.family == family && shape && k.shape == *shape;
     if (keep) v.kernels.push_back(&k);
   }
+  v.labelled = v.kernels;
+  if (view == "overview") add_overview_kernels(v, r);
   if (view == "memory") {
     v.title = "Memory-bound kernels against the HBM and L2 roofs";
     for (const auto& c : ceilings)
@@ -197,6 +238,7 @@ ViewSpec view_spec(const Results& r, std::string_view view) {
       if (c.kind == "compute" && c.name.starts_with("tc.") && usable(c)) add_compute_roof(v, c);
   } else if (view == "overview") {
     v.title = "Every kernel against the roof of the unit it runs on";
+    v.note = "each kernel once, at its family's busiest shape";
   } else {
     v.title = fmt::format("The {} ladder: each arrow goes from a baseline up to its rung", family);
     if (shape) v.note = "at " + shape_text(*shape);

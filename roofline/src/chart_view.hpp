@@ -5,6 +5,7 @@
 
 #include "rl/roofline/results.hpp"
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -33,8 +34,28 @@ struct ViewSpec {
   std::string title;
   std::string note;  // what is selected (shape of a ladder), "" when nothing to add
   std::vector<const KernelResult*> kernels;
+  // The kernels whose name is written on the plot (a subset of `kernels`);
+  // every other point keeps only its hover title.
+  std::vector<const KernelResult*> labelled;
+  std::string label_note;   // why some points carry no label, for the footnote; "" when all may
+  bool rung_arrows = true;  // an arrow from each rung's baseline (at its shape) up to the rung
+  // No leader line crosses a label, nor a label a leader.  The overview's few
+  // labels always find such spots; in the crowded family views the rule
+  // would cost a few of the rung names those views are for, so they keep
+  // the nearest free spot.
+  bool leaders_clear_labels = false;
   std::vector<Roof> roofs;
 };
+
+// A family's busiest shape: the one with the most plottable kernels, then the
+// most FLOPs of one of them (the first such shape in the file on a full tie).
+// The family view and the overview both draw the family there, so a reader
+// meets the same points in each.  The bench measures each record's headline
+// shape (its most FLOPs, selection.hpp) before the others, so in a full run,
+// or one cut short after that first pass, the two agree.  Counting kernels
+// first keeps every rung beside its baseline when a shape was not reached.
+// nullopt when the family has no plottable kernel.
+std::optional<ShapeDims> busiest_shape(const Results& r, const std::string& family);
 
 // The view's kernels (pointers into `r`) and roofs; `view` is a valid view name.
 ViewSpec view_spec(const Results& r, std::string_view view);

@@ -194,16 +194,12 @@ std::string texts_svg(const PlacedChart& c) {
   for (const auto& [roof, b] : c.roof_labels)
     s += text_svg(b, roof->datasheet ? "ceiling-label datasheet-label" : "ceiling-label",
                   roof->memory ? "#333333" : roof->colour);
-  for (const auto& [i, b] : c.point_labels) {
-    const auto& p = c.points[i];
-    double cx = std::clamp(p.x, b.x0, b.x1), cy = std::clamp(p.y, b.y0, b.y1);
-    if (std::hypot(cx - p.x, cy - p.y) > 14)
-      s += fmt::format(
-          "<line class=\"leader\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
-          "stroke=\"#aaa\" stroke-width=\"0.8\"/>\n",
-          num(p.x), num(p.y), num(cx), num(cy));
-    s += text_svg(b, "point-label", "#222222");
-  }
+  for (const auto& l : c.leaders)
+    s += fmt::format(
+        "<line class=\"leader\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" "
+        "stroke=\"#aaa\" stroke-width=\"0.8\"/>\n",
+        num(l.x0), num(l.y0), num(l.x1), num(l.y1));
+  for (const auto& label : c.point_labels) s += text_svg(label.second, "point-label", "#222222");
   s += "</g>\n";
   for (const auto& b : c.layout.texts) {
     if (b.role == "title")

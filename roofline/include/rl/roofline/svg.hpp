@@ -1,8 +1,9 @@
 // Roofline charts as self-contained SVG 1.1 documents (no scripts, fonts or
 // images from elsewhere), one question per chart (the way Nsight Compute's
 // roofline section and the FlashAttention figures do it):
-//   overview  every kernel against the roof of the unit it runs on, the best
-//             DRAM roof and L2 (the file `roofline plot` writes by default);
+//   overview  every kernel once (at its family's busiest shape) against the
+//             roof of the unit it runs on, the best DRAM roof and L2 (the
+//             file `roofline plot` writes by default);
 //   memory    the memory-side kernels against every measured memory roof and
 //             the datasheet's DRAM bandwidth;
 //   simt      FP32/FP64 (and packed half) SIMT kernels and their roofs;
@@ -13,9 +14,11 @@
 // same colour (Okabe-Ito palette, colour-blind safe); markers say the family.
 // Measured roofs are solid, datasheet roofs dotted and labelled "datasheet".
 // Every roof is labelled at its line's end with its value; kernel labels are
-// placed greedily where they overlap nothing (leader lines when they sit
-// away from their point); a label that finds no room is left to the point's
-// hover title.  Points carry min-max whiskers from time_s.
+// placed greedily where they overlap nothing (leader lines, crossing no other
+// text, when they sit away from their point); a label that finds no room is
+// left to the point's hover title.  The overview draws each kernel once, at
+// its family's busiest shape, and labels only the fastest kernel of each
+// family.  Points carry min-max whiskers from time_s.
 #pragma once
 
 #include "rl/roofline/results.hpp"
