@@ -9,23 +9,17 @@
 // again and x comes from DRAM once.  The reduction is two-level: shuffles
 // within each warp, then the 16 warp partials through shared memory
 // (block_sum).  Rows narrower than 4096 are not its job.
-#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
 #include "rl/device_instances.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_workload.hpp"
 #endif
 
 namespace rl::layernorm {
 
 constexpr int kThreads = 512;
-
-// Cost model: three sweeps by 512 threads per row; x from DRAM once while the
-// rows in flight fit in L2 (they do at every C of the large preset).
-double bytes_model_block_per_row(const Dims& d) {
-  return x_read_bytes(d, 3, kThreads) + bytes_except_x(d);
-}
 
 // rl-static: kernel=layernorm_block_per_row max_regs=48 max_smem=128
 template <typename T>
@@ -68,6 +62,12 @@ RL_DEVICE_INSTANCES(&launch_layernorm_block_per_row<float>,
                     &launch_layernorm_block_per_row<__nv_bfloat16>);
 
 #if !defined(__CUDA_ARCH__)
+// Cost model: three sweeps by 512 threads per row; x from DRAM once while the
+// rows in flight fit in L2 (they do at every C of the large preset).
+double bytes_model_block_per_row(const Dims& d) {
+  return x_read_bytes(d, 3, kThreads) + bytes_except_x(d);
+}
+
 RL_REGISTER_KERNEL(
     make_record<float>({.name = "layernorm_block_per_row_f32",
                         .variant = "block_per_row",

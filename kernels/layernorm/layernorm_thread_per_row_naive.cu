@@ -10,20 +10,15 @@
 // (one per thread), nothing survives in cache between passes: x comes from
 // DRAM three times.  On the roofline: a third of the intensity of the one-pass
 // rungs, and far below the roof even for that.
-#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_launch.hpp"
 #include "rl/device_instances.hpp"
+#include "rl/packed128.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_workload.hpp"
 #endif
 
 namespace rl::layernorm {
-
-// Cost model: x read three times (one thread per row: rows in flight x row
-// bytes exceed L2 at every C of the large preset).
-double bytes_model_thread_per_row(const Dims& d) {
-  return x_read_bytes(d, 3, 1.0) + bytes_except_x(d);
-}
 
 // rl-static: kernel=layernorm_thread_per_row_naive max_regs=48 max_smem=0
 template <typename T>
@@ -64,6 +59,12 @@ RL_DEVICE_INSTANCES(&launch_layernorm_thread_per_row_naive<float>,
                     &launch_layernorm_thread_per_row_naive<__nv_bfloat16>);
 
 #if !defined(__CUDA_ARCH__)
+// Cost model: x read three times (one thread per row: rows in flight x row
+// bytes exceed L2 at every C of the large preset).
+double bytes_model_thread_per_row(const Dims& d) {
+  return x_read_bytes(d, 3, 1.0) + bytes_except_x(d);
+}
+
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_thread_per_row_naive_f32",
                                        .variant = "thread_per_row_naive",
                                        .baseline = "",

@@ -8,11 +8,11 @@
 // bigger than L2, so x comes from DRAM three times and the statistics make a
 // round trip through memory.  Against layernorm_thread_per_row_naive_* it fixes
 // coalescing, not traffic; the fused rungs that follow fix traffic.
-#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
 #include "rl/device_instances.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_workload.hpp"
 #endif
 
@@ -20,13 +20,6 @@
 #include <cstdint>
 
 namespace rl::layernorm {
-
-// Cost model: x read by each of the three kernels (the tensor does not fit in
-// L2 at the large preset); mean written once and read twice, rstd written
-// once and read once.
-double bytes_model_unfused(const Dims& d) {
-  return 3.0 * d.rows * d.C * d.element_bytes + bytes_except_x(d) + 3.0 * d.rows * sizeof(float);
-}
 
 constexpr int kWarpsPerBlock = 8;
 // Enough blocks of 256 threads to fill any current GPU (2048 threads an SM);
@@ -116,6 +109,13 @@ void launch_layernorm_unfused(const Args<T>& a, cudaStream_t stream) {
 RL_DEVICE_INSTANCES(&launch_layernorm_unfused<float>, &launch_layernorm_unfused<__nv_bfloat16>);
 
 #if !defined(__CUDA_ARCH__)
+// Cost model: x read by each of the three kernels (the tensor does not fit in
+// L2 at the large preset); mean written once and read twice, rstd written
+// once and read once.
+double bytes_model_unfused(const Dims& d) {
+  return 3.0 * d.rows * d.C * d.element_bytes + bytes_except_x(d) + 3.0 * d.rows * sizeof(float);
+}
+
 RL_REGISTER_KERNEL(
     make_record<float>({.name = "layernorm_unfused_f32",
                         .variant = "unfused",

@@ -13,22 +13,17 @@
 // (at C = 768 fp32 a row is 192 chunks: 320 of the 512 threads idle).  A row
 // whose start is not 16-byte aligned (C not a multiple of the vector width) and
 // the ragged end of a row use scalar accesses.
-#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
 #include "rl/device_instances.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_workload.hpp"
 #endif
 
 namespace rl::layernorm {
 
 constexpr int kVec128RowThreads = 512;
-
-// Cost model: three sweeps by 512 threads per row, as layernorm_block_per_row_*.
-double bytes_model_vec128_block_per_row(const Dims& d) {
-  return x_read_bytes(d, 3, kVec128RowThreads) + bytes_except_x(d);
-}
 
 // rl-static: kernel=layernorm_vec128_block_per_row max_regs=64 max_smem=128
 // rl-static: kernel=layernorm_vec128_block_per_row sass=LDG.E.128,STG.E.128
@@ -89,6 +84,11 @@ RL_DEVICE_INSTANCES(&launch_layernorm_vec128_block_per_row<float>,
                     &launch_layernorm_vec128_block_per_row<__nv_bfloat16>);
 
 #if !defined(__CUDA_ARCH__)
+// Cost model: three sweeps by 512 threads per row, as layernorm_block_per_row_*.
+double bytes_model_vec128_block_per_row(const Dims& d) {
+  return x_read_bytes(d, 3, kVec128RowThreads) + bytes_except_x(d);
+}
+
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_block_per_row_f32",
                                        .variant = "vec128_block_per_row",
                                        .baseline = "layernorm_block_per_row_f32",

@@ -20,11 +20,11 @@
 // leave 64 registers a thread, in which 4 chunks of bf16 spill on sm_100a;
 // 768 threads leave 80.  A row whose start is not 16-byte aligned (C not a multiple of
 // the vector width) and the ragged end of a row use scalar accesses.
-#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
 #include "rl/device_instances.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_workload.hpp"
 #endif
 
@@ -35,11 +35,6 @@ namespace rl::layernorm {
 // Threads per block (and so registers per thread) for kChunks chunks a thread.
 template <int kChunks>
 constexpr int kMaxThreads = kChunks <= 2 ? 1024 : 768;
-
-// Cost model: x read exactly once, whatever C: bytes_model = bytes_min.
-double bytes_model_rowcached(const Dims& d) {
-  return x_read_bytes(d, 1, 1.0) + bytes_except_x(d);
-}
 
 // 80 registers is the 768-thread bound of kChunks = 4; kChunks 1 and 2 are
 // held to 64 by their own launch bound.
@@ -102,6 +97,11 @@ RL_DEVICE_INSTANCES(&launch_layernorm_vec128_rowcached<float>,
                     &launch_layernorm_vec128_rowcached<__nv_bfloat16>);
 
 #if !defined(__CUDA_ARCH__)
+// Cost model: x read exactly once, whatever C: bytes_model = bytes_min.
+double bytes_model_rowcached(const Dims& d) {
+  return x_read_bytes(d, 1, 1.0) + bytes_except_x(d);
+}
+
 RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_rowcached_f32",
                                        .variant = "vec128_rowcached",
                                        .baseline = "layernorm_vec128_block_per_row_f32",

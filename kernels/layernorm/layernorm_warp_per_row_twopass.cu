@@ -11,24 +11,17 @@
 // for C <= ~1K, so the point moves right (3x intensity) and up.  Its limit is
 // wide rows: a warp per 12288-wide row keeps too many rows in flight for the
 // re-reads to stay in cache, and too little parallelism per row.
-#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_device.hpp"
 #include "layernorm/layernorm_launch.hpp"
 #include "rl/device_instances.hpp"
 #if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "layernorm/layernorm_cost.hpp"
 #include "layernorm/layernorm_workload.hpp"
 #endif
 
 namespace rl::layernorm {
 
 constexpr int kWarpsPerBlock = 8;
-
-// Cost model: three sweeps by 32 threads per row; re-reads hit cache while
-// the rows in flight fit in L2 (true for C <= 1024 in fp32, see
-// x_read_bytes), else each sweep comes from DRAM.
-double bytes_model_warp_per_row(const Dims& d) {
-  return x_read_bytes(d, 3, 32.0) + bytes_except_x(d);
-}
 
 // rl-static: kernel=layernorm_warp_per_row_twopass max_regs=48 max_smem=0
 template <typename T>
@@ -73,6 +66,13 @@ RL_DEVICE_INSTANCES(&launch_layernorm_warp_per_row_twopass<float>,
                     &launch_layernorm_warp_per_row_twopass<__nv_bfloat16>);
 
 #if !defined(__CUDA_ARCH__)
+// Cost model: three sweeps by 32 threads per row; re-reads hit cache while
+// the rows in flight fit in L2 (true for C <= 1024 in fp32, see
+// x_read_bytes), else each sweep comes from DRAM.
+double bytes_model_warp_per_row(const Dims& d) {
+  return x_read_bytes(d, 3, 32.0) + bytes_except_x(d);
+}
+
 RL_REGISTER_KERNEL(
     make_record<float>({.name = "layernorm_warp_per_row_twopass_f32",
                         .variant = "warp_per_row_twopass",
