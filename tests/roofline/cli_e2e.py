@@ -142,11 +142,12 @@ def plot_writes_valid_svg(env):
     check(len(by_class(root, "memory-ceiling")) == 2, "memory ceilings")
     check(len(by_class(root, "compute-ceiling")) == 2, "compute ceilings")
     check(len(by_class(root, "kernel-point")) == 3, "kernel points")
-    check(len(by_class(root, "fusion-arrow")) == 1, "fusion arrow")
+    # Rung arrows are the family views' (family:gelu has the one of this fixture).
+    check(len(by_class(root, "fusion-arrow")) == 0, "no rung arrows in the overview")
     check(len(by_class(root, "ridge")) >= 2, "ridge points")
+    # The overview labels the fastest kernel of each family; the rest have hover titles.
     labels = {el.text for el in by_class(root, "point-label")}
-    check({"gelu_tanh_f32_naive", "gelu_tanh_f32_fused_vec4", "gemm_bf16_wmma"} <= labels,
-          f"point labels {labels}")
+    check(labels == {"gelu_tanh_f32_fused_vec4", "gemm_bf16_wmma"}, f"point labels {labels}")
     ceiling_labels = " ".join(el.text for el in by_class(root, "ceiling-label"))
     for c in ["hbm.copy", "l2.read", "fp32.fma", "tc.bf16"]:
         check(c in ceiling_labels, f"ceiling label {c} missing: {ceiling_labels}")
@@ -369,7 +370,8 @@ def unwritable_output_is_one_line_exit_2(env):
 def crowded_svg_labels_do_not_overlap(env):
     res = env.fixture("crowded")
     out = env.path("crowded.svg")
-    check(env.run("plot", res, "-o", out).returncode == 0, "plot failed")
+    # The memory view labels every kernel it can (the overview only one per family).
+    check(env.run("plot", res, "-o", out, "--view", "memory").returncode == 0, "plot failed")
     root, _ = parse_svg(out)
     boxes = text_boxes(root)
     check(len(by_class(root, "kernel-point")) == 40, "40 points expected")
