@@ -213,18 +213,25 @@ TEST_P(AttentionVariant, UnwrittenLastBatchFailsValidation) {
 // masked ones the diagonal spans; N = 129 leaves a query tile of one row.
 TEST(AttentionFlash, MatchesFloat64ReferenceThroughItsUnmaskedAndMaskedLoops) {
   RL_KERNEL_TEST_SETUP();
-  for (const char* name : {"attention_flash_mma_sync_bf16", "attention_flash_mma_sync_fp16"})
+  for (const std::string name :
+       {"attention_flash_mma_sync_bf16", "attention_flash_mma_sync_fp16"}) {
+#if defined(__SANITIZE_THREAD__)
+    // The fp16 twin is the same template with another mma type: the same
+    // addresses, barriers and orders racecheck looks at (11 s there).
+    if (name.ends_with("_fp16")) continue;
+#endif
     for (const std::int64_t N : {129, 200})
       for (const std::int64_t d : {64, 128})
         for (const bool causal : {false, true}) {
           const Case c{N, d, causal};
-          SCOPED_TRACE(std::string(name) + ", " + describe(c));
+          SCOPED_TRACE(name + ", " + describe(c));
           auto workload = rl::test::make_inspectable_workload(
               name, shape_of(1, 2, c.N, c.d, c.causal),
               static_cast<std::uint64_t>(100 * c.N + c.d + (c.causal ? 1 : 0)));
           ASSERT_NE(workload, nullptr);
           rl::test::expect_passes_under_two_schedules(*workload);
         }
+  }
 }
 
 // The naive path's softmax kernel in each storage type (the library
