@@ -73,6 +73,8 @@ step_build() {
     return 1
   fi
   say "build: expected: $(expected build)"
+  # Built here, not unpacked: a pack's library path left in this folder no longer applies.
+  rm -f "$build/pack.ld_library_path"
   if ((!prebuilt)) && [[ "${RL_GPU_VALIDATE_SKIP_SETUP:-0}" != 1 ]]; then
     timeout 300 "$root/scripts/setup" >"$out/logs/setup.log" 2>&1 ||
       say "build: scripts/setup failed (see logs/setup.log); going on with what is installed"
