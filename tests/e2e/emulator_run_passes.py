@@ -1,7 +1,8 @@
 """scripts/emulator-run's passes, checked on a stand-in binary (no emulation, so
-it runs in a second): one pass per architecture whose records the user's flags
-select, each with its RL_EMU_CC, its folder and exactly its records; a pass
-with no record is left out; the user's own filter, or RL_EMU_CC, gives one pass;
+it runs in a second): one pass per architecture (and one for an 8-device node)
+whose records the user's flags select, each with its RL_EMU_CC (RL_EMU_DEVICES),
+its folder and exactly its records; a pass with no record is left out; the
+user's own filter, or RL_EMU_CC / RL_EMU_DEVICES, gives one pass;
 the exit status is pass 1's, else the first failing later pass's."""
 import os
 import stat
@@ -27,11 +28,12 @@ wgmma_loop_bf16_m64n256k16 ceilings bf16 tc_bf16 tc.bf16 x 1 1 kernels/ceilings/
 gemm_wgmma_tma_bf16 gemm bf16 tc_bf16 - x 1 1 kernels/gemm/gemm_wgmma_tma_sm90a.cu
 tcgen05_loop_bf16 ceilings bf16 tc_bf16 tc.bf16 x 1 1 kernels/ceilings/tensor_tcgen05_sm100a.cu
 mma_sync_loop_mxf4 ceilings mxfp4 tc_mxfp4 tc.mxfp4 x 1 1 kernels/ceilings/tensor_mma_sync_sm120a.cu
+node_peer_sm_read node fp32 fp32 - src=0,dst=1 0 1 kernels/node/node_peer_sm.cu
 """
 
 # The stand-in: --list prints LISTING (only the gemm lines with --family gemm);
-# a run logs RL_EMU_CC and its arguments, writes OUT/ran, and exits with
-# STANDIN_EXIT_<cc> (0 unless set).
+# a run logs RL_EMU_CC (or "devices=N" for RL_EMU_DEVICES) and its arguments,
+# writes OUT/ran, and exits with STANDIN_EXIT_<cc> (0 unless set).
 STANDIN = r"""#!/usr/bin/env python3
 import os, sys
 args = sys.argv[1:]
@@ -43,6 +45,8 @@ if "--list" in args:
     print("\n".join(listing))
     sys.exit(0)
 cc = os.environ.get("RL_EMU_CC", "")
+if "RL_EMU_DEVICES" in os.environ:
+    cc = "devices=" + os.environ["RL_EMU_DEVICES"]
 with open(os.environ["STANDIN_LOG"], "a") as log:
     log.write(cc + "\t" + " ".join(args) + "\n")
 out = args[args.index("--out") + 1]
@@ -56,7 +60,7 @@ def run(tmp, flags, extra_env=None):
     log = os.path.join(tmp, "log")
     if os.path.exists(log):
         os.remove(log)
-    env = {k: v for k, v in os.environ.items() if k != "RL_EMU_CC"}
+    env = {k: v for k, v in os.environ.items() if k not in ("RL_EMU_CC", "RL_EMU_DEVICES")}
     env.update(STANDIN_LISTING=os.path.join(tmp, "listing"), STANDIN_LOG=log)
     env.update(extra_env or {})
     r = subprocess.run([SCRIPT, os.path.join(tmp, "standin"), *flags], capture_output=True,
@@ -89,6 +93,8 @@ def main():
             ("100", os.path.join(out, "blackwell-sm100a"),
              "--benchmark_filter=^(ffma2_chains_fp32|tcgen05_loop_bf16)"),
             ("120", os.path.join(out, "blackwell-sm120a"), "--benchmark_filter=^(mma_sync_loop_mxf4)"),
+            ("devices=8", os.path.join(out, "node-8-devices"),
+             "--benchmark_filter=^(node_peer_sm_read)"),
         ]
         if r.returncode != 0 or runs != expected:
             return fail(f"all passes: exit {r.returncode}, runs {runs}, stderr {r.stderr!r}")
@@ -101,21 +107,23 @@ def main():
 
         # One pass when the user filters or sets the device.
         for flags, env in ((["--benchmark_filter=gemm", "--out", out], {}),
-                           (["--out", out], {"RL_EMU_CC": "100"})):
+                           (["--out", out], {"RL_EMU_CC": "100"}),
+                           (["--out", out], {"RL_EMU_DEVICES": "2"})):
             r, runs = run(tmp, flags, env)
             if r.returncode != 0 or len(runs) != 1:
                 return fail(f"{flags} {env}: exit {r.returncode}, runs {runs}")
 
         # A failing later pass is the exit status, and the passes after it still run.
         r, runs = run(tmp, ["--out", out], {"STANDIN_EXIT_100": "1"})
-        if r.returncode != 1 or len(runs) != 4:
+        if r.returncode != 1 or len(runs) != 5:
             return fail(f"failing sm_100a pass: exit {r.returncode}, runs {runs}")
         # A refused pass 1 (bad input) stops there.
         r, runs = run(tmp, ["--out", out], {"STANDIN_EXIT_89": "2"})
         if r.returncode != 2 or len(runs) != 1:
             return fail(f"refused pass 1: exit {r.returncode}, runs {runs}")
-    print("passes per architecture with their records, folders and RL_EMU_CC; user filter and "
-          "RL_EMU_CC give one pass; exit status as documented")
+    print("passes per architecture and the 8-device node pass, with their records, folders and "
+          "RL_EMU_CC or RL_EMU_DEVICES; user filter and "
+          "RL_EMU_CC or RL_EMU_DEVICES give one pass; exit status as documented")
     return 0
 
 
