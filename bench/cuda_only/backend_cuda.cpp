@@ -13,6 +13,8 @@
 #endif
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 namespace rl::bench::backend {
 
@@ -118,6 +120,25 @@ roofline::Context collect_context(std::unique_ptr<Nvml>* nvml) {
 
   std::string why;
   *nvml = Nvml::open(c.device.uuid, static_cast<unsigned>(device), &why);
+  // Every CUDA device, in CUDA's order: records name devices by that index.
+  int device_count = 0;
+  RL_CUDA_CHECK(cudaGetDeviceCount(&device_count));
+  std::vector<std::string> uuids, names;
+  for (int d = 0; d < device_count; ++d) {
+    cudaDeviceProp p{};
+    RL_CUDA_CHECK(cudaGetDeviceProperties(&p, d));
+    uuids.push_back(uuid_string(p.uuid));
+    names.emplace_back(p.name);
+  }
+  if (*nvml) {
+    c.topology = (*nvml)->topology(uuids, names);
+  } else {
+    roofline::Topology unavailable;
+    unavailable.note = why;
+    for (int d = 0; d < device_count; ++d)
+      unavailable.devices.push_back({.index = d, .name = names[static_cast<std::size_t>(d)]});
+    c.topology = std::move(unavailable);
+  }
   if (!*nvml) {
     c.nvml_available = false;
     c.nvml_note = why +

@@ -44,6 +44,10 @@ roofline::Context collect_context(std::unique_ptr<Nvml>* nvml) {
   c.library_versions["benchmark"] = RL_BENCHMARK_VERSION;
   c.nvml_available = false;
   c.nvml_note = "emulator backend: no GPU, no NVML";
+  // RL_EMU_DEVICES devices (1 unless set), every pair "emulated".
+  int device_count = 0;
+  RL_CUDA_CHECK(cudaGetDeviceCount(&device_count));
+  c.topology = roofline::emulated_topology(device_count, c.device.name);
   c.host = host_name();
   c.git_commit = build_git_commit();
   return c;

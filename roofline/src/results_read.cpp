@@ -1,5 +1,6 @@
 #include "results_json_names.hpp"
 #include "results_json_reader.hpp"
+#include "results_topology_json.hpp"
 
 #include "rl/roofline/cost.hpp"
 
@@ -54,6 +55,8 @@ Context read_context(const Reader<J>& r) {
   c.git_commit = r.string("git_commit");
   c.size_preset = r.optional_string("size_preset");
   c.l2_flushed = r.optional_boolean("l2_flushed").value_or(true);
+  if (const J* topology = r.find("topology"); topology != nullptr && !topology->is_null())
+    c.topology = read_topology(r.object("topology"));
   return c;
 }
 

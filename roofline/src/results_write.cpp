@@ -4,6 +4,7 @@
 
 #include "analysis_json.hpp"
 #include "results_json_values.hpp"
+#include "results_topology_json.hpp"
 
 #include <nlohmann/json.hpp>
 
@@ -50,6 +51,7 @@ J context_json(const Context& c) {
   j["git_commit"] = c.git_commit;
   j["size_preset"] = c.size_preset;
   j["l2_flushed"] = c.l2_flushed;
+  if (c.topology) j["topology"] = topology_json<J>(*c.topology);
   return j;
 }
 

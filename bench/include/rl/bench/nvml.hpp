@@ -14,6 +14,8 @@
 #include <thread>
 #include <vector>
 
+#include "rl/roofline/topology.hpp"
+
 namespace rl::bench {
 
 // nvmlClocksEventReasons bits (nvml.h, "ClocksEventReason"/"ClocksThrottleReason").
@@ -56,6 +58,15 @@ class Nvml {
   std::optional<std::uint64_t> clock_event_reasons() const;
   std::optional<double> power_w() const;        // board power draw now
   std::optional<double> temperature_c() const;  // GPU core temperature now
+
+  // The node's topology for the CUDA devices named by `cuda_uuids` (index i =
+  // CUDA device i, found in NVML by its UUID, else by index i; `names` the
+  // CUDA names): PCI bus id, NUMA node, PCIe links, and per pair the path
+  // (NV<n> or the PCIe common ancestor) with NVLink count and generation.
+  // Source "unavailable" with the reason when NVML lacks the pair query;
+  // other missing calls leave their fields unknown and are named in the note.
+  roofline::Topology topology(const std::vector<std::string>& cuda_uuids,
+                              const std::vector<std::string>& names) const;
 
   struct Api;  // the resolved function pointers (nvml.cpp)
 

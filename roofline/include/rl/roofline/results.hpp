@@ -6,6 +6,7 @@
 
 #include "rl/roofline/cost.hpp"
 #include "rl/roofline/precision.hpp"
+#include "rl/roofline/topology.hpp"
 
 #include <cstdint>
 #include <map>
@@ -75,6 +76,9 @@ struct Context {
   std::string git_commit;
   std::string size_preset;  // "small" | "medium" | "large"
   bool l2_flushed = true;   // false with --warm-l2
+  // The node's devices and how each pair is connected (topology.hpp); absent
+  // in files written before it existed.
+  std::optional<Topology> topology;
 };
 
 struct Ceiling {
