@@ -68,6 +68,16 @@ int run_skus() {
       fmt::print(" Tensor clock {} MHz: {}.", s.tensor_clock_mhz, s.tensor_clock_note);
     fmt::print("\n");
   }
+  fmt::print(
+      "\nLinks (datasheet figures are bidirectional, both directions together; per direction "
+      "is half):\n");
+  for (const auto& s : sku_table())
+    for (LinkKind kind : {LinkKind::nvlink, LinkKind::pcie, LinkKind::c2c})
+      if (const auto& figure = s.link(kind)) {
+        fmt::print("  {}: {}. Source: {}.", s.key, link_figure_text(kind, *figure), figure->source);
+        if (!figure->note.empty()) fmt::print(" {}.", figure->note);
+        fmt::print("\n");
+      }
   return 0;
 }
 

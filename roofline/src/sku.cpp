@@ -36,6 +36,7 @@ const std::vector<Sku>& table() {
     sku_rows::add_blackwell_rtx(r);
     sku_rows::add_hopper(r);
     sku_rows::add_blackwell_datacenter(r);
+    sku_rows::add_links(r);
     return r;
   }();
   return rows;

@@ -28,5 +28,7 @@ void add_turing_ampere_ada(std::vector<Sku>& rows);     // T4, A100, A10(G), L4,
 void add_blackwell_rtx(std::vector<Sku>& rows);         // compute capability 12.x
 void add_hopper(std::vector<Sku>& rows);                // H100, H200
 void add_blackwell_datacenter(std::vector<Sku>& rows);  // compute capability 10.x
+// NVLink, PCIe and NVLink-C2C figures of the rows above (sku_links.cpp).
+void add_links(std::vector<Sku>& rows);
 
 }  // namespace rl::roofline::sku_rows

@@ -24,6 +24,7 @@
 
 #include "rl/roofline/cost.hpp"
 #include "rl/roofline/results.hpp"
+#include "rl/roofline/topology.hpp"
 
 #include <array>
 #include <optional>
@@ -41,6 +42,19 @@ struct Peaks {  // dense, FLOP/s (OP/s for INT8); indexed by ComputeUnit
   std::optional<double> operator[](ComputeUnit unit) const {
     return by_unit[static_cast<std::size_t>(unit)];
   }
+};
+
+// A link as the datasheet rates it.  Datasheets print NVLink, PCIe and C2C
+// bandwidth as the total of both directions ("900 GB/s" on H100 SXM is 450
+// GB/s each way); the table keeps that bidirectional figure and derives the
+// per-direction one, never the other way round.
+struct LinkFigure {
+  int generation = 0;  // NVLink 4, PCIe 5; 0 for NVLink-C2C (no generations) or unknown
+  int lanes = 0;       // NVLink links per GPU, PCIe lanes; 0 = not in the source
+  double bidirectional_bytes_per_s = 0;  // both directions together, B/s
+  std::string_view source{};             // the document the figure is from
+  std::string_view note{};               // where sources disagree, how it was converted
+  double per_direction_bytes_per_s() const { return bidirectional_bytes_per_s / 2; }
 };
 
 struct Sku {
@@ -69,9 +83,21 @@ struct Sku {
   std::array<std::string_view, 3> name_all_of{};
   // ...and none of these.
   std::array<std::string_view, 3> name_none_of{};
+  // Links, where the row's datasheet gives them (nullopt: it does not).
+  std::optional<LinkFigure> nvlink{};
+  std::optional<LinkFigure> pcie{};
+  std::optional<LinkFigure> c2c{};  // Grace to GPU (GB200, GB300), CPU die to GPU die (GB10)
+  const std::optional<LinkFigure>& link(LinkKind kind) const {
+    return kind == LinkKind::nvlink ? nvlink : kind == LinkKind::pcie ? pcie : c2c;
+  }
 };
 
 std::span<const Sku> sku_table();
+
+// "NVLink 4, 18 links" / "PCIe 5 x16" / "NVLink-C2C": the link a figure rates.
+std::string link_name(LinkKind kind, int generation, int lanes);
+// "NVLink 4, 18 links: 900 GB/s bidirectional (450 GB/s per direction)".
+std::string link_figure_text(LinkKind kind, const LinkFigure& figure);
 
 // By key ("h100-sxm") or full name, case-insensitive; nullptr when unknown.
 const Sku* find_sku(std::string_view key_or_name);
