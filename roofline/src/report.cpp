@@ -3,6 +3,7 @@
 #include "report_html.hpp"
 
 #include "rl/roofline/analysis.hpp"
+#include "rl/roofline/node_report.hpp"
 #include "rl/roofline/results_io.hpp"
 #include "rl/roofline/svg.hpp"
 #include "rl/roofline/text.hpp"
@@ -63,6 +64,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
   h += ladder_section(r);
   h += analysis_sections(analyse(r));
   h += fusion_section(r);
+  h += node_section_html(analyse_node(r, options.sku));
 
   // Summary (the device in full)
   h += "<h2>Device</h2>\n<table class=\"summary\">\n";

@@ -1,0 +1,227 @@
+// The node report's figures (node_report.hpp): copy matrices, latency per hop,
+// NCCL curves and one verdict per link type.  The HTML is report_node_html.cpp.
+#include "rl/roofline/node_report.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string_view>
+#include <tuple>
+
+#include <fmt/format.h>
+
+namespace rl::roofline {
+
+namespace {
+
+constexpr std::string_view kNcclPrefix = "node_nccl_";
+
+// Which record judges a link type: copy engine before SM copies (the copy
+// engine is what a framework's peer copy uses), both directions before one.
+constexpr std::array<std::string_view, 10> kVerdictPreference{
+    "node_peer_ce_bidir", "node_peer_sm_bidir", "node_peer_ce_write",        "node_peer_sm_write",
+    "node_peer_ce_read",  "node_peer_sm_read",  "node_bidir_host_ce_pinned", "node_h2d_ce_pinned",
+    "node_d2h_ce_pinned", "node_h2d_sm"};
+
+std::optional<std::int64_t> dim(const KernelResult& k, std::string_view name) {
+  for (const auto& [key, value] : k.shape)
+    if (key == name) return value;
+  return std::nullopt;
+}
+
+bool timed(const KernelResult& k) {
+  return k.status == Status::ok && k.time_s && k.time_s->median > 0;
+}
+
+// A host<->device record crosses the device's PCIe link; all-to-one and
+// one-to-all cross several links at once and have no single link to judge.
+bool host_record(std::string_view name) {
+  return name.find("h2d") != std::string_view::npos || name.find("d2h") != std::string_view::npos ||
+         name.find("host") != std::string_view::npos;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+struct Rated {
+  std::string link;
+  std::optional<double> bidirectional;
+};
+
+// The link a GPU<->GPU pair crosses, and the datasheet's bidirectional figure
+// for it.  An NV<n> pair gets n of the row's links' share of the figure (all
+// 18 through NVSwitch on HGX H100: the full 900 GB/s).
+Rated peer_link(const Topology& t, const Sku* sku, int a, int b) {
+  const TopologyPair* p = t.pair(a, b);
+  if (p == nullptr) return {};
+  if (p->path == PeerPath::emulated) return {"emulated", std::nullopt};
+  if (p->path == PeerPath::nvlink) {
+    const LinkFigure* f = sku && sku->nvlink ? &*sku->nvlink : nullptr;
+    const int generation = p->nvlink_generation > 0 ? p->nvlink_generation : f ? f->generation : 0;
+    Rated r{link_name(LinkKind::nvlink, generation, p->nvlink_count), std::nullopt};
+    if (f && (f->lanes == 0 || p->nvlink_count <= f->lanes))
+      r.bidirectional = f->bidirectional_bytes_per_s *
+                        (f->lanes > 0 ? static_cast<double>(p->nvlink_count) / f->lanes : 1.0);
+    return r;
+  }
+  const TopologyDevice* d = t.device(a);
+  const PcieLink link = d ? d->pcie_current : PcieLink{};
+  Rated r{link_name(LinkKind::pcie, link.generation, link.width) + " via " + path_text(*p),
+          std::nullopt};
+  if (sku && sku->pcie) r.bidirectional = sku->pcie->bidirectional_bytes_per_s;
+  return r;
+}
+
+Rated host_link(const Topology& t, const Sku* sku, int device) {
+  if (t.source == TopologySource::emulator) return {"emulated host", std::nullopt};
+  const TopologyDevice* d = t.device(device);
+  if (d == nullptr) return {};
+  Rated r{link_name(LinkKind::pcie, d->pcie_current.generation, d->pcie_current.width) + " host",
+          std::nullopt};
+  if (sku && sku->pcie) r.bidirectional = sku->pcie->bidirectional_bytes_per_s;
+  return r;
+}
+
+std::string gb(double bytes_per_s) {
+  const double v = bytes_per_s / 1e9;
+  return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
+}
+
+NodeVerdict judge(const std::string& link, const NodeCopyTable& table, bool emulated) {
+  NodeVerdict v;
+  v.link = link;
+  v.record = table.record;
+  v.bidirectional = table.bidirectional;
+  std::vector<double> rates;
+  for (const auto& c : table.cells)
+    if (c.link == link) {
+      rates.push_back(c.bytes_per_s);
+      if (!v.datasheet_bytes_per_s) v.datasheet_bytes_per_s = c.datasheet_bytes_per_s;
+    }
+  v.measured = static_cast<int>(rates.size());
+  v.median_bytes_per_s = median(rates);
+  for (const auto& c : table.cells)
+    if (c.link == link && c.bytes_per_s < kSlowFraction * v.median_bytes_per_s) v.slow.push_back(c);
+  const char* sense = table.bidirectional ? "bidirectional" : "per direction";
+  const std::string what = table.per_device ? "device" : "pair";
+  v.line = fmt::format("{}: ", link);
+  if (emulated || !v.datasheet_bytes_per_s) {
+    v.line += fmt::format("{} GB/s {}", gb(v.median_bytes_per_s), sense);
+    v.line += emulated ? " (emulated: CPU time, no datasheet figure)" : " (no datasheet figure)";
+  } else {
+    v.line += fmt::format("{} of {} GB/s {} = {:.0f}%", gb(v.median_bytes_per_s),
+                          gb(*v.datasheet_bytes_per_s), sense,
+                          100 * v.median_bytes_per_s / *v.datasheet_bytes_per_s);
+  }
+  v.line += fmt::format(", median of {} {}{} ({})", v.measured, what, v.measured == 1 ? "" : "s",
+                        table.record);
+  for (const auto& c : v.slow) {
+    const std::string who = table.per_device ? fmt::format("GPU{}", c.device)
+                                             : fmt::format("GPU{} -> GPU{}", c.src, c.dst);
+    v.line += fmt::format("; SLOW: {} at {} GB/s ({:.0f}% of the median)", who, gb(c.bytes_per_s),
+                          100 * c.bytes_per_s / v.median_bytes_per_s);
+  }
+  return v;
+}
+
+}  // namespace
+
+std::optional<double> NodeCopyCell::pct_of_datasheet() const {
+  if (!datasheet_bytes_per_s || *datasheet_bytes_per_s <= 0) return std::nullopt;
+  return 100 * bytes_per_s / *datasheet_bytes_per_s;
+}
+
+NodeReport analyse_node(const Results& r, const Sku* sku) {
+  NodeReport out;
+  out.emulated = r.context.backend == Backend::emulator;
+  out.topology = r.context.topology;
+  const Topology topology = r.context.topology.value_or(Topology{});
+  // (record, src, dst, device) -> the instance with the largest bytes / hops.
+  std::map<std::tuple<std::string, int, int, int>, const KernelResult*> largest;
+  std::map<std::string, NcclCurve> nccl;
+  for (const auto& k : r.kernels) {
+    if (k.family != "node") continue;
+    if (k.status == Status::skipped) {
+      out.skipped.push_back(fmt::format("{} {}: {}", k.name, shape_text(k.shape), k.error));
+      continue;
+    }
+    if (!timed(k)) continue;
+    const double t = k.time_s->median;
+    if (k.name.starts_with(kNcclPrefix)) {
+      NcclCurve& curve = nccl[k.name];
+      curve.record = k.name;
+      const std::int64_t bytes = dim(k, "bytes").value_or(0);
+      curve.points.push_back({.bytes = bytes,
+                              .in_place = dim(k, "in_place").value_or(0) != 0,
+                              .time_s = t,
+                              .busbw = k.bytes_model / t,
+                              .algbw = static_cast<double>(bytes) / t});
+      continue;
+    }
+    const auto key = std::make_tuple(k.name, static_cast<int>(dim(k, "src").value_or(-1)),
+                                     static_cast<int>(dim(k, "dst").value_or(-1)),
+                                     static_cast<int>(dim(k, "device").value_or(-1)));
+    const char* size = k.name.find("latency") != std::string::npos ? "hops" : "bytes";
+    auto [it, inserted] = largest.try_emplace(key, &k);
+    if (!inserted && dim(k, size).value_or(0) > dim(*it->second, size).value_or(0)) it->second = &k;
+  }
+
+  std::map<std::string, NodeCopyTable> copies;
+  std::map<std::string, NodeLatencyTable> latencies;
+  for (const auto& [key, k] : largest) {
+    const auto& [name, src, dst, device] = key;
+    const double t = k->time_s->median;
+    if (name.find("latency") != std::string::npos) {
+      const std::int64_t hops = std::max<std::int64_t>(1, dim(*k, "hops").value_or(1));
+      latencies[name].record = name;
+      latencies[name].cells.push_back({src, dst, device, hops, t / static_cast<double>(hops)});
+      continue;
+    }
+    NodeCopyTable& table = copies[name];
+    table.record = name;
+    table.bidirectional = name.find("bidir") != std::string::npos;
+    table.per_device = src < 0 || dst < 0;
+    NodeCopyCell cell{.src = src,
+                      .dst = dst,
+                      .device = device,
+                      .bytes = dim(*k, "bytes").value_or(0),
+                      .bytes_per_s = k->bytes_model / t};
+    Rated rated;
+    if (!table.per_device)
+      rated = peer_link(topology, sku, src, dst);
+    else if (host_record(name))
+      rated = host_link(topology, sku, device);
+    cell.link = rated.link;
+    if (!out.emulated && rated.bidirectional)
+      cell.datasheet_bytes_per_s =
+          table.bidirectional ? *rated.bidirectional : *rated.bidirectional / 2;
+    table.cells.push_back(cell);
+  }
+  for (auto& [name, table] : copies) out.copies.push_back(std::move(table));
+  for (auto& [name, table] : latencies) out.latencies.push_back(std::move(table));
+  for (auto& [name, curve] : nccl) {
+    std::sort(curve.points.begin(), curve.points.end(), [](const NcclPoint& a, const NcclPoint& b) {
+      return std::tie(a.bytes, a.in_place) < std::tie(b.bytes, b.in_place);
+    });
+    out.nccl.push_back(std::move(curve));
+  }
+
+  // One verdict per link type, from the most preferred record that crossed it.
+  std::vector<std::string> judged;
+  for (auto preferred : kVerdictPreference)
+    for (const auto& table : out.copies) {
+      if (table.record != preferred) continue;
+      for (const auto& cell : table.cells) {
+        if (cell.link.empty() || std::find(judged.begin(), judged.end(), cell.link) != judged.end())
+          continue;
+        judged.push_back(cell.link);
+        out.verdicts.push_back(judge(cell.link, table, out.emulated));
+      }
+    }
+  return out;
+}
+
+}  // namespace rl::roofline

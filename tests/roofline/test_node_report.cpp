@@ -1,0 +1,133 @@
+// The node report (issue 29) from the fixtures in tests/roofline/fixtures
+// (make_node_fixtures.py: test inputs, not measurements): copy matrices, the
+// verdict per link type, NCCL busbw/algbw, latency per hop, and a slow pair.
+#include "rl/roofline/node_report.hpp"
+#include "rl/roofline/report.hpp"
+#include "rl/roofline/results_io.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+namespace rl::roofline {
+namespace {
+
+Results fixture(const std::string& name) {
+  return load_results(std::string(RL_ROOFLINE_TEST_DATA) + "/../fixtures/" + name);
+}
+
+NodeReport report_for(const Results& r) {
+  return analyse_node(r, report_options_for(r).sku);
+}
+
+const NodeCopyTable& table(const NodeReport& r, const std::string& record) {
+  auto it = std::find_if(r.copies.begin(), r.copies.end(),
+                         [&](const NodeCopyTable& t) { return t.record == record; });
+  if (it == r.copies.end()) throw std::runtime_error("no table " + record);
+  return *it;
+}
+
+TEST(NodeReport, h100_verdicts_judge_nvlink_and_pcie_against_the_datasheet) {
+  const Results r = fixture("node_h100x8_nvml.json");
+  ASSERT_EQ(report_options_for(r).sku->key, "h100-sxm");
+  const NodeReport n = report_for(r);
+  ASSERT_EQ(n.verdicts.size(), 2u);
+  EXPECT_EQ(n.verdicts[0].line,
+            "NVLink 4, 18 links: 749 of 900 GB/s bidirectional = 83%, median of 28 pairs "
+            "(node_peer_ce_bidir)");
+  EXPECT_TRUE(n.verdicts[0].ok());
+  EXPECT_EQ(n.verdicts[1].line,
+            "PCIe 5 x16 host: 53 of 64 GB/s per direction = 83%, median of 8 devices "
+            "(node_h2d_ce_pinned)");
+  // One-way copies are judged against half the bidirectional figure.
+  const NodeCopyTable& write = table(n, "node_peer_ce_write");
+  ASSERT_EQ(write.cells.size(), 56u);
+  EXPECT_NEAR(*write.cells.front().pct_of_datasheet(), 100 * 375.0 / 450, 1e-9);
+}
+
+TEST(NodeReport, a_slow_nvlink_pair_fails_its_verdict_and_is_named) {
+  Results r = fixture("node_h100x8_nvml.json");
+  for (auto& k : r.kernels)  // GPU3 <-> GPU5 at 40% of its siblings
+    if (k.name == "node_peer_ce_bidir" && k.shape[0].second == 3 && k.shape[1].second == 5)
+      k.time_s->median /= 0.4;
+  const NodeReport n = report_for(r);
+  ASSERT_FALSE(n.verdicts.empty());
+  EXPECT_FALSE(n.verdicts[0].ok());
+  ASSERT_EQ(n.verdicts[0].slow.size(), 1u);
+  EXPECT_NE(n.verdicts[0].line.find("SLOW: GPU3 -> GPU5 at 300 GB/s (40% of the median)"),
+            std::string::npos)
+      << n.verdicts[0].line;
+  EXPECT_NE(node_section_html(n).find("<li class=\"bad\">NVLink 4"), std::string::npos);
+}
+
+TEST(NodeReport, nccl_rows_give_busbw_from_cost_bytes_and_algbw_from_size) {
+  const NodeReport n = report_for(fixture("node_h100x8_nvml.json"));
+  ASSERT_EQ(n.nccl.size(), 1u);
+  const NcclCurve& c = n.nccl[0];
+  EXPECT_EQ(c.record, "node_nccl_all_reduce");
+  ASSERT_EQ(c.points.size(), 6u);
+  const NcclPoint& last = c.points.back();  // 1 GiB in place; all-reduce bus factor 2(n-1)/n
+  EXPECT_EQ(last.bytes, 1024 << 20);
+  EXPECT_TRUE(last.in_place);
+  EXPECT_NEAR(last.busbw, 470e9, 1e3);
+  EXPECT_NEAR(last.algbw, 470e9 / 1.75, 1e3);
+  EXPECT_NE(node_section_html(n).find("470.0 GB/s"), std::string::npos);
+}
+
+TEST(NodeReport, h100_html_shows_the_topology_and_each_matrix_with_percentages) {
+  const Results r = fixture("node_h100x8_nvml.json");
+  const std::string html = render_report_html(r, report_options_for(r));
+  EXPECT_NE(html.find("Node: links between devices"), std::string::npos);
+  EXPECT_NE(html.find("GPU0     X        NV18     NV18"), std::string::npos);
+  EXPECT_NE(html.find("<h3>node_peer_ce_bidir</h3>"), std::string::npos);
+  EXPECT_NE(html.find("749.0 GB/s<br><span class=\"muted\">83%</span>"), std::string::npos);
+  EXPECT_NE(html.find("00000000:18:00.0"), std::string::npos);
+}
+
+TEST(NodeReport, emulated_runs_are_labelled_and_show_no_datasheet_percentage) {
+  for (const char* file : {"node_emulated_2dev.json", "node_emulated_8dev.json"}) {
+    const NodeReport n = report_for(fixture(file));
+    EXPECT_TRUE(n.emulated);
+    ASSERT_FALSE(n.verdicts.empty()) << file;
+    for (const auto& v : n.verdicts) {
+      EXPECT_EQ(v.line.find('%'), std::string::npos) << v.line;
+      EXPECT_NE(v.line.find("emulated"), std::string::npos) << v.line;
+    }
+    for (const auto& t : n.copies)
+      for (const auto& c : t.cells) EXPECT_FALSE(c.pct_of_datasheet()) << t.record;
+    EXPECT_NE(node_section_html(n).find("Emulated devices"), std::string::npos);
+  }
+}
+
+TEST(NodeReport, emulated_two_devices_matrix_latency_and_skip) {
+  const NodeReport n = report_for(fixture("node_emulated_2dev.json"));
+  const NodeCopyTable& write = table(n, "node_peer_sm_write");
+  ASSERT_EQ(write.cells.size(), 2u);  // 0->1 and 1->0, each at its largest size
+  EXPECT_EQ(write.cells[0].bytes, 4 << 20);
+  EXPECT_DOUBLE_EQ(write.cells[0].bytes_per_s, 2.0e9);
+  ASSERT_EQ(n.latencies.size(), 1u);
+  EXPECT_NEAR(n.latencies[0].cells[0].seconds_per_hop, 250e-9, 1e-15);
+  ASSERT_EQ(n.skipped.size(), 1u);
+  EXPECT_NE(n.skipped[0].find("needs 3 devices; this machine has 2"), std::string::npos);
+  const std::string html = node_section_html(n);
+  EXPECT_NE(html.find("<th>src \\ dst</th><th>GPU0</th><th>GPU1</th>"), std::string::npos);
+  EXPECT_NE(html.find("250 ns"), std::string::npos);
+}
+
+TEST(NodeReport, emulated_eight_devices_fill_every_pair) {
+  const NodeReport n = report_for(fixture("node_emulated_8dev.json"));
+  EXPECT_EQ(table(n, "node_peer_sm_bidir").cells.size(), 28u);
+  EXPECT_EQ(table(n, "node_peer_sm_write").cells.size(), 56u);
+  EXPECT_NE(node_section_html(n).find("<th>GPU7</th>"), std::string::npos);
+}
+
+TEST(NodeReport, a_run_without_node_records_or_topology_has_no_node_section) {
+  Results r = fixture("node_emulated_2dev.json");
+  r.kernels.clear();
+  r.context.topology.reset();
+  EXPECT_EQ(node_section_html(report_for(r)), "");
+}
+
+}  // namespace
+}  // namespace rl::roofline
