@@ -48,6 +48,11 @@ roofline::Context collect_context(std::unique_ptr<Nvml>* nvml) {
   int device_count = 0;
   RL_CUDA_CHECK(cudaGetDeviceCount(&device_count));
   c.topology = roofline::emulated_topology(device_count, c.device.name);
+  for (auto& d : c.topology->devices) {  // each device's own name ("device 1 of 2")
+    cudaDeviceProp p{};
+    RL_CUDA_CHECK(cudaGetDeviceProperties(&p, d.index));
+    d.name = p.name;
+  }
   c.host = host_name();
   c.git_commit = build_git_commit();
   return c;

@@ -1,6 +1,7 @@
 #include "rl/roofline/fleet.hpp"
 
 #include "fleet_labels.hpp"
+#include "fleet_node.hpp"
 
 #include "rl/roofline/text.hpp"
 
@@ -150,6 +151,11 @@ FleetReport analyse_fleet(std::vector<FleetRun> runs, const FleetOptions& option
       g.drift.push_back(std::move(d));
     }
   }
+  // A node run's slow link is judged inside the run, against its own pairs,
+  // however many GPUs the fleet has.
+  for (std::size_t i = 0; i < report.runs.size(); ++i)
+    if (report.runs[i].results)
+      fleet_detail::add_node_outliers(i, *report.runs[i].results, report.outliers);
   std::stable_sort(report.outliers.begin(), report.outliers.end(),
                    [](const FleetOutlier& a, const FleetOutlier& b) { return a.run < b.run; });
   if (options.expect > 0)

@@ -53,11 +53,16 @@ std::string topology_html(const Topology& t) {
 }
 
 std::string copy_table_html(const NodeCopyTable& t) {
+  const bool rated = std::any_of(t.cells.begin(), t.cells.end(), [](const NodeCopyCell& c) {
+    return c.pct_of_datasheet().has_value();
+  });
   std::string h = fmt::format(
-      "<h3>{}</h3>\n<p class=\"muted\">{}; cost bytes / median time at "
-      "the largest size; % of the link's datasheet figure{}</p>\n",
+      "<h3>{}</h3>\n<p class=\"muted\">{}; cost bytes / median time at the largest "
+      "size{}</p>\n",
       esc(t.record), t.bidirectional ? "both directions" : "one direction",
-      t.bidirectional ? " (bidirectional)" : " (per direction)");
+      !rated            ? ""
+      : t.bidirectional ? "; % of the link's bidirectional datasheet figure"
+                        : "; % of the link's datasheet figure per direction");
   if (t.per_device) {
     h += "<table>\n<tr><th>GPU</th><th>link</th><th>bytes</th><th>rate</th></tr>\n";
     for (const auto& c : t.cells)
