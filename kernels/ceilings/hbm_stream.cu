@@ -74,14 +74,7 @@ __global__ void hbm_write_vec16(float4* __restrict__ out, std::size_t n4, float4
 // rl-static: kernel=hbm_copy_vec16 max_regs=48 max_smem=0 sass=LDG.E.128,STG.E.128
 __global__ void hbm_copy_vec16(const float4* __restrict__ in, float4* __restrict__ out,
                                std::size_t n4) {
-  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
-  std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  for (; i + (kUnroll - 1) * stride < n4; i += kUnroll * stride) {
-    float4 v[kUnroll];
-    for (int u = 0; u < kUnroll; ++u) v[u] = in[i + u * stride];
-    for (int u = 0; u < kUnroll; ++u) out[i + u * stride] = v[u];
-  }
-  for (; i < n4; i += stride) out[i] = in[i];
+  copy_vec16<kUnroll>(in, out, n4);
 }
 
 // hbm.triad: a = b + scalar * c.

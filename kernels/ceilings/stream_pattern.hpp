@@ -1,6 +1,6 @@
 // What the memory ceilings share: their input data, filled on the device (a
-// 1 GiB upload would dominate the set-up time), and the per-thread sum that
-// keeps their loads alive.
+// 1 GiB upload would dominate the set-up time), the per-thread sum that
+// keeps their loads alive, and the vector copy (also the node family's).
 #pragma once
 
 #include "rl/check.hpp"
@@ -38,6 +38,24 @@ __device__ inline void add_lanes(float4& acc, const float4& v) {
 
 __device__ inline float lane_sum(const float4& acc) {
   return (acc.x + acc.y) + (acc.z + acc.w);
+}
+
+// out = in over n4 float4s: a grid-stride loop in which each thread issues
+// `Unroll` independent 16-byte loads before it stores any of them, so enough
+// bytes are in flight to cover the latency of the memory read (Little's law).
+// The body of hbm.copy and of the node family's copies over links (the same
+// copy, other memory behind the pointers).
+template <int Unroll>
+__device__ inline void copy_vec16(const float4* __restrict__ in, float4* __restrict__ out,
+                                  std::size_t n4) {
+  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
+  std::size_t i = std::size_t{blockIdx.x} * blockDim.x + threadIdx.x;
+  for (; i + (Unroll - 1) * stride < n4; i += Unroll * stride) {
+    float4 v[Unroll];
+    for (int u = 0; u < Unroll; ++u) v[u] = in[i + u * stride];
+    for (int u = 0; u < Unroll; ++u) out[i + u * stride] = v[u];
+  }
+  for (; i < n4; i += stride) out[i] = in[i];
 }
 
 inline DeviceBuffer<float> patterned(std::size_t n, std::uint64_t seed) {
