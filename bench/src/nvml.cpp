@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <bit>
 #include <cstdio>
 #include <iterator>
 
@@ -342,7 +343,7 @@ roofline::Topology Nvml::topology(const std::vector<std::string>& cuda_uuids,
     if (need(reinterpret_cast<const void*>(api.memory_affinity), "nvmlDeviceGetMemoryAffinity") &&
         api.memory_affinity(h, 1, &nodes, kNvmlAffinityScopeNode) == kNvmlSuccess && nodes != 0 &&
         (nodes & (nodes - 1)) == 0)  // exactly one node: the device's (several: none to name)
-      d.numa_node = __builtin_ctzl(nodes);
+      d.numa_node = std::countr_zero(nodes);
     auto read = [&](GetUnsignedFn fn, const char* name) {
       unsigned value = 0;
       if (need(reinterpret_cast<const void*>(fn), name) && fn(h, &value) == kNvmlSuccess)
@@ -356,7 +357,12 @@ roofline::Topology Nvml::topology(const std::vector<std::string>& cuda_uuids,
     // NVLinks: a device without them answers NOT_SUPPORTED for link 0.
     if (need(reinterpret_cast<const void*>(api.link_state), "nvmlDeviceGetNvLinkState") &&
         need(reinterpret_cast<const void*>(api.link_remote_pci),
-             "nvmlDeviceGetNvLinkRemotePciInfo_v2"))
+             "nvmlDeviceGetNvLinkRemotePciInfo_v2")) {
+      // Without these the generation stays unknown, and links into an
+      // NVSwitch count as links to no GPU (no NV<n> on HGX): say so.
+      need(reinterpret_cast<const void*>(api.link_version), "nvmlDeviceGetNvLinkVersion");
+      need(reinterpret_cast<const void*>(api.link_remote_type),
+           "nvmlDeviceGetNvLinkRemoteDeviceType");
       for (unsigned link = 0; link < kNvmlNvlinkMaxLinks; ++link) {
         int active = 0;
         if (api.link_state(h, link, &active) != kNvmlSuccess || active == 0) continue;
@@ -375,6 +381,7 @@ roofline::Topology Nvml::topology(const std::vector<std::string>& cuda_uuids,
         if (api.link_remote_pci(h, link, &remote) == kNvmlSuccess)
           links[i].remote.push_back(remote);
       }
+    }
     t.devices.push_back(std::move(d));
   }
   if (!need(reinterpret_cast<const void*>(api.common_ancestor),
