@@ -118,6 +118,7 @@ struct Job {
   std::mutex failure_mutex;
   std::string failure;  // the first failure's one-line description
   cudaError_t error = cudaErrorLaunchFailure;
+  int device = 0;  // the launching device: where a sticky error lands
 
   void fail(std::string message, cudaError_t code) {
     std::lock_guard lock(failure_mutex);

@@ -1,5 +1,5 @@
-// The emulated device: its count and selection, properties and attributes,
-// versions, synchronisation and reset (rl/emu/cuda_api.hpp).
+// The emulated devices' properties and attributes, versions, synchronisation
+// and reset (rl/emu/cuda_api.hpp; their count and selection: devices.cpp).
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,34 +10,32 @@
 #include "rl/emu/launch.hpp"
 
 using rl::emu::detail::status;
-
-cudaError_t cudaGetDeviceCount(int* count) {
-  if (count == nullptr) return status(cudaErrorInvalidValue);
-  *count = 1;
-  return cudaSuccess;
-}
-
-cudaError_t cudaSetDevice(int device) {
-  return device == 0 ? cudaSuccess : status(cudaErrorInvalidDevice);
-}
-
-cudaError_t cudaGetDevice(int* device) {
-  if (device == nullptr) return status(cudaErrorInvalidValue);
-  *device = 0;
-  return cudaSuccess;
-}
+using rl::emu::detail::valid_device;
 
 // The emulated device: compute capability 8.9 because the emulator implements
 // the warp-level instructions up to sm_89 (mma incl. fp8, ldmatrix,
 // cp.async); RL_EMU_CC picks another (rl/emu/arch.hpp says which instruction
 // families each has: 9.0 adds sm_90a's wgmma, TMA and mbarrier).  One "multiprocessor" per host
 // worker, each running one block at a time.  Clocks and bus width are not meaningful and are 0.
+// With several emulated devices (RL_EMU_DEVICES) each is the same but for its
+// name, UUID and PCI bus (device d on bus d + 1, as each GPU of a node sits on
+// its own bus), so tools that key devices by bus or UUID tell them apart.
 cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
   using namespace rl::emu::detail;
   if (prop == nullptr) return status(cudaErrorInvalidValue);
-  if (device != 0) return status(cudaErrorInvalidDevice);
+  if (!valid_device(device)) return status(cudaErrorInvalidDevice);
   *prop = cudaDeviceProp{};
-  std::snprintf(prop->name, sizeof prop->name, "CPU emulator (bench_roofline emu)");
+  if (rl::emu::device_count() == 1)
+    std::snprintf(prop->name, sizeof prop->name, "CPU emulator (bench_roofline emu)");
+  else
+    std::snprintf(prop->name, sizeof prop->name,
+                  "CPU emulator (bench_roofline emu) device %d of %d", device,
+                  rl::emu::device_count());
+  std::snprintf(prop->uuid.bytes, sizeof prop->uuid.bytes, "rl-emu-device");
+  prop->uuid.bytes[15] = static_cast<char>(device);
+  prop->pciBusID = device + 1;
+  prop->pciDeviceID = 0;
+  prop->pciDomainID = 0;
   prop->totalGlobalMem = physical_memory();
   prop->sharedMemPerBlock = kDefaultSharedPerBlock;
   prop->regsPerBlock = 65536;
@@ -106,9 +104,16 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
     case cudaDevAttrMemoryClockRate:
     case cudaDevAttrGlobalMemoryBusWidth:
     case cudaDevAttrEccEnabled:
-    case cudaDevAttrPciBusId:
-    case cudaDevAttrPciDeviceId:
       *value = 0;
+      break;
+    case cudaDevAttrPciBusId:
+      *value = p.pciBusID;
+      break;
+    case cudaDevAttrPciDeviceId:
+      *value = p.pciDeviceID;
+      break;
+    case cudaDevAttrPciDomainId:
+      *value = p.pciDomainID;
       break;
     case cudaDevAttrMultiProcessorCount:
       *value = p.multiProcessorCount;
@@ -157,11 +162,21 @@ cudaError_t cudaRuntimeGetVersion(int* version) {
   return cudaSuccess;
 }
 
+// The current device's work (every launch and copy is done when its call
+// returns): its pending failure or sticky error.
 cudaError_t cudaDeviceSynchronize() {
   return rl::emu::detail::synchronize();
 }
 
+// The current device only, as CUDA resets it: its allocations (pinned host
+// memory made while it was current too), streams, events, peer access in
+// both directions, and its errors.
 cudaError_t cudaDeviceReset() {
-  rl::emu::detail::clear_errors();
+  using namespace rl::emu::detail;
+  const int device = current_device();
+  release_device_memory(device);
+  destroy_device_streams(device);
+  clear_peer_access(device);
+  clear_errors();
   return cudaSuccess;
 }

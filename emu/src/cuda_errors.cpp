@@ -10,10 +10,13 @@ namespace rl::emu::detail {
 namespace {
 
 thread_local cudaError_t tl_last_error = cudaSuccess;
-thread_local cudaError_t tl_pending_failure = cudaSuccess;
-// Device assert and __trap corrupt a GPU context for good: the error is
-// process-wide (one context) and outlives cudaGetLastError.
-std::atomic<cudaError_t> g_sticky_error{cudaSuccess};
+// A failed launch waits for the next synchronising call of the host thread
+// that launched it, with the launching device current.
+thread_local cudaError_t tl_pending_failure[kMaxDevices] = {};
+// Device assert and __trap corrupt a GPU context for good: the error is the
+// device's (one context per device), for every host thread, and outlives
+// cudaGetLastError.
+std::atomic<cudaError_t> g_sticky_error[kMaxDevices];
 
 }  // namespace
 
@@ -24,7 +27,7 @@ cudaError_t synchronize() {
 }
 
 void clear_errors() {
-  g_sticky_error.store(cudaSuccess);
+  g_sticky_error[current_device()].store(cudaSuccess);
   take_pending_failure();
   tl_last_error = cudaSuccess;
 }
@@ -35,21 +38,21 @@ void record_error(cudaError_t error) {
 
 void record_launch_failure(cudaError_t error) {
   tl_last_error = error;
-  tl_pending_failure = error;
+  tl_pending_failure[current_device()] = error;
 }
 
-void set_sticky_error(cudaError_t error) {
+void set_sticky_error(int device, cudaError_t error) {
   cudaError_t none = cudaSuccess;
-  g_sticky_error.compare_exchange_strong(none, error);  // the first one stays
+  g_sticky_error[device].compare_exchange_strong(none, error);  // the first one stays
 }
 
 cudaError_t sticky_error() {
-  return g_sticky_error.load(std::memory_order_relaxed);
+  return g_sticky_error[current_device()].load(std::memory_order_relaxed);
 }
 
 cudaError_t take_pending_failure() {
-  const cudaError_t e = tl_pending_failure;
-  tl_pending_failure = cudaSuccess;
+  const cudaError_t e = tl_pending_failure[current_device()];
+  tl_pending_failure[current_device()] = cudaSuccess;
   return e;
 }
 
@@ -89,11 +92,14 @@ const char* cudaGetErrorName(cudaError_t error) {
     RL_EMU_ERROR_NAME(cudaErrorNoDevice)
     RL_EMU_ERROR_NAME(cudaErrorInvalidDevice)
     RL_EMU_ERROR_NAME(cudaErrorNoKernelImageForDevice)
+    RL_EMU_ERROR_NAME(cudaErrorPeerAccessUnsupported)
     RL_EMU_ERROR_NAME(cudaErrorInvalidResourceHandle)
     RL_EMU_ERROR_NAME(cudaErrorNotReady)
     RL_EMU_ERROR_NAME(cudaErrorIllegalAddress)
     RL_EMU_ERROR_NAME(cudaErrorLaunchOutOfResources)
     RL_EMU_ERROR_NAME(cudaErrorLaunchTimeout)
+    RL_EMU_ERROR_NAME(cudaErrorPeerAccessAlreadyEnabled)
+    RL_EMU_ERROR_NAME(cudaErrorPeerAccessNotEnabled)
     RL_EMU_ERROR_NAME(cudaErrorAssert)
     RL_EMU_ERROR_NAME(cudaErrorIllegalInstruction)
     RL_EMU_ERROR_NAME(cudaErrorMisalignedAddress)
@@ -139,6 +145,8 @@ const char* cudaGetErrorString(cudaError_t error) {
       return "invalid device ordinal";
     case cudaErrorNoKernelImageForDevice:
       return "no kernel image is available for execution on the device";
+    case cudaErrorPeerAccessUnsupported:
+      return "peer access is not supported between these two devices";
     case cudaErrorInvalidResourceHandle:
       return "invalid resource handle";
     case cudaErrorNotReady:
@@ -149,6 +157,10 @@ const char* cudaGetErrorString(cudaError_t error) {
       return "too many resources requested for launch";
     case cudaErrorLaunchTimeout:
       return "the launch timed out and was terminated";
+    case cudaErrorPeerAccessAlreadyEnabled:
+      return "peer access is already enabled";
+    case cudaErrorPeerAccessNotEnabled:
+      return "peer access has not been enabled";
     case cudaErrorAssert:
       return "device-side assert triggered";
     case cudaErrorIllegalInstruction:

@@ -1,12 +1,14 @@
 // Device memory on the host: allocations (cudaMalloc and friends, checked
-// by cudaFree), copies, memsets, pitched memory and cudaMemGetInfo
-// (rl/emu/cuda_api.hpp).
+// by cudaFree, each owned by the device current when it was made), copies,
+// memsets, pitched memory and cudaMemGetInfo (rl/emu/cuda_api.hpp).
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <new>
-#include <unordered_map>
+#include <vector>
 
 #include "cuda_api_internal.hpp"
 #include "internal.hpp"
@@ -14,10 +16,17 @@
 namespace rl::emu::detail {
 namespace {
 
-// Device allocations (for cudaFree's validation and cudaMemGetInfo).
+// Every live allocation by its first byte, ordered so that an interior
+// pointer finds its allocation with one upper_bound (cudaFree's validation,
+// cudaPointerGetAttributes, the launch's peer-access check).
+struct Entry {
+  std::size_t size;
+  int device;
+  cudaMemoryType type;
+};
 std::mutex g_alloc_mutex;
-std::unordered_map<void*, std::size_t>& allocations() {
-  static std::unordered_map<void*, std::size_t> map;
+std::map<std::uintptr_t, Entry>& allocations() {
+  static std::map<std::uintptr_t, Entry> map;
   return map;
 }
 
@@ -30,9 +39,46 @@ std::size_t physical_memory() {
          static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
 }
 
+bool find_allocation(const void* ptr, Allocation* found) {
+  const auto address = reinterpret_cast<std::uintptr_t>(ptr);
+  std::lock_guard lock(g_alloc_mutex);
+  auto it = allocations().upper_bound(address);
+  if (it == allocations().begin()) return false;
+  --it;
+  if (address - it->first >= it->second.size) return false;
+  *found = Allocation{reinterpret_cast<void*>(it->first), it->second.size, it->second.device,
+                      it->second.type};
+  return true;
+}
+
+void release_device_memory(int device) {
+  std::vector<void*> freed;
+  {
+    std::lock_guard lock(g_alloc_mutex);
+    for (auto it = allocations().begin(); it != allocations().end();) {
+      if (it->second.device != device) {
+        ++it;
+        continue;
+      }
+      freed.push_back(reinterpret_cast<void*>(it->first));
+      it = allocations().erase(it);
+    }
+  }
+  for (void* p : freed) ::operator delete(p, kAllocAlignment);
+}
+
+bool memory_on_devices_from(int first) {
+  std::lock_guard lock(g_alloc_mutex);
+  for (const auto& [address, entry] : allocations())
+    if (entry.device >= first) return true;
+  return false;
+}
+
 namespace {
 
-cudaError_t allocate(void** ptr, std::size_t size) {
+// Belongs to the device current now, whatever its type (pinned host memory
+// too: cudaPointerGetAttributes reports that device, cudaDeviceReset frees it).
+cudaError_t allocate(void** ptr, std::size_t size, cudaMemoryType type) {
   if (ptr == nullptr) return cudaErrorInvalidValue;
   *ptr = nullptr;
   if (size == 0) return cudaSuccess;
@@ -40,15 +86,15 @@ cudaError_t allocate(void** ptr, std::size_t size) {
   void* p = ::operator new(size, kAllocAlignment, std::nothrow);
   if (p == nullptr) return cudaErrorMemoryAllocation;
   std::lock_guard lock(g_alloc_mutex);
-  allocations().emplace(p, size);
+  allocations().emplace(reinterpret_cast<std::uintptr_t>(p), Entry{size, current_device(), type});
   *ptr = p;
   return cudaSuccess;
 }
 
 // Device memory (cudaMalloc, cudaMallocManaged) starts undefined on a GPU;
 // under initcheck it starts as NaN bytes.  Pinned host memory is left alone.
-cudaError_t allocate_device(void** ptr, std::size_t size) {
-  const cudaError_t error = allocate(ptr, size);
+cudaError_t allocate_device(void** ptr, std::size_t size, cudaMemoryType type) {
+  const cudaError_t error = allocate(ptr, size, type);
   if (error == cudaSuccess && *ptr != nullptr && poison_enabled())
     std::memset(*ptr, kPoisonByte, size);
   return error;
@@ -58,7 +104,8 @@ cudaError_t release(void* ptr) {
   if (ptr == nullptr) return cudaSuccess;
   {
     std::lock_guard lock(g_alloc_mutex);
-    if (allocations().erase(ptr) == 0) return cudaErrorInvalidValue;
+    if (allocations().erase(reinterpret_cast<std::uintptr_t>(ptr)) == 0)
+      return cudaErrorInvalidValue;
   }
   ::operator delete(ptr, kAllocAlignment);
   return cudaSuccess;
@@ -69,6 +116,8 @@ cudaError_t release(void* ptr) {
 
 using rl::emu::detail::status;
 
+// Every emulated device is the same host memory, so each current device
+// reports the host's physical and available memory.
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
   if (free_bytes == nullptr || total_bytes == nullptr) return status(cudaErrorInvalidValue);
   *total_bytes = rl::emu::detail::physical_memory();
@@ -78,16 +127,20 @@ cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes) {
 }
 
 cudaError_t cudaMalloc(void** ptr, std::size_t size) {
-  return status(rl::emu::detail::allocate_device(ptr, size));
+  return status(rl::emu::detail::allocate_device(ptr, size, cudaMemoryTypeDevice));
 }
 cudaError_t cudaMallocHost(void** ptr, std::size_t size) {
-  return status(rl::emu::detail::allocate(ptr, size));
+  return status(rl::emu::detail::allocate(ptr, size, cudaMemoryTypeHost));
 }
 cudaError_t cudaMallocManaged(void** ptr, std::size_t size, unsigned int) {
-  return status(rl::emu::detail::allocate_device(ptr, size));
+  return status(rl::emu::detail::allocate_device(ptr, size, cudaMemoryTypeManaged));
 }
-cudaError_t cudaHostAlloc(void** ptr, std::size_t size, unsigned int) {
-  return status(rl::emu::detail::allocate(ptr, size));
+// Every pinned allocation is portable and mapped under the emulator (one
+// address space, as with unified addressing), so the flags only get checked.
+cudaError_t cudaHostAlloc(void** ptr, std::size_t size, unsigned int flags) {
+  if ((flags & ~(cudaHostAllocPortable | cudaHostAllocMapped | cudaHostAllocWriteCombined)) != 0)
+    return status(cudaErrorInvalidValue);
+  return status(rl::emu::detail::allocate(ptr, size, cudaMemoryTypeHost));
 }
 cudaError_t cudaFree(void* ptr) {
   return status(rl::emu::detail::release(ptr));

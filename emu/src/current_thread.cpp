@@ -56,7 +56,7 @@ void fail_block(Thread& t, std::string message, cudaError_t error) {
     b.failure = "thread " + block_label(t.index) + ": " + message;
     b.error = error;
   }
-  set_sticky_error(error);
+  set_sticky_error(b.job->device, error);
   abandon(*tl_worker, t);
 }
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "internal.hpp"
 #include "rl/emu/arch.hpp"
 #include "rl/emu/runtime.hpp"
 #include "sanitizer_hooks.hpp"
@@ -34,17 +35,19 @@ Schedule environment_schedule() {
   return schedule;
 }
 
+// A count: unset or empty is 1, else an integer in [1, most] or the one-line exit.
+int count_setting(const char* name, int most, const char* expected) {
+  const char* text = std::getenv(name);
+  if (text == nullptr || *text == '\0') return 1;
+  int n = 0;
+  const char* end = text + std::strlen(text);
+  auto [p, ec] = std::from_chars(text, end, n);
+  if (ec != std::errc() || p != end || n < 1 || n > most) bad_environment(name, text, expected);
+  return n;
+}
+
 int environment_workers() {
-  static const int workers = [] {
-    const char* text = std::getenv("RL_EMU_THREADS");
-    if (text == nullptr || *text == '\0') return 1;
-    int n = 0;
-    const char* end = text + std::strlen(text);
-    auto [p, ec] = std::from_chars(text, end, n);
-    if (ec != std::errc() || p != end || n < 1 || n > 256)
-      bad_environment("RL_EMU_THREADS", text, "an integer in [1, 256]");
-    return n;
-  }();
+  static const int workers = count_setting("RL_EMU_THREADS", 256, "an integer in [1, 256]");
   return workers;
 }
 
@@ -92,6 +95,11 @@ double watchdog_seconds() {
     return s;
   }();
   return seconds;
+}
+
+int environment_devices() {
+  static const int devices = count_setting("RL_EMU_DEVICES", kMaxDevices, "an integer in [1, 64]");
+  return devices;
 }
 
 }  // namespace detail

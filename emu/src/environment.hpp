@@ -7,6 +7,7 @@
 //   RL_EMU_POISON      initcheck: fill new memory with kPoisonByte
 //   RL_EMU_WATCHDOG_S  seconds without progress before a block is stopped
 //   RL_EMU_CC          the emulated compute capability (rl::emu::hopper)
+//   RL_EMU_DEVICES     how many devices are emulated (rl::emu::device_count)
 #pragma once
 
 #include <cstddef>
@@ -26,5 +27,8 @@ bool poison_enabled();
 
 // RL_EMU_WATCHDOG_S: seconds without progress before a block is stopped (0: never).
 double watchdog_seconds();
+
+// RL_EMU_DEVICES: emulated devices, in [1, 64] (default 1).
+int environment_devices();
 
 }  // namespace rl::emu::detail

@@ -17,7 +17,8 @@ namespace rl::emu::detail {
 
 // The calling host thread's error state (cudaGetLastError semantics).
 void record_error(cudaError_t error);
-// A failed launch: reported by cudaGetLastError and by the next synchronising call.
+// A failed launch: reported by cudaGetLastError and by the calling thread's
+// next synchronising call with the launching device current.
 void record_launch_failure(cudaError_t error = cudaErrorLaunchFailure);
 // Returns and clears the failure the next synchronising call reports.
 cudaError_t take_pending_failure();
@@ -137,8 +138,14 @@ void interrupt_current_thread();
 bool current_fiber_stack(const void** bottom, std::size_t* size, std::size_t* guard);
 std::size_t fiber_stack_kib();
 // Sticky errors (device assert, __trap): every later launch and synchronising
-// call returns it until cudaDeviceReset, as a GPU context does.
-void set_sticky_error(cudaError_t error);
+// call on that device returns it until cudaDeviceReset there, as a GPU
+// context does.  sticky_error() is the calling thread's current device's.
+void set_sticky_error(int device, cudaError_t error);
 cudaError_t sticky_error();
+
+// The emulated devices (devices.cpp; at most kMaxDevices, RL_EMU_DEVICES).
+inline constexpr int kMaxDevices = 64;
+// The calling host thread's current device (cudaSetDevice).
+int current_device();
 
 }  // namespace rl::emu::detail

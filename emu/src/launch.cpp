@@ -8,6 +8,7 @@
 
 #include "block_reports.hpp"
 #include "block_runner.hpp"
+#include "cuda_api_internal.hpp"
 #include "worker_pool.hpp"
 
 namespace rl::emu::detail {
@@ -56,6 +57,12 @@ void launch(const LaunchSpec& spec) {
     record_error(cudaErrorInvalidConfiguration);
     return;
   }
+  const std::string& name = cached_kernel_name(spec);
+  int device = 0;
+  if (const cudaError_t e = check_launch_devices(spec, name, &device); e != cudaSuccess) {
+    record_error(e);
+    return;
+  }
   if (const cudaError_t sticky = sticky_error(); sticky != cudaSuccess) {
     record_error(sticky);  // a GPU context runs nothing after a sticky error
     return;
@@ -79,7 +86,8 @@ void launch(const LaunchSpec& spec) {
   }
   Job job;
   job.spec = spec;
-  job.name = &cached_kernel_name(spec);
+  job.name = &name;
+  job.device = device;
   job.schedule = current_schedule();
   job.blocks = static_cast<std::uint64_t>(spec.grid.x) * spec.grid.y * spec.grid.z;
   const std::uint64_t workers =

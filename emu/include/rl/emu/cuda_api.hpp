@@ -1,10 +1,12 @@
 // The CUDA runtime API subset the project uses, running on the host.
 //
 // The device is an honest "CPU emulator" device (cudaGetDeviceProperties says
-// so in its name).  Device memory is host memory.  Streams execute work
-// synchronously in the calling thread (a launch returns when the kernel is
-// done), so every stream is always idle; events record host wall time from
-// std::chrono::steady_clock, so emulated timings are CPU times.
+// so in its name); RL_EMU_DEVICES=N emulates N of them, each host thread with
+// its own current device (emu/docs/multi-device.md).  Device memory is host
+// memory.  Streams execute work synchronously in the calling thread (a launch
+// returns when the kernel is done), so every stream is always idle; events
+// record host wall time from std::chrono::steady_clock, so emulated timings
+// are CPU times.
 //
 // Errors follow CUDA: each call returns its status; launch errors are kept as
 // the calling thread's last error until cudaGetLastError() reads it.  A failed
@@ -39,11 +41,14 @@ enum cudaError {
   cudaErrorNoDevice = 100,
   cudaErrorInvalidDevice = 101,
   cudaErrorNoKernelImageForDevice = 209,
+  cudaErrorPeerAccessUnsupported = 217,
   cudaErrorInvalidResourceHandle = 400,
   cudaErrorNotReady = 600,
   cudaErrorIllegalAddress = 700,
   cudaErrorLaunchOutOfResources = 701,
   cudaErrorLaunchTimeout = 702,
+  cudaErrorPeerAccessAlreadyEnabled = 704,
+  cudaErrorPeerAccessNotEnabled = 705,
   cudaErrorAssert = 710,
   cudaErrorIllegalInstruction = 715,
   cudaErrorMisalignedAddress = 716,
@@ -96,6 +101,7 @@ enum cudaDeviceAttr {
   cudaDevAttrGlobalMemoryBusWidth = 37,
   cudaDevAttrL2CacheSize = 38,
   cudaDevAttrMaxThreadsPerMultiProcessor = 39,
+  cudaDevAttrPciDomainId = 50,
   cudaDevAttrComputeCapabilityMajor = 75,
   cudaDevAttrComputeCapabilityMinor = 76,
   cudaDevAttrMaxSharedMemoryPerMultiprocessor = 81,
@@ -159,6 +165,26 @@ inline constexpr unsigned int cudaEventDefault = 0x0;
 inline constexpr unsigned int cudaEventBlockingSync = 0x1;
 inline constexpr unsigned int cudaEventDisableTiming = 0x2;
 inline constexpr unsigned int cudaHostAllocDefault = 0x0;
+inline constexpr unsigned int cudaHostAllocPortable = 0x1;
+inline constexpr unsigned int cudaHostAllocMapped = 0x2;
+inline constexpr unsigned int cudaHostAllocWriteCombined = 0x4;
+
+// What cudaPointerGetAttributes says an address is (CUDA 13's names and values).
+enum cudaMemoryType {
+  cudaMemoryTypeUnregistered = 0,
+  cudaMemoryTypeHost = 1,
+  cudaMemoryTypeDevice = 2,
+  cudaMemoryTypeManaged = 3,
+};
+// The device of memory that belongs to none (cudaPointerAttributes::device).
+inline constexpr int cudaInvalidDeviceId = -2;
+struct cudaPointerAttributes {
+  cudaMemoryType type;
+  int device;  // the owner of device memory; the device current at allocation otherwise
+  void* devicePointer;
+  void* hostPointer;
+  long reserved[8];
+};
 
 cudaError_t cudaGetLastError();
 cudaError_t cudaPeekAtLastError();
@@ -175,6 +201,22 @@ cudaError_t cudaRuntimeGetVersion(int* version);
 cudaError_t cudaMemGetInfo(std::size_t* free_bytes, std::size_t* total_bytes);
 cudaError_t cudaDeviceSynchronize();
 cudaError_t cudaDeviceReset();
+
+// Peer access between emulated devices (every distinct pair can; a device is
+// not its own peer).  Enabling is one-way, from the current device to `peer`,
+// and what a launch's pointer arguments may reach (emu/docs/multi-device.md).
+cudaError_t cudaDeviceCanAccessPeer(int* can_access, int device, int peer);
+cudaError_t cudaDeviceEnablePeerAccess(int peer, unsigned int flags);
+cudaError_t cudaDeviceDisablePeerAccess(int peer);
+// `dst` must lie in memory of dst_device and `src` in memory of src_device
+// (cudaErrorInvalidValue otherwise); no peer access is needed.
+cudaError_t cudaMemcpyPeer(void* dst, int dst_device, const void* src, int src_device,
+                           std::size_t count);
+cudaError_t cudaMemcpyPeerAsync(void* dst, int dst_device, const void* src, int src_device,
+                                std::size_t count, cudaStream_t stream = nullptr);
+cudaError_t cudaPointerGetAttributes(cudaPointerAttributes* attributes, const void* ptr);
+// Pinned host memory is mapped and portable: its device address is its host address.
+cudaError_t cudaHostGetDevicePointer(void** device_ptr, void* host_ptr, unsigned int flags);
 
 cudaError_t cudaMalloc(void** ptr, std::size_t size);
 cudaError_t cudaMallocHost(void** ptr, std::size_t size);
@@ -257,7 +299,7 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
 
 // Streams run their work before the call that enqueues it returns, so every
 // recorded event has completed and the wait is satisfied at once; the call
-// still validates its handles.
+// still validates its handles, which may belong to different devices.
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
 
 // CUDA 13's cudaFuncAttributes (same fields and order).  What the emulator

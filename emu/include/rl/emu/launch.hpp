@@ -29,6 +29,7 @@
 // into a test.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -79,6 +80,15 @@ class ScopedSchedule {
 int worker_threads();
 void set_worker_threads(int count);
 
+// Emulated devices: set_device_count() if called, else RL_EMU_DEVICES, else 1.
+// set_device_count (1..64, else cudaErrorInvalidValue) refuses with
+// cudaErrorNotPermitted while an allocation, stream or event lives on a device
+// it would remove; it makes device 0 current on the calling thread, and peer
+// access among the remaining devices stays as it was.  Another host thread
+// whose current device is removed falls back to device 0.
+int device_count();
+cudaError_t set_device_count(int count);
+
 // Runs `run` (launches kernels, returns their output, e.g. a std::vector)
 // once under each schedule and returns the outputs in that order.  A kernel
 // is schedule-independent when all outputs are bitwise equal.
@@ -103,9 +113,29 @@ struct LaunchSpec {
   const void* kernel;     // for cudaFuncSetAttribute limits and the kernel's name
   const char* signature;  // fallback name when the symbol cannot be found
   void (*entry)(const void* bound);
-  const void* bound;           // the kernel pointer and its copied arguments
-  const char* name = nullptr;  // as written at the launch, where no kernel pointer exists
+  const void* bound;              // the kernel pointer and its copied arguments
+  const char* name = nullptr;     // as written at the launch, where no kernel pointer exists
+  cudaStream_t stream = nullptr;  // must belong to the current device
+  // The arguments that are data pointers (nullptr for every other argument),
+  // for the peer-access check: each must reach memory the launching device may.
+  const void* const* pointer_args = nullptr;
+  std::size_t pointer_arg_count = 0;
 };
+
+// An argument's address when it is a data pointer (a struct holding pointers
+// is not looked into), else nullptr.
+template <typename T>
+const void* pointer_argument(const T& value) {
+  if constexpr (std::is_pointer_v<T> && !std::is_function_v<std::remove_pointer_t<T>>)
+    return const_cast<const void*>(static_cast<const volatile void*>(value));
+  else
+    return nullptr;
+}
+template <typename Tuple, std::size_t... I>
+std::array<const void*, sizeof...(I)> pointer_arguments(const Tuple& params,
+                                                        std::index_sequence<I...>) {
+  return {pointer_argument(std::get<I>(params))...};
+}
 
 void launch(const LaunchSpec& spec);
 
@@ -122,7 +152,6 @@ void launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, std::size_t 
             cudaStream_t stream, Args&&... args) {
   static_assert(sizeof...(KernelParams) == sizeof...(Args),
                 "rl::launch: argument count differs from the kernel's parameter count");
-  (void)stream;  // streams are synchronous under the emulator
   // Arguments are converted and copied once, as CUDA copies them to parameter
   // space; every CUDA thread then receives its own by-value copy.
   struct Bound {
@@ -130,16 +159,21 @@ void launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, std::size_t 
     std::tuple<std::decay_t<KernelParams>...> params;
   };
   const Bound bound{kernel, std::tuple<std::decay_t<KernelParams>...>(std::forward<Args>(args)...)};
-  const rl::emu::detail::LaunchSpec spec{grid,
-                                         block,
-                                         shared_bytes,
-                                         reinterpret_cast<const void*>(kernel),
-                                         __PRETTY_FUNCTION__,
-                                         [](const void* p) {
-                                           const Bound& b = *static_cast<const Bound*>(p);
-                                           std::apply(b.kernel, b.params);
-                                         },
-                                         &bound};
+  const auto pointers =
+      rl::emu::detail::pointer_arguments(bound.params, std::index_sequence_for<KernelParams...>{});
+  rl::emu::detail::LaunchSpec spec{grid,
+                                   block,
+                                   shared_bytes,
+                                   reinterpret_cast<const void*>(kernel),
+                                   __PRETTY_FUNCTION__,
+                                   [](const void* p) {
+                                     const Bound& b = *static_cast<const Bound*>(p);
+                                     std::apply(b.kernel, b.params);
+                                   },
+                                   &bound};
+  spec.stream = stream;  // streams run synchronously, but must belong to the current device
+  spec.pointer_args = pointers.data();
+  spec.pointer_arg_count = pointers.size();
   rl::emu::detail::launch(spec);
 }
 
@@ -159,7 +193,6 @@ namespace rl::emu {
 template <typename Call, typename... Args>
 void launch_deduced(const char* name, const Call& call, dim3 grid, dim3 block,
                     std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
-  (void)stream;  // streams are synchronous under the emulator
   struct Bound {
     const Call* call;
     std::tuple<std::decay_t<Args>...> params;
@@ -169,8 +202,12 @@ void launch_deduced(const char* name, const Call& call, dim3 grid, dim3 block,
     const Bound& b = *static_cast<const Bound*>(p);
     std::apply(*b.call, b.params);
   };
-  const detail::LaunchSpec spec{grid, block, shared_bytes, reinterpret_cast<const void*>(entry),
-                                name, entry, &bound,       name};
+  const auto pointers = detail::pointer_arguments(bound.params, std::index_sequence_for<Args...>{});
+  detail::LaunchSpec spec{grid, block, shared_bytes, reinterpret_cast<const void*>(entry),
+                          name, entry, &bound,       name};
+  spec.stream = stream;
+  spec.pointer_args = pointers.data();
+  spec.pointer_arg_count = pointers.size();
   detail::launch(spec);
 }
 
