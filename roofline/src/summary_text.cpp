@@ -2,6 +2,7 @@
 
 #include "report_headline.hpp"
 
+#include "rl/roofline/node_report.hpp"
 #include "rl/roofline/text.hpp"
 
 #include <algorithm>
@@ -86,6 +87,9 @@ std::string render_summary_text(const Results& r, const ReportOptions& options, 
   }
   s += wrap(noise_text(f) + ".", width);
   s += wrap("Throttling: " + throttling_text(f) + ".", width);
+  // Node links (issue 29): the report's verdict per link type.
+  for (const auto& v : analyse_node(r, options.sku).verdicts)
+    s += wrap(fmt::format("Link {}{}.", v.ok() ? "" : "FAILED: ", v.line), width);
 
   // name | shape | median | FLOP/s | bound, % of roof | status; the shape only
   // when the terminal is wide enough to keep 24 columns for the name.

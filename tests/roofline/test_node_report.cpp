@@ -61,6 +61,18 @@ TEST(NodeReport, a_slow_nvlink_pair_fails_its_verdict_and_is_named) {
   EXPECT_NE(node_section_html(n).find("<li class=\"bad\">NVLink 4"), std::string::npos);
 }
 
+TEST(NodeReport, the_terminal_summary_carries_each_link_verdict) {
+  Results r = fixture("node_h100x8_nvml.json");
+  EXPECT_NE(render_summary_text(r, report_options_for(r), 200)
+                .find("Link NVLink 4, 18 links: 749 of 900 GB/s bidirectional = 83%"),
+            std::string::npos);
+  for (auto& k : r.kernels)
+    if (k.name == "node_peer_ce_bidir" && k.shape[0].second == 3 && k.shape[1].second == 5)
+      k.time_s->median /= 0.4;
+  EXPECT_NE(render_summary_text(r, report_options_for(r), 200).find("Link FAILED: NVLink 4"),
+            std::string::npos);
+}
+
 TEST(NodeReport, nccl_rows_give_busbw_from_cost_bytes_and_algbw_from_size) {
   const NodeReport n = report_for(fixture("node_h100x8_nvml.json"));
   ASSERT_EQ(n.nccl.size(), 1u);

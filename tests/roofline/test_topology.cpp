@@ -6,7 +6,11 @@
 #include "rl/roofline/topology.hpp"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <fstream>
+#include <regex>
 #include <string>
 
 namespace rl::roofline {
@@ -111,6 +115,26 @@ TEST(Topology, matrix_reads_like_nvidia_smi_topo_m) {
             "         GPU0     GPU1     NUMA Affinity\n"
             "GPU0     X        emulated N/A\n"
             "GPU1     emulated X        N/A\n");
+}
+
+// results/schema-v1.json spells what the writer writes: every path word
+// matches the schema's pattern, every source is in its enum.
+TEST(Topology, schema_admits_every_path_and_source_the_writer_spells) {
+  std::ifstream file(std::string(RL_ROOFLINE_TEST_DATA) + "/../../../results/schema-v1.json");
+  ASSERT_TRUE(file);
+  const auto schema = nlohmann::json::parse(file);
+  const auto& topology = schema["$defs"]["context"]["properties"]["topology"]["properties"];
+  const std::regex pattern(
+      topology["pairs"]["items"]["properties"]["path"]["pattern"].get<std::string>());
+  for (PeerPath path : {PeerPath::nvlink, PeerPath::pix, PeerPath::pxb, PeerPath::phb,
+                        PeerPath::node, PeerPath::sys, PeerPath::emulated}) {
+    const std::string word = path_text({.a = 0, .b = 1, .path = path, .nvlink_count = 12});
+    EXPECT_TRUE(std::regex_search(word, pattern)) << word;
+  }
+  EXPECT_FALSE(std::regex_search(std::string("NV0"), pattern));
+  const auto& sources = topology["source"]["enum"];
+  for (auto s : {TopologySource::nvml, TopologySource::emulator, TopologySource::unavailable})
+    EXPECT_NE(std::find(sources.begin(), sources.end(), std::string(to_string(s))), sources.end());
 }
 
 TEST(SkuLinks, every_link_figure_has_a_source_and_the_known_ones_are_as_published) {
