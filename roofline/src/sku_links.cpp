@@ -22,12 +22,15 @@ namespace {
 
 constexpr double kGB = 1e9;
 
-// PCIe figures as the datasheets print them (x16, both directions).
+// PCIe figures as the datasheets print them (x16, both directions).  Tables
+// elsewhere often print the per-direction figure (x16 Gen5: 64 GB/s), which
+// reads as a disagreement; the note says so.
 constexpr LinkFigure pcie(int generation, double gb_per_s, std::string_view source) {
   return {.generation = generation,
           .lanes = 16,
           .bidirectional_bytes_per_s = gb_per_s * kGB,
-          .source = source};
+          .source = source,
+          .note = "Third-party tables often print x16 PCIe per direction, half this figure"};
 }
 
 constexpr std::string_view kA100Datasheet =
@@ -120,8 +123,9 @@ void add_links(std::vector<Sku>& r) {
           "GB10 at Hot Chips 2025 (NVIDIA's presentation as reported by The Register): "
           "NVLink-C2C between the CPU and GPU dies, 600GB/s bidirectional",
       .note =
-          "sources disagree: NVIDIA's DGX Spark page gives no figure, only '5x the "
-          "bandwidth of PCIe Gen 5'; a third-party guide gives 252 GB/s"};
+          "Sources disagree: 600GB/s (Hot Chips, as reported); '5x the bandwidth of PCIe "
+          "Gen 5' (NVIDIA's wording as third-party pages quote it, no figure); 252 GB/s (a "
+          "third-party guide)"};
 }
 
 }  // namespace rl::roofline::sku_rows
