@@ -10,6 +10,7 @@
 #include "rl/roofline/results_io.hpp"
 #include "rl/roofline/sku.hpp"
 #include "rl/roofline/verdict.hpp"
+#include "rl/scoped_device.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -42,10 +43,11 @@ Harness::Harness(HarnessConfig config, roofline::Context context, std::unique_pt
 Harness::~Harness() = default;
 
 void Harness::register_benchmarks() {
+  const int device_count = visible_device_count();
   for (Instance& instance : selected_instances(config_.selection)) {
     BenchEntry& entry = entries_.emplace_back(make_entry(std::move(instance)));
     if (const std::optional<std::string> not_here =
-            cannot_run_here(*entry.record, entry.shape, results_.context)) {
+            cannot_run_here(*entry.record, entry.shape, results_.context, device_count)) {
       // Recorded as skipped, never registered.
       entry.result.status = roofline::Status::skipped;
       entry.result.error = *not_here;

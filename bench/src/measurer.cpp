@@ -5,6 +5,7 @@
 #include "rl/bench/test_hooks.hpp"
 #include "rl/check.hpp"
 #include "rl/cuda.hpp"
+#include "rl/scoped_device.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -27,7 +28,46 @@ double seconds_since(std::chrono::steady_clock::time_point begin) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
 }
 
+// The device whose stream times the entry's work (KernelRecord::device).
+int device_of(const BenchEntry& entry) {
+  return entry.record->device ? entry.record->device(entry.shape) : 0;
+}
+
 }  // namespace
+
+Measurer::DeviceTools::DeviceTools(int device_index, std::size_t l2_bytes) : device(device_index) {
+  const ScopedDevice on(device);
+  RL_CUDA_CHECK(cudaStreamCreate(&stream));
+  timer = std::make_unique<EventTimer>();
+  blocker = std::make_unique<LaunchBlocker>();
+  flusher = std::make_unique<L2Flusher>(l2_bytes);
+}
+
+Measurer::DeviceTools::~DeviceTools() {
+  try {
+    const ScopedDevice on(device);
+    flusher.reset();
+    blocker.reset();
+    timer.reset();
+    if (stream != nullptr) cudaStreamDestroy(stream);
+  } catch (const CudaError&) {
+    // The device cannot be made current: its resources go with the process.
+  }
+}
+
+Measurer::DeviceTools& Measurer::tools_for(int device) {
+  std::unique_ptr<DeviceTools>& tools = tools_[device];
+  if (!tools) tools = std::make_unique<DeviceTools>(device, config_.l2_bytes);
+  return *tools;
+}
+
+void Measurer::drop_workload() {
+  if (workload_) {
+    const ScopedDevice on(workload_device_);
+    workload_.reset();
+  }
+  workload_owner_ = nullptr;
+}
 
 Measurer::Measurer(MeasurerConfig config, Nvml* nvml)
     : config_(std::move(config)),
@@ -35,18 +75,16 @@ Measurer::Measurer(MeasurerConfig config, Nvml* nvml)
       throttle_every_(count_from_env("RL_BENCH_TEST_THROTTLE_EVERY")) {
   if (throttle_every_ && *throttle_every_ == 0) throttle_every_.reset();
   if (nvml_) sampler_ = std::make_unique<ClockSampler>(*nvml_, kClockSamplePeriod);
-  RL_CUDA_CHECK(cudaStreamCreate(&stream_));
-  timer_ = std::make_unique<EventTimer>();
-  blocker_ = std::make_unique<LaunchBlocker>();
-  flusher_ = std::make_unique<L2Flusher>(config_.l2_bytes);
+  tools_for(0);
 }
 
 Measurer::~Measurer() {
-  workload_.reset();
-  flusher_.reset();
-  blocker_.reset();
-  timer_.reset();
-  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+  try {
+    drop_workload();
+  } catch (const CudaError&) {
+    workload_.reset();  // its device cannot be made current: freed from this one
+  }
+  tools_.clear();
 }
 
 void Measurer::set_sampling_clocks(bool active) {
@@ -64,8 +102,9 @@ std::string Measurer::notes_of(const BenchEntry& entry) const {
 
 Workload& Measurer::workload_for(BenchEntry& entry) {
   if (workload_owner_ != &entry) {
-    workload_.reset();  // free the previous benchmark's buffers first
-    workload_owner_ = nullptr;
+    drop_workload();  // free the previous benchmark's buffers first
+    // Built on the current device, the entry's (prepare, sample_repetition).
+    RL_CUDA_CHECK(cudaGetDevice(&workload_device_));
     workload_ = entry.record->make_workload(entry.shape, config_.seed);
     workload_owner_ = &entry;
   }
@@ -74,8 +113,7 @@ Workload& Measurer::workload_for(BenchEntry& entry) {
 
 void Measurer::release_workload_of(const BenchEntry& entry) {
   if (workload_owner_ != &entry) return;
-  workload_.reset();
-  workload_owner_ = nullptr;
+  drop_workload();
 }
 
 std::optional<std::string> Measurer::does_not_fit(const BenchEntry& entry) {
@@ -83,8 +121,7 @@ std::optional<std::string> Measurer::does_not_fit(const BenchEntry& entry) {
   const std::size_t needed = entry.record->device_bytes(entry.shape);
   // The previous benchmark's buffers are freed first: they are not this
   // instance's competition.
-  workload_.reset();
-  workload_owner_ = nullptr;
+  drop_workload();
   std::size_t free_bytes = 0, total_bytes = 0;
   RL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   if (needed <= free_bytes) return std::nullopt;
@@ -95,6 +132,9 @@ void Measurer::prepare(BenchEntry& entry) {
   entry.prepared = true;
   entry.started = std::chrono::steady_clock::now();
   roofline::KernelResult& result = entry.result;
+  // Built, validated and timed on its device; device 0 is current again after.
+  const ScopedDevice on(device_of(entry));
+  DeviceTools& tools = tools_for(device_of(entry));
   if (const std::optional<std::string> too_big = does_not_fit(entry)) {
     // Data, not an error: where a variant runs out of memory is a result.
     entry.failed = true;
@@ -103,7 +143,7 @@ void Measurer::prepare(BenchEntry& entry) {
     return;
   }
   Workload& workload = workload_for(entry);
-  const Validation validation = workload.validate(stream_);
+  const Validation validation = workload.validate(tools.stream);
   result.validated = validation.passed;
   result.max_rel_err = validation.max_rel_err;
   if (!validation.passed) {
@@ -116,7 +156,7 @@ void Measurer::prepare(BenchEntry& entry) {
   // be held is found here); the fastest sets the batch size.
   double fastest = 0;
   for (int i = 0; i < kWarmupLaunches; ++i) {
-    const double seconds = time_sample(entry, workload, SampleKind::cold);
+    const double seconds = time_sample(tools, entry, workload, SampleKind::cold);
     fastest = i == 0 ? seconds : std::min(fastest, seconds);
   }
   entry.batch.launches_per_sample = launches_per_sample(fastest);
@@ -125,18 +165,19 @@ void Measurer::prepare(BenchEntry& entry) {
                   workload.tensors());
 }
 
-double Measurer::time_sample(BenchEntry& entry, Workload& workload, SampleKind kind) {
+double Measurer::time_sample(DeviceTools& tools, BenchEntry& entry, Workload& workload,
+                             SampleKind kind) {
   const int launches = kind == SampleKind::cold ? 1 : entry.batch.launches_per_sample;
   while (true) {
-    if (entry.blocking) blocker_->block(stream_);
-    if (kind == SampleKind::cold) flusher_->flush(stream_);
-    timer_->start(stream_);
-    for (int i = 0; i < launches; ++i) workload.run(stream_);
-    timer_->stop(stream_);
-    if (entry.blocking) blocker_->release();
-    const double seconds = timer_->seconds();
+    if (entry.blocking) tools.blocker->block(tools.stream);
+    if (kind == SampleKind::cold) tools.flusher->flush(tools.stream);
+    tools.timer->start(tools.stream);
+    for (int i = 0; i < launches; ++i) workload.run(tools.stream);
+    tools.timer->stop(tools.stream);
+    if (entry.blocking) tools.blocker->release();
+    const double seconds = tools.timer->seconds();
     RL_CUDA_CHECK(cudaGetLastError());
-    if (!entry.blocking || !blocker_->timed_out()) return seconds / launches;
+    if (!entry.blocking || !tools.blocker->timed_out()) return seconds / launches;
     // The work never reached the GPU while the blocker held it (a workload
     // that waits on the host inside run(), or a full launch queue): this
     // sample timed the wait.  Retaken unblocked, as is every later one.
@@ -155,6 +196,8 @@ bool Measurer::throttled_now() {
 }
 
 bool Measurer::sample_repetition(BenchEntry& entry, SampleKind kind) {
+  const ScopedDevice on(device_of(entry));
+  DeviceTools& tools = tools_for(device_of(entry));
   Workload& workload = workload_for(entry);
   SampleSet& set = kind == SampleKind::cold ? entry.cold : entry.batch;
   const double budget = repetition_budget_s(config_.sampling, config_.repetitions, 2);
@@ -166,7 +209,7 @@ bool Measurer::sample_repetition(BenchEntry& entry, SampleKind kind) {
       entry.interrupted = true;
       return false;
     }
-    const double seconds = time_sample(entry, workload, kind);
+    const double seconds = time_sample(tools, entry, workload, kind);
     if (throttled_now()) {
       if (entry.discarded_throttled < kMaxThrottleDiscards) {
         // Discarded, and retaken once the clocks had time to recover.

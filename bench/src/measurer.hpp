@@ -2,8 +2,10 @@
 // the measurement policy (rl/bench/policy.hpp) says: cold and batch samples
 // behind the blocking kernel, repetitions sampled until the noise target or
 // the time budget, throttled samples discarded and retaken.  Owns the device
-// side (stream, L2 flusher, blocking kernel, event timer, clock sampler) and
-// the one workload alive at a time.
+// side (per device: stream, L2 flusher, blocking kernel, event timer; the
+// clock sampler) and the one workload alive at a time.  An instance runs on
+// its record's device (KernelRecord::device, default 0), made current while
+// it is built, validated and timed; device 0 is current again after.
 #pragma once
 
 #include "bench_entry.hpp"
@@ -16,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,7 +29,7 @@ struct MeasurerConfig {
   std::uint64_t seed = 1;
   SamplingPolicy sampling;
   int repetitions = kDefaultRepetitions;  // Google Benchmark's, for the per-repetition budget
-  std::size_t l2_bytes = 0;               // the flush's size
+  std::size_t l2_bytes = 0;               // the flush's size (device 0's, used on every device)
   std::optional<std::filesystem::path> dump_tensors;  // --dump-tensors DIR
 };
 
@@ -62,20 +65,37 @@ class Measurer {
   // One sample of `kind`: seconds per launch.  Queued behind the blocking
   // kernel; a blocker that timed out turns blocking off for the entry and the
   // sample is retaken.
-  double time_sample(BenchEntry& entry, Workload& workload, SampleKind kind);
+  struct DeviceTools;
+  double time_sample(DeviceTools& tools, BenchEntry& entry, Workload& workload, SampleKind kind);
   // A clock-lowering throttle reason is set now (NVML, or the test hook).
   bool throttled_now();
+
+  // What times work on one device, made on that device.
+  struct DeviceTools {
+    DeviceTools(int device, std::size_t l2_bytes);
+    ~DeviceTools();
+    DeviceTools(const DeviceTools&) = delete;
+    DeviceTools& operator=(const DeviceTools&) = delete;
+    int device;
+    cudaStream_t stream = nullptr;
+    std::unique_ptr<EventTimer> timer;
+    std::unique_ptr<LaunchBlocker> blocker;
+    std::unique_ptr<L2Flusher> flusher;
+  };
+  // The tools of `device`, made on first use (device 0's in the constructor,
+  // as before there were several).
+  DeviceTools& tools_for(int device);
+  // Frees the live workload on the device it was built on.
+  void drop_workload();
 
   MeasurerConfig config_;
   Nvml* nvml_;
   std::unique_ptr<ClockSampler> sampler_;
-  cudaStream_t stream_ = nullptr;
-  std::unique_ptr<L2Flusher> flusher_;
-  std::unique_ptr<LaunchBlocker> blocker_;
-  std::unique_ptr<EventTimer> timer_;
+  std::map<int, std::unique_ptr<DeviceTools>> tools_;
   // One workload alive at a time, so large-preset buffers do not accumulate.
   std::unique_ptr<Workload> workload_;
   const BenchEntry* workload_owner_ = nullptr;
+  int workload_device_ = 0;
   // RL_BENCH_TEST_THROTTLE_EVERY=N (tests only): every Nth throttle check
   // reports hw_thermal_slowdown, so the discard path runs without a GPU.
   std::optional<std::uint64_t> throttle_every_;

@@ -158,7 +158,7 @@ std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_byt
 }
 
 std::optional<std::string> cannot_run_here(const KernelRecord& record, const Shape& shape,
-                                           const roofline::Context& context) {
+                                           const roofline::Context& context, int device_count) {
   const bool emulator = context.backend == roofline::Backend::emulator;
   const std::string& cc = context.device.compute_capability;  // "9.0"
   const int cc_x10 = roofline::compute_capability_x10(cc);
@@ -171,6 +171,9 @@ std::optional<std::string> cannot_run_here(const KernelRecord& record, const Sha
                 : "");
   if (record.gpu_only && emulator)
     return "GPU-only kernel: the emulator cannot run it (covered by static checks)";
+  if (record.min_devices > 1 && device_count < record.min_devices)
+    return "needs " + std::to_string(record.min_devices) + " devices; this machine has " +
+           std::to_string(device_count);
   if (record.max_cc > 0 && cc_x10 > record.max_cc)
     return "built for compute capability up to " + cc_text(record.max_cc) + ", the device has " +
            cc;

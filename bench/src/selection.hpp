@@ -61,10 +61,11 @@ void resolve_selection(Selection& selection, const std::vector<std::string>& fam
                        const std::vector<ShapeOverride>& overrides);
 
 // Why `record` cannot run `shape` on this backend and device (GPU-only on
-// the emulator, compute capability out of its range, refused on this
+// the emulator, compute capability out of its range, fewer devices than its
+// min_devices among the `device_count` the machine has, refused on this
 // architecture or at this shape), or nullopt.
 std::optional<std::string> cannot_run_here(const KernelRecord& record, const Shape& shape,
-                                           const roofline::Context& context);
+                                           const roofline::Context& context, int device_count);
 
 // The skip reason of an instance whose declared device memory exceeds what
 // is free: "needs 34.4 GB of device memory, 21.0 GB free" (decimal GB, as

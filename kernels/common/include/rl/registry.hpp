@@ -122,6 +122,14 @@ struct KernelRecord {
   // For a ceiling kernel: the instruction its roof is made of, as the report
   // names it beside the roof ("wgmma.mma_async (HGMMA)"); "" for the others.
   std::string instruction = {};
+  // The device whose stream times the work, for records that run on other
+  // devices than 0 (the node family: a shape's `dst` or `device`).  The
+  // harness makes it current (cudaSetDevice) before it builds, validates and
+  // times the instance, and times on that device's stream.  Empty: device 0.
+  std::function<int(const Shape&)> device = {};
+  // The devices the machine must have: below it the harness records every
+  // instance as skipped, "needs 2 devices; this machine has 1".
+  int min_devices = 1;
   // Where the record is registered, relative to the project root
   // ("kernels/gemm/gemm_f32_naive.cu"): set by RL_REGISTER_KERNEL from
   // __FILE__ (project_relative_path), for --list.
