@@ -1,10 +1,8 @@
 // The node family's copy machinery (node/node_copies.hpp): shapes, regions,
 // legs, the fork/join around the timed stream, and the exact check of every
-// destination.  Host code, but for the pattern fill of device regions
-// (ceilings::patterned), whose kernel this file's cubin must hold since it
-// launches it: the device passes see only stream_pattern.hpp.
-// rl-static: kernel=fill_stream_pattern max_regs=32 max_smem=0
-#include "ceilings/stream_pattern.hpp"
+// destination.  Host code only (device regions are filled by an upload, not
+// by stream_pattern.hpp's fill kernel, so this file has no kernel and nvcc's
+// device passes see an empty file).
 #if !defined(__CUDA_ARCH__)  // host pass only (rl/device_instances.hpp)
 #include "node/node_copies.hpp"
 
@@ -120,13 +118,9 @@ Region::~Region() {
 }
 
 void Region::fill(std::uint64_t seed) {
-  if (kind_ == Kind::device) {
-    const ScopedDevice on(device_);
-    device_buffer_ = ceilings::patterned(floats_, seed);  // filled on the device
-    address_ = device_buffer_.get();
-    return;
-  }
-  for (std::size_t i = 0; i < floats_; ++i) host_[i] = ceilings::stream_pattern(i, seed);
+  std::vector<float> values(floats_);
+  for (std::size_t i = 0; i < floats_; ++i) values[i] = ceilings::stream_pattern(i, seed);
+  write(values);
 }
 
 void Region::write(const std::vector<float>& values) {
