@@ -132,6 +132,7 @@ void Measurer::prepare(BenchEntry& entry) {
   entry.prepared = true;
   entry.started = std::chrono::steady_clock::now();
   roofline::KernelResult& result = entry.result;
+  if (entry.record->host_synchronous) entry.blocking = false;
   // Built, validated and timed on its device; device 0 is current again after.
   const ScopedDevice on(device_of(entry));
   DeviceTools& tools = tools_for(device_of(entry));

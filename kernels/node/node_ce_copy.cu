@@ -11,9 +11,10 @@
 // tests/node validates them on the emulator through make_ce_copy.
 //
 // Pageable copies: the driver stages them through its own pinned buffer and
-// may return only when the copy is done, so on a GPU the harness's blocking
-// kernel can hold them until its timeout; the sample is then retaken without
-// it (measurer.cpp), launch latency included.
+// returns only when the copy is done (device to host) or may wait for the
+// stream first (host to device), so the harness's blocking kernel would hold
+// them until its timeout: they are host_synchronous, timed without it, launch
+// latency included (as a framework's copy from pageable memory sees it).
 //
 // Cost: flops 0; bytes = the bytes that cross the links in one run.
 #if !defined(__CUDA_ARCH__)  // host code only: no kernel here
@@ -102,6 +103,7 @@ KernelRecord ce_record(std::string name, std::string idea, bool pair, std::strin
       std::move(name), std::move(variant), std::move(idea), pair ? pair_shapes : device_shapes,
       device, pair ? 2 : 1, [legs](const Shape& shape) { return copies_cost(shape, legs); }, make);
   record.gpu_only = true;  // the emulator has no copy engine (above)
+  record.host_synchronous = record.name.ends_with("_pageable");
   return record;
 }
 

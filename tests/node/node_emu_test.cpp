@@ -144,6 +144,16 @@ TEST_F(NodeFaults, a_chase_one_hop_short_fails_validation) {
   }
 }
 
+// The copies to and from pageable memory return only when done: timed
+// without the blocking kernel (KernelRecord::host_synchronous); the others
+// queue behind it.
+TEST(NodeHarness, only_the_pageable_copies_are_host_synchronous) {
+  for (const KernelRecord& record : kernel_registry()) {
+    if (record.family != "node") continue;
+    EXPECT_EQ(record.host_synchronous, record.name.ends_with("_pageable")) << record.name;
+  }
+}
+
 TEST(NodeHarness, a_peer_record_on_one_device_is_skipped_with_the_reason) {
   ASSERT_EQ(emu::set_device_count(1), cudaSuccess);
   roofline::Context context;
