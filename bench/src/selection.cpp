@@ -170,10 +170,14 @@ std::optional<std::string> cannot_run_here(const KernelRecord& record, const Sha
                 ? " (the emulator runs it as a Hopper with RL_EMU_CC=90, as scripts/run does)"
                 : "");
   if (record.gpu_only && emulator)
-    return "GPU-only kernel: the emulator cannot run it (covered by static checks)";
+    return "GPU-only: the emulator does not have what it times (a copy engine, a library, an "
+           "instruction)";
   if (record.min_devices > 1 && device_count < record.min_devices)
     return "needs " + std::to_string(record.min_devices) + " devices; this machine has " +
-           std::to_string(device_count);
+           std::to_string(device_count) +
+           (emulator ? " (the emulator runs it as a node with RL_EMU_DEVICES=8, as scripts/run "
+                       "does)"
+                     : "");
   if (record.max_cc > 0 && cc_x10 > record.max_cc)
     return "built for compute capability up to " + cc_text(record.max_cc) + ", the device has " +
            cc;

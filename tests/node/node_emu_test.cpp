@@ -164,7 +164,8 @@ TEST(NodeHarness, a_peer_record_on_one_device_is_skipped_with_the_reason) {
     const KernelRecord& record = *find_kernel(name);
     const Shape shape = record.shapes(SizePreset::small).front();
     EXPECT_EQ(bench::cannot_run_here(record, shape, context, visible_device_count()),
-              "needs 2 devices; this machine has 1")
+              "needs 2 devices; this machine has 1 (the emulator runs it as a node with "
+              "RL_EMU_DEVICES=8, as scripts/run does)")
         << name;
   }
   // One device is enough for the host records.
