@@ -44,6 +44,11 @@ void fail_block(Thread& t, std::string message, cudaError_t error) {
 }
 
 [[noreturn]] void stop_current_thread(cudaError_t error, const char* message) {
+  // What this thread did (its reads of the launch's arguments included)
+  // happens before the launch returns, as at a normal exit (fiber_main):
+  // without it racecheck saw the host's next launch, reusing that stack
+  // space for its own arguments, race with a trapped thread's reads.
+  race_release(current_thread().block->job);
   race_ignore_begin();  // emulator bookkeeping from here; abandon() ends it
   char where[1024];     // no std::string: this frame is never unwound
   write_current_thread_label(where, sizeof where);
