@@ -100,7 +100,10 @@ KernelRecord ce_record(std::string name, std::string idea, bool pair, std::strin
   };
   std::string variant = name.substr(5);  // after "node_"
   KernelRecord record = node_record(
-      std::move(name), std::move(variant), std::move(idea), pair ? pair_shapes : device_shapes,
+      std::move(name), std::move(variant), std::move(idea),
+      !pair       ? device_shapes
+      : legs == 2 ? unordered_pair_shapes
+                  : pair_shapes,
       device, pair ? 2 : 1, [legs](const Shape& shape) { return copies_cost(shape, legs); }, make);
   record.gpu_only = true;  // the emulator has no copy engine (above)
   record.host_synchronous = record.name.ends_with("_pageable");

@@ -28,6 +28,13 @@ std::vector<Shape> pair_shapes(SizePreset preset) {
   return shapes;
 }
 
+std::vector<Shape> unordered_pair_shapes(SizePreset preset) {
+  std::vector<Shape> shapes = pair_shapes(preset);
+  if (visible_device_count() >= 2)
+    std::erase_if(shapes, [](const Shape& s) { return s.at("src") > s.at("dst"); });
+  return shapes;
+}
+
 std::vector<Shape> device_shapes(SizePreset preset) {
   std::vector<Shape> shapes;
   for (int device = 0; device < std::max(visible_device_count(), 1); ++device)

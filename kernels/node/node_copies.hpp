@@ -50,6 +50,9 @@ std::int64_t preset_bytes(SizePreset preset);
 // harness records as skipped ("needs 2 devices; this machine has 1"), so the
 // record is never silently absent.
 std::vector<Shape> pair_shapes(SizePreset preset);
+// Both directions at once measure the pair, not an order: src < dst only
+// (0 -> 1 alone below two devices, as pair_shapes).
+std::vector<Shape> unordered_pair_shapes(SizePreset preset);
 // Every visible device (at least device 0), dims device, bytes.
 std::vector<Shape> device_shapes(SizePreset preset);
 

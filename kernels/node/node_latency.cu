@@ -8,9 +8,15 @@
 // random order that is one cycle through every slot (Sattolo's algorithm),
 // so no cache line is reused within a run and no prefetcher can guess the
 // next one.  The presets walk the cycle once (hops = slots), over 256 MiB on
-// medium and large, more than twice the largest L2 we target (126 MB on
-// B200), so a run is not served from a cache either.  nvbandwidth chases a
-// fixed stride through its 512 MiB buffer; the random order is ours.
+// medium and large.  What a cache can hold is the lines the chase touches,
+// not the footprint: 65,536 slots of one line each, 8 MiB, which fits the
+// L2 of every GPU we target, and the same cycle runs every sample.  The
+// timed device's L2 is flushed before cold samples only, and the memory's
+// owner's L2 (a peer's) never, so a warm sample can include remote L2 hits:
+// read the latency as an upper bound on a cached hop, not an uncached one,
+// until the touched lines exceed the L2s or the owner's L2 is flushed (a
+// follow-up).  nvbandwidth chases a fixed stride through its 512 MiB buffer;
+// the random order is ours.
 //
 // Validation: the thread writes the slot it ended on and the sum of the
 // slots it visited; both are known from the chain (a host walk), so a chase

@@ -142,7 +142,10 @@ KernelRecord sm_record(std::string name, std::string variant, std::string idea, 
     return copies_cost(shape, legs > 0 ? legs : fan_devices() - 1);
   };
   return node_record(std::move(name), std::move(variant), std::move(idea),
-                     pair ? pair_shapes : device_shapes, device, min_devices, cost, make);
+                     !pair       ? device_shapes
+                     : legs == 2 ? unordered_pair_shapes
+                                 : pair_shapes,
+                     device, min_devices, cost, make);
 }
 
 }  // namespace

@@ -75,6 +75,10 @@ const Ceiling* memory_ceiling_for(const KernelResult& kernel, std::span<const Ce
 
 std::optional<KernelRoof> roof_of(const KernelResult& kernel, std::span<const Ceiling> ceilings,
                                   double l2_bytes) {
+  // A node record measures a link (PCIe, NVLink, NCCL), not the chip: the
+  // chip's HBM or L2 roof is not its roof.  Its yardstick is the link's
+  // datasheet figure, in the report's node section (report_node.cpp).
+  if (kernel.family == "node") return std::nullopt;
   const Ceiling* memory = memory_ceiling_for(kernel, ceilings, l2_bytes);
   if (!memory) return std::nullopt;
   KernelRoof r;

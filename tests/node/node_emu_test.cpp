@@ -100,6 +100,12 @@ TEST_P(NodeOnDevices, pair_records_list_every_ordered_pair_once) {
     }
   EXPECT_EQ(static_cast<int>(find_kernel("node_h2d_sm")->shapes(SizePreset::small).size()),
             devices);
+  // Both directions at once: each unordered pair once, src < dst.
+  for (const char* bidir : {"node_peer_sm_bidir", "node_peer_ce_bidir"}) {
+    const std::vector<Shape> pairs = find_kernel(bidir)->shapes(SizePreset::small);
+    EXPECT_EQ(static_cast<int>(pairs.size()), devices * (devices - 1) / 2) << bidir;
+    for (const Shape& s : pairs) EXPECT_LT(s.at("src"), s.at("dst")) << bidir;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, NodeOnDevices, testing::Values(1, 2, 8));

@@ -75,6 +75,20 @@ TEST(RooflineModel, memory_bound_kernel_gets_its_bandwidth_roof_and_percentage) 
   EXPECT_EQ(k[0].bound, Bound::memory);
 }
 
+TEST(RooflineModel, a_node_record_is_not_judged_against_the_chips_memory_roof) {
+  std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12),
+                         ceiling("fp32.fma", "compute", 20e12)};
+  // A 1 GB host-to-device copy in 40 ms (25 GB/s): against hbm.copy it would
+  // read "1.25% of roof"; its roof is the link's, which the chip model lacks.
+  std::vector<KernelResult> k{kernel_at(0, 1e9, 40e-3), kernel_at(0, 1e9, 40e-3)};
+  k[0].family = "node";
+  apply_roofline(k, c);
+  EXPECT_FALSE(k[0].roof);
+  EXPECT_FALSE(k[0].pct_of_roof);
+  EXPECT_EQ(k[0].bound, Bound::none);
+  EXPECT_TRUE(k[1].roof);  // the same numbers in another family are judged
+}
+
 TEST(RooflineModel, compute_bound_kernel_uses_its_own_unit_roof) {
   std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12), ceiling("fp32.fma", "compute", 20e12),
                          ceiling("tc.bf16", "compute", 300e12)};

@@ -130,10 +130,10 @@ struct KernelRecord {
   // The devices the machine must have: below it the harness records every
   // instance as skipped, "needs 2 devices; this machine has 1".
   int min_devices = 1;
-  // run() returns only once its work is done (cudaMemcpyAsync to or from
-  // pageable host memory waits for the stream): the harness times it without
-  // the blocking kernel, which would hold that work until its timeout, so
-  // the launch latency is part of its time.
+  // run() may wait on the host for its own work (cudaMemcpyAsync with pageable
+  // memory can wait for the stream or the staging): the harness times it
+  // without the blocking kernel, which would hold that work until its timeout,
+  // so the launch latency is part of its time.
   bool host_synchronous = false;
   // Where the record is registered, relative to the project root
   // ("kernels/gemm/gemm_f32_naive.cu"): set by RL_REGISTER_KERNEL from
