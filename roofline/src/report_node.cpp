@@ -51,6 +51,14 @@ struct Rated {
   std::optional<double> bidirectional;
 };
 
+// A PCIe link is named by what the card and slot can train to (NVML's max),
+// not what it runs at now: an idle GPU drops its link generation, and a GPU
+// trained narrower than its siblings must be judged in their group (where it
+// is SLOW), not in a group of its own.  The current link when the max is unknown.
+PcieLink rated_pcie(const TopologyDevice& d) {
+  return d.pcie_max.generation > 0 ? d.pcie_max : d.pcie_current;
+}
+
 // The link a GPU<->GPU pair crosses, and the datasheet's bidirectional figure
 // for it.  An NV<n> pair gets n of the row's links' share of the figure (all
 // 18 through NVSwitch on HGX H100: the full 900 GB/s).
@@ -68,7 +76,7 @@ Rated peer_link(const Topology& t, const Sku* sku, int a, int b) {
     return r;
   }
   const TopologyDevice* d = t.device(a);
-  const PcieLink link = d ? d->pcie_current : PcieLink{};
+  const PcieLink link = d ? rated_pcie(*d) : PcieLink{};
   Rated r{link_name(LinkKind::pcie, link.generation, link.width) + " via " + path_text(*p),
           std::nullopt};
   if (sku && sku->pcie) r.bidirectional = sku->pcie->bidirectional_bytes_per_s;
@@ -79,8 +87,8 @@ Rated host_link(const Topology& t, const Sku* sku, int device) {
   if (t.source == TopologySource::emulator) return {"emulated host", std::nullopt};
   const TopologyDevice* d = t.device(device);
   if (d == nullptr) return {};
-  Rated r{link_name(LinkKind::pcie, d->pcie_current.generation, d->pcie_current.width) + " host",
-          std::nullopt};
+  const PcieLink link = rated_pcie(*d);
+  Rated r{link_name(LinkKind::pcie, link.generation, link.width) + " host", std::nullopt};
   if (sku && sku->pcie) r.bidirectional = sku->pcie->bidirectional_bytes_per_s;
   return r;
 }

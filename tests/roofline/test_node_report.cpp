@@ -61,6 +61,22 @@ TEST(NodeReport, a_slow_nvlink_pair_fails_its_verdict_and_is_named) {
   EXPECT_NE(node_section_html(n).find("<li class=\"bad\">NVLink 4"), std::string::npos);
 }
 
+TEST(NodeReport, a_gpu_whose_pcie_link_trained_narrow_is_judged_with_its_siblings) {
+  Results r = fixture("node_h100x8_nvml.json");
+  // GPU2 idles at Gen1 when NVML reads it, and its link trained at x8: the
+  // host copy runs at half its siblings' rate.  Named by the rated link
+  // (Gen5 x16) it stays in their group, where it is SLOW.
+  r.context.topology->devices[2].pcie_current = {1, 8};
+  for (auto& k : r.kernels)
+    if (k.name == "node_h2d_ce_pinned" && k.shape[0].second == 2) k.time_s->median *= 2;
+  const NodeReport n = report_for(r);
+  ASSERT_EQ(n.verdicts.size(), 2u);
+  EXPECT_FALSE(n.verdicts[1].ok());
+  ASSERT_EQ(n.verdicts[1].slow.size(), 1u) << n.verdicts[1].line;
+  EXPECT_EQ(n.verdicts[1].line.rfind("PCIe 5 x16 host: ", 0), 0u) << n.verdicts[1].line;
+  EXPECT_NE(n.verdicts[1].line.find("SLOW: GPU2 at"), std::string::npos) << n.verdicts[1].line;
+}
+
 TEST(NodeReport, the_terminal_summary_carries_each_link_verdict) {
   Results r = fixture("node_h100x8_nvml.json");
   EXPECT_NE(render_summary_text(r, report_options_for(r), 200)
