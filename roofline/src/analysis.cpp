@@ -14,11 +14,11 @@
 
 namespace rl::roofline {
 
-namespace {
-
 bool timed(const KernelResult& k) {
   return k.status == Status::ok && k.time_s && k.time_s->median > 0;
 }
+
+namespace {
 
 std::optional<double> achieved_flops(const KernelResult& k) {
   if (!timed(k)) return std::nullopt;

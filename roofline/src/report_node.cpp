@@ -2,6 +2,9 @@
 // NCCL curves and one verdict per link type.  The HTML is report_node_html.cpp.
 #include "rl/roofline/node_report.hpp"
 
+#include "rl/roofline/analysis.hpp"  // timed
+#include "rl/roofline/compare.hpp"   // median
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -29,21 +32,11 @@ std::optional<std::int64_t> dim(const KernelResult& k, std::string_view name) {
   return std::nullopt;
 }
 
-bool timed(const KernelResult& k) {
-  return k.status == Status::ok && k.time_s && k.time_s->median > 0;
-}
-
 // A host<->device record crosses the device's PCIe link; all-to-one and
 // one-to-all cross several links at once and have no single link to judge.
 bool host_record(std::string_view name) {
   return name.find("h2d") != std::string_view::npos || name.find("d2h") != std::string_view::npos ||
          name.find("host") != std::string_view::npos;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 struct Rated {

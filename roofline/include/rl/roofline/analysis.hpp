@@ -82,6 +82,10 @@ struct Analysis {
 
 Analysis analyse(const Results& results);
 
+// An instance that ran, passed validation and has a positive median time:
+// the ones a rate can be derived from.
+bool timed(const KernelResult& k);
+
 // One rung of a ladder against the rung below it (its `baseline`), at one
 // shape: what the rung buys, kept apart from fusion (a declared pair).
 struct LadderStep {
