@@ -244,6 +244,17 @@ Validation NodeCopies::validate(cudaStream_t stream) {
   return result;
 }
 
+std::vector<TensorDump> NodeCopies::tensors() const {
+  std::vector<TensorDump> dumps;
+  for (std::size_t i = 0; i < legs_.size(); ++i) {
+    const Leg& leg = legs_[i];
+    const auto n = static_cast<std::int64_t>(leg.src->floats());
+    dumps.push_back({"src" + std::to_string(i), "input", "fp32", {n}, leg.src->read()});
+    dumps.push_back({"dst" + std::to_string(i), "output", "fp32", {n}, leg.dst->read()});
+  }
+  return dumps;
+}
+
 KernelRecord node_record(
     std::string name, std::string variant, std::string idea,
     std::function<std::vector<Shape>(SizePreset)> shapes, std::function<int(const Shape&)> device,

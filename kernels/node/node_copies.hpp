@@ -138,6 +138,9 @@ class NodeCopies final : public Workload {
 
   void run(cudaStream_t stream) override;
   Validation validate(cudaStream_t stream) override;
+  // Each leg's source (input "src<i>") and destination (output "dst<i>"),
+  // in leg order, for --dump-tensors.
+  std::vector<TensorDump> tensors() const override;
 
  private:
   void issue(const Leg& leg, cudaStream_t stream) const;

@@ -139,6 +139,49 @@ TEST_F(NodeFaults, a_copy_one_vector_off_or_short_fails_validation) {
     }
 }
 
+// The copies and chases under the other thread order: validation is exact,
+// so passing under both is being bit-identical under both.
+class NodeOnTwoDevices : public NodeFaults {};
+
+TEST_F(NodeOnTwoDevices, every_sm_record_validates_under_the_reverse_schedule_too) {
+  const emu::ScopedSchedule reverse(emu::Schedule{emu::ScheduleOrder::reverse, 0});
+  for (const std::vector<std::string>* names : {&kSmCopies, &kChases})
+    for (const std::string& name : *names) {
+      const KernelRecord& record = *find_kernel(name);
+      const Shape shape = fault_shape(name);
+      const Validation v = validate_on_its_device(record, shape, record.make_workload(shape, 7));
+      EXPECT_TRUE(v.passed) << name << " " << shape.to_string() << ": " << v.detail;
+    }
+}
+
+TEST_F(NodeOnTwoDevices, the_tensor_dump_holds_each_legs_source_and_its_exact_copy) {
+  const KernelRecord& record = *find_kernel("node_peer_sm_bidir");
+  const Shape shape = fault_shape(record.name);
+  const std::unique_ptr<Workload> workload = record.make_workload(shape, 7);
+  {
+    const ScopedDevice on(record.device(shape));
+    cudaStream_t stream = nullptr;
+    ASSERT_EQ(cudaStreamCreate(&stream), cudaSuccess);
+    ASSERT_TRUE(workload->validate(stream).passed);
+    cudaStreamDestroy(stream);
+  }
+  const std::vector<TensorDump> dumps = workload->tensors();
+  ASSERT_EQ(dumps.size(), 4u);  // two legs: src0, dst0, src1, dst1
+  for (std::size_t leg = 0; leg < 2; ++leg) {
+    const TensorDump& src = dumps[2 * leg];
+    const TensorDump& dst = dumps[2 * leg + 1];
+    EXPECT_EQ(src.name, "src" + std::to_string(leg));
+    EXPECT_EQ(src.role, "input");
+    EXPECT_EQ(dst.name, "dst" + std::to_string(leg));
+    EXPECT_EQ(dst.role, "output");
+    EXPECT_EQ(
+        dst.dims,
+        (std::vector<std::int64_t>{static_cast<std::int64_t>(copy_bytes(shape) / sizeof(float))}));
+    EXPECT_EQ(dst.values, src.values);
+  }
+  EXPECT_NE(dumps[0].values, dumps[2].values);  // each direction its own pattern
+}
+
 TEST_F(NodeFaults, a_chase_one_hop_short_fails_validation) {
   for (const std::string& name : kChases) {
     const Shape shape = fault_shape(name);
