@@ -1,5 +1,5 @@
 # rl_add_gtest(NAME <exe> SOURCES ... [LIBS ...] LABELS <label>... [TIMEOUT s]
-#              [ENVIRONMENT VAR=value] [FILTER gtest-filter])
+#              [ENVIRONMENT VAR=value] [FILTER gtest-filter] [NOT_UNDER_RACECHECK])
 #
 # One executable, each TEST() a ctest entry (discovered when ctest runs, so
 # building never executes test binaries, which matters for the sanitizer and
@@ -12,10 +12,19 @@
 # tests in the order they were added, and a test of tens of seconds added late
 # would end the run alone on one core; such a test sets COST to about its
 # seconds (e.g. tests/roofline's browser test) so it starts first.
+#
+# NOT_UNDER_RACECHECK: the suite is neither built nor run in the tsan preset.
+# For the single-instruction semantics suites: one warp's arithmetic checked
+# against a reference, where racecheck has nothing to learn; the kernels that
+# use those instructions run under racecheck in their own suites.
 include_guard(GLOBAL)
 include(GoogleTest)
 function(rl_add_gtest)
-  cmake_parse_arguments(T "GPU" "NAME;TIMEOUT;FILTER" "SOURCES;LIBS;LABELS;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(T "GPU;NOT_UNDER_RACECHECK" "NAME;TIMEOUT;FILTER"
+                        "SOURCES;LIBS;LABELS;ENVIRONMENT" ${ARGN})
+  if(T_NOT_UNDER_RACECHECK AND RL_SANITIZE STREQUAL "thread")
+    return()
+  endif()
   add_executable(${T_NAME} ${T_SOURCES})
   set_property(DIRECTORY APPEND PROPERTY RL_GTEST_TARGETS ${T_NAME})
   rl_label_needs("${T_LABELS}" ${T_NAME})
