@@ -18,7 +18,7 @@
 // multiples of the block tile (the epilogue reads and writes whole 16x16
 // tiles of C, with n as C's row stride).  The launchers fix 128 x 128, so
 // M x N = 256 x 128 there; the driver's own 32 x 64 tile runs M x N = 96 x 192,
-// multiples of neither 64 nor 128.
+// neither a multiple of 128 (nor M of 64).
 //
 // The project's README says its kernels are correct "for any matrix size";
 // its benchmark runs only 4096^3.  `--ragged-m` runs v07 at M = 200 in
