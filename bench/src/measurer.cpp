@@ -33,6 +33,17 @@ int device_of(const BenchEntry& entry) {
   return entry.record->device ? entry.record->device(entry.shape) : 0;
 }
 
+// The L2 a device's flusher must cover: that device's own (a node may mix
+// GPUs), or the run context's (device 0's) where the query gives none.
+std::size_t l2_bytes_of(int device, std::size_t fallback) {
+  int bytes = 0;
+  if (cudaDeviceGetAttribute(&bytes, cudaDevAttrL2CacheSize, device) != cudaSuccess || bytes <= 0) {
+    (void)cudaGetLastError();
+    return fallback;
+  }
+  return static_cast<std::size_t>(bytes);
+}
+
 }  // namespace
 
 Measurer::DeviceTools::DeviceTools(int device_index, std::size_t l2_bytes) : device(device_index) {
@@ -57,7 +68,7 @@ Measurer::DeviceTools::~DeviceTools() {
 
 Measurer::DeviceTools& Measurer::tools_for(int device) {
   std::unique_ptr<DeviceTools>& tools = tools_[device];
-  if (!tools) tools = std::make_unique<DeviceTools>(device, config_.l2_bytes);
+  if (!tools) tools = std::make_unique<DeviceTools>(device, l2_bytes_of(device, config_.l2_bytes));
   return *tools;
 }
 
@@ -170,6 +181,17 @@ double Measurer::time_sample(DeviceTools& tools, BenchEntry& entry, Workload& wo
                              SampleKind kind) {
   const int launches = kind == SampleKind::cold ? 1 : entry.batch.launches_per_sample;
   while (true) {
+    // The other devices' L2s first (other_devices_to_flush), waited for, so
+    // that no flush runs inside the timed window.
+    if (kind == SampleKind::cold) {
+      for (int d : other_devices_to_flush(entry.record->min_devices, tools.device,
+                                          visible_device_count())) {
+        DeviceTools& other = tools_for(d);
+        const ScopedDevice on(d);
+        other.flusher->flush(other.stream);
+        RL_CUDA_CHECK(cudaStreamSynchronize(other.stream));
+      }
+    }
     if (entry.blocking) tools.blocker->block(tools.stream);
     if (kind == SampleKind::cold) tools.flusher->flush(tools.stream);
     tools.timer->start(tools.stream);

@@ -29,7 +29,7 @@ struct MeasurerConfig {
   std::uint64_t seed = 1;
   SamplingPolicy sampling;
   int repetitions = kDefaultRepetitions;  // Google Benchmark's, for the per-repetition budget
-  std::size_t l2_bytes = 0;               // the flush's size (device 0's, used on every device)
+  std::size_t l2_bytes = 0;  // device 0's L2; a device's flusher covers its own where it says
   std::optional<std::filesystem::path> dump_tensors;  // --dump-tensors DIR
 };
 

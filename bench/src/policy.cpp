@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace rl::bench {
 
@@ -28,6 +29,14 @@ int launches_per_sample(double single_launch_seconds) {
   if (!(single_launch_seconds > 0) || single_launch_seconds >= kBatchBelowSeconds) return 1;
   const double count = std::ceil(kBatchTargetSeconds / single_launch_seconds);
   return static_cast<int>(std::min(count, static_cast<double>(kMaxLaunchesPerSample)));
+}
+
+std::vector<int> other_devices_to_flush(int min_devices, int timed_device, int device_count) {
+  std::vector<int> devices;
+  if (min_devices > 1)
+    for (int d = 0; d < device_count; ++d)
+      if (d != timed_device) devices.push_back(d);
+  return devices;
 }
 
 double repetition_budget_s(const SamplingPolicy& policy, int repetitions, int kinds) {

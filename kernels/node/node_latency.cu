@@ -10,13 +10,15 @@
 // next one.  The presets walk the cycle once (hops = slots), over 256 MiB on
 // medium and large.  What a cache can hold is the lines the chase touches,
 // not the footprint: 65,536 slots of one line each, 8 MiB, which fits the
-// L2 of every GPU we target, and the same cycle runs every sample.  The
-// timed device's L2 is flushed before cold samples only, and the memory's
-// owner's L2 (a peer's) never, so a warm sample can include remote L2 hits:
-// read the latency as an upper bound on a cached hop, not an uncached one,
-// until the touched lines exceed the L2s or the owner's L2 is flushed (a
-// follow-up).  nvbandwidth chases a fixed stride through its 512 MiB buffer;
-// the random order is ours.
+// L2 of every GPU we target, and the same cycle runs every sample.  So a
+// cold sample (one walk, the default the report shows) flushes the L2 of
+// every device first, the memory's owner's (a peer's) included (the peer
+// records need 2 devices: rl::bench::other_devices_to_flush), and the timed
+// device's, which also holds lines of host memory: each hop then goes to
+// the owner's memory.  A batch sample walks the cycle again behind the
+// last, so its hops can hit an L2: the latency of a cached hop.
+// nvbandwidth chases a fixed stride through its 512 MiB buffer; the random
+// order is ours.
 //
 // Validation: the thread writes the slot it ended on and the sum of the
 // slots it visited; both are known from the chain (a host walk), so a chase

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <stdexcept>
+#include <vector>
 
 namespace {
 
@@ -143,6 +144,15 @@ TEST(MeasuredCeilings, memory_ceilings_are_hbm_and_l2_names) {
   EXPECT_TRUE(rl::bench::is_memory_ceiling("l2.read"));
   EXPECT_FALSE(rl::bench::is_memory_ceiling("tc.bf16"));
   EXPECT_FALSE(rl::bench::is_memory_ceiling("fp32.fma"));
+}
+
+// A chase through a peer's memory timed on device 1 of 4: its cold samples
+// must find the lines in the owner's memory, not in device 0's, 2's or 3's
+// L2; a one-device record flushes only its own.
+TEST(ColdSamples, a_record_across_devices_flushes_every_other_device_l2) {
+  EXPECT_EQ(rl::bench::other_devices_to_flush(2, 1, 4), (std::vector<int>{0, 2, 3}));
+  EXPECT_EQ(rl::bench::other_devices_to_flush(2, 0, 2), (std::vector<int>{1}));
+  EXPECT_TRUE(rl::bench::other_devices_to_flush(1, 0, 8).empty());
 }
 
 TEST(Batching, kernels_of_20us_or_more_get_one_launch_per_sample) {

@@ -35,6 +35,12 @@ inline constexpr double kBatchTargetSeconds = 200e-6;
 inline constexpr int kMaxLaunchesPerSample = 128;
 int launches_per_sample(double single_launch_seconds);
 
+// The devices whose L2 a cold sample flushes besides the timed one: none for
+// a record on one device; every other device for a record across devices
+// (min_devices > 1: a peer copy, a chase through a peer's memory), whose
+// memory another device's L2 may hold.
+std::vector<int> other_devices_to_flush(int min_devices, int timed_device, int device_count);
+
 // When a kernel has sampled enough.  Per repetition and per kind: keep taking
 // samples until the relative noise (1.4826 x MAD / median, the regression
 // gate's statistic) is at most max_noise with at least min_samples taken, or
