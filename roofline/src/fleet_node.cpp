@@ -3,6 +3,7 @@
 #include "rl/roofline/node_report.hpp"
 #include "rl/roofline/sku.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include <fmt/format.h>
@@ -46,6 +47,30 @@ void add_node_outliers(std::size_t run, const Results& r, std::vector<FleetOutli
           f.limit_pct);
       outliers.push_back(std::move(f));
     }
+  // A pair with a link down, even where it keeps up per link.
+  for (const NodeVerdict& v : node.verdicts) {
+    if (!v.fewer_links_fail) continue;
+    for (const NodeCopyCell& c : v.fewer_links) {
+      const bool slow = std::any_of(v.slow.begin(), v.slow.end(), [&](const NodeCopyCell& s) {
+        return s.src == c.src && s.dst == c.dst;
+      });
+      if (slow) continue;  // already named, with its rate
+      FleetOutlier f{.run = run,
+                     .kind = "node link",
+                     .metric = fmt::format("{} [src={},dst={}]", v.record, c.src, c.dst),
+                     .unit = "NVLinks",
+                     .value = static_cast<double>(c.nvlinks),
+                     .median = static_cast<double>(v.usual_nvlinks),
+                     .below_pct = (1 - static_cast<double>(c.nvlinks) / v.usual_nvlinks) * 100,
+                     .limit_pct = 0,
+                     .reason = {}};
+      f.reason = fmt::format(
+          "{} with its peer {}: {} of the node's usual {} NVLinks (a link down); "
+          "{} {:.1f} GB/s",
+          gpu(r, c.src), gpu(r, c.dst), c.nvlinks, v.usual_nvlinks, v.record, c.bytes_per_s / 1e9);
+      outliers.push_back(std::move(f));
+    }
+  }
 }
 
 }  // namespace rl::roofline::fleet_detail

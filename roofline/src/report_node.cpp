@@ -40,8 +40,11 @@ bool host_record(std::string_view name) {
 }
 
 struct Rated {
-  std::string link;
-  std::optional<double> bidirectional;
+  std::string link{};
+  std::optional<double> bidirectional{};
+  std::string group{};  // "" when it is `link`
+  int nvlinks = 0;
+  int nvlink_generation = 0;
 };
 
 // A PCIe link is named by what the card and slot can train to (NVML's max),
@@ -62,7 +65,8 @@ Rated peer_link(const Topology& t, const Sku* sku, int a, int b) {
   if (p->path == PeerPath::nvlink) {
     const LinkFigure* f = sku && sku->nvlink ? &*sku->nvlink : nullptr;
     const int generation = p->nvlink_generation > 0 ? p->nvlink_generation : f ? f->generation : 0;
-    Rated r{link_name(LinkKind::nvlink, generation, p->nvlink_count), std::nullopt};
+    Rated r{link_name(LinkKind::nvlink, generation, p->nvlink_count), std::nullopt,
+            link_name(LinkKind::nvlink, generation, 0), p->nvlink_count, generation};
     if (f && (f->lanes == 0 || p->nvlink_count <= f->lanes))
       r.bidirectional = f->bidirectional_bytes_per_s *
                         (f->lanes > 0 ? static_cast<double>(p->nvlink_count) / f->lanes : 1.0);
@@ -91,24 +95,55 @@ std::string gb(double bytes_per_s) {
   return v >= 100 ? fmt::format("{:.0f}", v) : fmt::format("{:.3g}", v);
 }
 
-NodeVerdict judge(const std::string& link, const NodeCopyTable& table, bool emulated) {
+// The NVLink count most pairs of a group have (the larger on a tie); 0 when
+// the group is not NVLink.
+int usual_nvlinks(const std::vector<const NodeCopyCell*>& cells) {
+  std::map<int, int> pairs_with;  // links -> pairs
+  for (const auto* c : cells)
+    if (c->nvlinks > 0) ++pairs_with[c->nvlinks];
+  int usual = 0, most = 0;
+  for (const auto& [links, n] : pairs_with)
+    if (n >= most) usual = links, most = n;
+  return usual;
+}
+
+NodeVerdict judge(const std::string& group, const NodeCopyTable& table, bool emulated) {
+  std::vector<const NodeCopyCell*> cells;
+  for (const auto& c : table.cells)
+    if (c.link_group == group) cells.push_back(&c);
+  const int usual = usual_nvlinks(cells);
+  // A pair's rate as if it had the usual count of links.
+  auto per_usual = [&](const NodeCopyCell& c) {
+    return usual > 0 && c.nvlinks > 0 ? c.bytes_per_s * usual / c.nvlinks : c.bytes_per_s;
+  };
   NodeVerdict v;
-  v.link = link;
+  v.link = group;
+  v.usual_nvlinks = usual;
   v.record = table.record;
   v.bidirectional = table.bidirectional;
+  // Named, and held to the datasheet, as a pair with the usual count:
+  // "NVLink 4, 18 links".
+  const auto named = std::find_if(cells.begin(), cells.end(),
+                                  [&](const NodeCopyCell* c) { return c->nvlinks == usual; });
+  if (named != cells.end()) {
+    v.link = (*named)->link;
+    v.datasheet_bytes_per_s = (*named)->datasheet_bytes_per_s;
+  }
   std::vector<double> rates;
-  for (const auto& c : table.cells)
-    if (c.link == link) {
-      rates.push_back(c.bytes_per_s);
-      if (!v.datasheet_bytes_per_s) v.datasheet_bytes_per_s = c.datasheet_bytes_per_s;
+  for (const auto* c : cells) {
+    rates.push_back(per_usual(*c));
+    if (usual > 0 && c->nvlinks < usual) {
+      v.fewer_links.push_back(*c);
+      v.fewer_links_fail = c->nvlink_generation >= 3;
     }
+  }
   v.measured = static_cast<int>(rates.size());
   v.median_bytes_per_s = median(rates);
-  for (const auto& c : table.cells)
-    if (c.link == link && c.bytes_per_s < kSlowFraction * v.median_bytes_per_s) v.slow.push_back(c);
+  for (const auto* c : cells)
+    if (per_usual(*c) < kSlowFraction * v.median_bytes_per_s) v.slow.push_back(*c);
   const char* sense = table.bidirectional ? "bidirectional" : "per direction";
   const std::string what = table.per_device ? "device" : "pair";
-  v.line = fmt::format("{}: ", link);
+  v.line = fmt::format("{}: ", v.link);
   if (emulated || !v.datasheet_bytes_per_s) {
     v.line += fmt::format("{} GB/s {}", gb(v.median_bytes_per_s), sense);
     v.line += emulated ? " (emulated: CPU time, no datasheet figure)" : " (no datasheet figure)";
@@ -119,12 +154,18 @@ NodeVerdict judge(const std::string& link, const NodeCopyTable& table, bool emul
   }
   v.line += fmt::format(", median of {} {}{} ({})", v.measured, what, v.measured == 1 ? "" : "s",
                         table.record);
-  for (const auto& c : v.slow) {
-    const std::string who = table.per_device ? fmt::format("GPU{}", c.device)
-                                             : fmt::format("GPU{} -> GPU{}", c.src, c.dst);
-    v.line += fmt::format("; SLOW: {} at {} GB/s ({:.0f}% of the median)", who, gb(c.bytes_per_s),
-                          100 * c.bytes_per_s / v.median_bytes_per_s);
-  }
+  auto who = [&](const NodeCopyCell& c) {
+    return table.per_device ? fmt::format("GPU{}", c.device)
+                            : fmt::format("GPU{} -> GPU{}", c.src, c.dst);
+  };
+  for (const auto& c : v.fewer_links)
+    v.line += fmt::format(
+        "; FEWER LINKS: {} has {} of the node's usual {}{}", who(c), c.nvlinks, usual,
+        c.nvlink_generation >= 3 ? " (a link down)" : " (a link down, or the node is built so)");
+  for (const auto& c : v.slow)
+    v.line += fmt::format("; SLOW: {} at {} GB/s ({:.0f}% of the median{})", who(c),
+                          gb(c.bytes_per_s), 100 * per_usual(c) / v.median_bytes_per_s,
+                          c.nvlinks > 0 && c.nvlinks != usual ? ", per link" : "");
   return v;
 }
 
@@ -196,6 +237,9 @@ NodeReport analyse_node(const Results& r, const Sku* sku) {
     else if (host_record(name))
       rated = host_link(topology, sku, device);
     cell.link = rated.link;
+    cell.link_group = rated.group.empty() ? rated.link : rated.group;
+    cell.nvlinks = rated.nvlinks;
+    cell.nvlink_generation = rated.nvlink_generation;
     if (!out.emulated && rated.bidirectional)
       cell.datasheet_bytes_per_s =
           table.bidirectional ? *rated.bidirectional : *rated.bidirectional / 2;
@@ -216,10 +260,11 @@ NodeReport analyse_node(const Results& r, const Sku* sku) {
     for (const auto& table : out.copies) {
       if (table.record != preferred) continue;
       for (const auto& cell : table.cells) {
-        if (cell.link.empty() || std::find(judged.begin(), judged.end(), cell.link) != judged.end())
+        if (cell.link_group.empty() ||
+            std::find(judged.begin(), judged.end(), cell.link_group) != judged.end())
           continue;
-        judged.push_back(cell.link);
-        out.verdicts.push_back(judge(cell.link, table, out.emulated));
+        judged.push_back(cell.link_group);
+        out.verdicts.push_back(judge(cell.link_group, table, out.emulated));
       }
     }
   return out;

@@ -78,6 +78,24 @@ TEST(NodeFleet, a_slow_nvlink_pair_is_an_outlier_named_with_its_peer) {
   EXPECT_EQ(slow.exit_status(), 1);
 }
 
+// GPU3 <-> GPU5 trained 17 of 18 NVLinks and carries 17/18 of its
+// siblings' rate: not slow per link, but a link is down.
+TEST(NodeFleet, an_nvlink_pair_with_a_link_down_is_an_outlier) {
+  Results r = h100_node_run(17.0 / 18);
+  for (auto& p : r.context.topology->pairs)
+    if ((p.a == 3 && p.b == 5) || (p.a == 5 && p.b == 3)) p.nvlink_count = 17;
+  const FleetReport fleet = analyse_fleet({run_of(std::move(r))}, FleetOptions{});
+  ASSERT_EQ(fleet.outliers.size(), 1u);
+  const FleetOutlier& o = fleet.outliers[0];
+  EXPECT_EQ(o.kind, "node link");
+  EXPECT_EQ(o.unit, "NVLinks");
+  EXPECT_NE(o.reason.find("GPU3 (00000000:48:00.0) with its peer GPU5 (00000000:68:00.0): 17 of "
+                          "the node's usual 18 NVLinks (a link down)"),
+            std::string::npos)
+      << o.reason;
+  EXPECT_EQ(fleet.exit_status(), 1);
+}
+
 TEST(NodeFleet, an_emulated_run_is_never_a_link_outlier) {
   Results r = h100_node_run(0.4);
   r.context.backend = Backend::emulator;

@@ -25,6 +25,16 @@
 // datasheet figure, and it needs no datasheet on a machine the SKU table does
 // not know.  An emulated run shows no datasheet percentages: its times are the
 // host CPU's.
+//
+// NVLink pairs are grouped by generation, not by their link count, so that a
+// pair with a link down (17 of 18) is judged with its siblings: the verdict
+// is named by the node's usual count (the most common; the larger on a tie),
+// and each pair is compared per link (its rate x usual / its count) with the
+// median, so a pair with fewer links that runs at full speed per link is not
+// SLOW.  A pair with fewer links than the usual is listed as such, and fails
+// the verdict from NVLink 3 on (NVSwitch nodes give every pair the same
+// count); on NVLink 1 and 2 some nodes join pairs by one or two links by
+// design (DGX-1's hybrid cube mesh), so there it is only listed.
 #pragma once
 
 #include "rl/roofline/results.hpp"
@@ -40,11 +50,14 @@ namespace rl::roofline {
 inline constexpr double kSlowFraction = 0.8;
 
 struct NodeCopyCell {
-  int src = -1, dst = -1;  // GPU<->GPU; both -1 for a per-device record
-  int device = -1;         // host<->device and one-device records
-  std::int64_t bytes = 0;  // the shape's bytes per copy
-  double bytes_per_s = 0;  // cost bytes / median time
-  std::string link{};      // the link type it crossed ("" when the topology does not say)
+  int src = -1, dst = -1;    // GPU<->GPU; both -1 for a per-device record
+  int device = -1;           // host<->device and one-device records
+  std::int64_t bytes = 0;    // the shape's bytes per copy
+  double bytes_per_s = 0;    // cost bytes / median time
+  std::string link{};        // the link type it crossed ("" when the topology does not say)
+  std::string link_group{};  // what it is judged with: `link` less an NVLink pair's count
+  int nvlinks = 0;           // an NVLink pair's link count, 0 for any other link
+  int nvlink_generation = 0;
   std::optional<double> datasheet_bytes_per_s{};  // bidirectional or per direction, as the record
   std::optional<double> pct_of_datasheet() const;
 };
@@ -85,9 +98,12 @@ struct NodeVerdict {
   int measured = 0;  // pairs (or devices) of this link type the record measured
   double median_bytes_per_s = 0;
   std::optional<double> datasheet_bytes_per_s;
-  std::vector<NodeCopyCell> slow;  // below kSlowFraction x the median
-  std::string line;                // the sentence the report prints
-  bool ok() const { return slow.empty(); }
+  std::vector<NodeCopyCell> slow;         // below kSlowFraction x the median (per link)
+  std::vector<NodeCopyCell> fewer_links;  // NVLink pairs with fewer links than the usual
+  int usual_nvlinks = 0;                  // the node's usual count, 0 for any other link
+  bool fewer_links_fail = false;          // from NVLink 3 on (see above)
+  std::string line;                       // the sentence the report prints
+  bool ok() const { return slow.empty() && (fewer_links.empty() || !fewer_links_fail); }
 };
 
 struct NodeReport {
