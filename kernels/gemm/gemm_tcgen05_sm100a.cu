@@ -1,0 +1,291 @@
+// GEMM rung: datacenter Blackwell tcgen05.mma fed by TMA through an mbarrier
+// ring, the accumulator in tensor memory (sm_100a / sm_103a only; bf16 and
+// fp16 inputs, fp32 C).
+//
+// Run: RL_EMU_CC=100 bench_roofline_emu --family gemm --size small
+// (the emulator as a B200), or bench_roofline on a 10.0 / 10.3 GPU.
+// NOT YET RUN ON A GPU: compiled for sm_100a and sm_103a with its SASS
+// checked statically (below); it computes the exact C under the emulator's
+// tcgen05 / TMA / mbarrier model (tests/emu_blackwell/gemm_tcgen05_test.cpp).
+// Whether the hardware agrees is for the first B200 run.
+//
+// The idea, and what changes from the Hopper wgmma rungs (the nearest rung on
+// a Blackwell is gemm_mma_sync_multistage: the wgmma rungs are sm_90a only).
+// There two consumer warpgroups (256 threads) issue wgmma, each holding its
+// 64 x N slice of the accumulator in registers (128 a thread at N = 256, the
+// reason for setmaxnreg).  Here
+//   - ONE thread issues the MMAs: tcgen05.mma.cta_group::1.kind::f16, a
+//     128 x 256 x 16 product per instruction, both operands read from shared
+//     memory through descriptors;
+//   - the accumulator lives in tensor memory (256 of its 512 columns of
+//     128 lanes, fp32), not in registers, so no thread holds it during the
+//     main loop;
+//   - the MMAs are asynchronous to the issuing thread too: after a stage's
+//     four MMAs, tcgen05.commit to the stage's "empty" mbarrier frees the
+//     stage when they have completed (no thread waits for them), and after
+//     the last k-tile a commit to a "done" mbarrier tells the epilogue that
+//     the accumulator is complete.
+// The TMA ring is the wgmma rungs' (gemm_wgmma_parts.hpp: one producer
+// thread, 128B-swizzled tiles, "full" / "empty" mbarriers per stage).
+// Tensor memory is allocated, its permit relinquished and freed by warp 0.
+//
+// Threads: 128, four warps.  Warp 0's lane 0 produces, warp 1's lane 0 issues
+// the MMAs; then all four warps are the epilogue: warp w may read only lanes
+// 32w .. 32w + 31 of tensor memory (rows of D), which four warps cover.
+//
+// Tiles: BlockM x BlockN x BlockK = 128 x 256 x 64, 4 stages (48 KiB each:
+// 16 KiB of A, 32 KiB of B) + 1 KiB to align the ring to the swizzle's
+// 1024-byte repeat = 193 KiB of dynamic shared memory (of 227 KiB).
+//
+// Layouts (rl/ptx_sm100_mma.hpp has the descriptor fields; they mean what
+// they mean for wgmma, gemm_wgmma_tma_sm90a.cu's header):
+//   A tile, row-major 128 x 64: K-major, rows of 128 bytes, 128B swizzle.
+//     SBO = 1024 (8 rows), LBO unused; each k16 step moves the start 32 bytes.
+//   B tile, row-major 64 x 256 as four 64 x 64 TMA boxes side by side:
+//     MN-major (the instruction descriptor's transpose-B bit), 128B swizzle,
+//     LBO = 8192 (from one 64-column box to the next), SBO = 1024 (8 K-rows);
+//     each k16 step moves the start 16 rows = 2048 bytes.
+//   D in tensor memory: row m of the tile in lane m, column n in column n.
+//
+// Tails: TMA writes zeros outside the matrix (tails in M, N and K need no
+// code); the epilogue stores only inside C.  TMA needs 16-byte row pitches:
+// the record pads A's and B's rows to 8 elements (RecordSpec::ld_multiple),
+// so every shape of the ladder runs, none is refused.
+//
+// Cost model (gemm_cost.hpp): the reuse tile is the block tile, 128 x 256.
+// Why N = 256 (the largest N of a cta_group::1 MMA) and not 128: each k16
+// MMA reads its operands from shared memory, 128 x 16 of A and N x 16 of B
+// (2 bytes each), for 2 x 128 x N x 16 FLOPs: 64 FLOPs a byte at N = 128,
+// 85 at N = 256.  A B200 SM's tensor core does about 8k dense BF16 FLOPs a
+// clock (2.25 PFLOP/s over 148 SMs at about 1.85 GHz), and shared memory
+// delivers 128 bytes a clock: N = 128 would need all of it (8k / 64), N = 256
+// three quarters (8k / 85 = 96 bytes).  It also halves the MMAs issued and
+// the reads of A from L2 (A is read once per 256 columns of C).  Its price:
+// 256 accumulator columns (half of tensor memory, so one CTA per SM holds
+// its accumulator alone) and fewer tiles, i.e. more idle SMs on small shapes.
+//
+// What it leaves out (the rungs to come): the epilogue's stores are plain
+// (each thread one row, 32 columns a tcgen05.ld), so the tensor cores idle
+// while a tile's C is written; no persistent CTAs (the next tile's loads do
+// not overlap this one's epilogue); no CTA pair (cta_group::2, M = 256, with
+// TMA multicast of B); no FP8 or block-scaled kinds.
+//
+// Performance goal (a goal, not a measurement): above the mma.sync rung on a
+// B200 by several times, toward the tcgen05_loop_bf16 roof; the ladder's
+// target is 90% of gemm_cublaslt_bf16 at 8192^3, which needs the rungs above.
+#include "gemm/gemm_tcgen05_fault.hpp"
+#include "gemm/gemm_wgmma_parts.hpp"
+#include "rl/cuda.hpp"
+#include "rl/device_instances.hpp"
+#include "rl/ptx.hpp"
+#include "rl/ptx_sm100_mma.hpp"
+#include "rl/ptx_sm100_tmem.hpp"
+#if !defined(__CUDA_ARCH__)  // the record: host pass only (rl/device_instances.hpp)
+#include "gemm/gemm_workload.hpp"
+#endif
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+namespace rl::gemm {
+namespace {
+
+using Ring = wgmma::Ring</*BlockM=*/128, /*BlockN=*/256, /*BlockK=*/64, /*Stages=*/4>;
+constexpr int kThreads = 128;                      // four warps: one per lane quarter of D
+constexpr int kMmaK = 16;                          // K of one kind::f16 MMA
+constexpr std::uint32_t kColumns = Ring::kBlockN;  // one fp32 column per column of D
+constexpr int kEpilogueColumns = 32;               // columns per tcgen05.ld (32x32b.x32)
+static_assert(Ring::kBlockM == 128 && Ring::kBlockN <= 256, "one cta_group::1 MMA per k16 step");
+
+// The instruction descriptor: T's kind::f16 type, fp32 D, M = 128, N = 256,
+// A K-major, B MN-major.
+template <typename T>
+constexpr std::uint32_t kIdesc = rl::ptx::tcgen05_idesc_f16(
+    std::is_same_v<T, __half> ? rl::ptx::Tcgen05F16Type::f16 : rl::ptx::Tcgen05F16Type::bf16,
+    Ring::kBlockM, Ring::kBlockN, /*a_mn_major=*/false, /*b_mn_major=*/true);
+
+// The MMA thread: for each k-tile, wait until its stage has landed, issue the
+// stage's four k16 MMAs into D (the first overwrites D), then commit them to
+// the stage's "empty" barrier, which frees the stage once they have read it;
+// after the last k-tile one more commit, to "done".  F: a deliberately wrong
+// build for the validation tests, emulator only (gemm_pipeline_fault.hpp).
+template <typename T, PipelineFault F>
+__device__ __forceinline__ void issue_mmas(std::uint32_t d, std::uint64_t* full,
+                                           std::uint64_t* empty, std::uint64_t* done,
+                                           unsigned char* ring, int k_tiles) {
+  for (int kt = 0; kt < k_tiles; ++kt) {
+    const int stage = kt % Ring::kStages, use = kt / Ring::kStages;
+    rl::ptx::mbarrier_wait_parity(&full[stage], use & 1);
+    rl::ptx::tcgen05_fence_after_thread_sync();
+    if (multiplies<F>(kt, k_tiles)) {
+      const int read = stage_read<F>(kt, k_tiles, Ring::kStages);
+      const std::uint32_t a = rl::ptx::shared_address(wgmma::a_tile<Ring>(ring, read));
+      const std::uint32_t b = rl::ptx::shared_address(wgmma::b_tile<Ring>(ring, read));
+      RL_UNROLL
+      for (int step = 0; step < Ring::kBlockK / kMmaK; ++step) {
+        const std::uint64_t desc_a =
+            rl::ptx::tcgen05_smem_descriptor(a + step * wgmma::kAStepBytes, wgmma::kAUnusedLbo,
+                                             wgmma::kRowGroupBytes, rl::ptx::Tcgen05Swizzle::b128);
+        const std::uint64_t desc_b =
+            rl::ptx::tcgen05_smem_descriptor(b + step * Ring::kBStepBytes, Ring::kBLbo,
+                                             wgmma::kRowGroupBytes, rl::ptx::Tcgen05Swizzle::b128);
+        rl::ptx::tcgen05_mma<rl::ptx::Tcgen05Kind::f16>(d, desc_a, desc_b, kIdesc<T>,
+                                                        kt > 0 || step > 0);
+      }
+    }
+    rl::ptx::tmem_commit(&empty[stage]);  // the stage is free once these MMAs completed
+  }
+  rl::ptx::tmem_commit(done);  // D is complete once every MMA above completed
+}
+
+// The epilogue, every thread: row `row` of the tile (lane `row` of D), 32
+// columns a tcgen05.ld, stored where they are inside C.
+__device__ __forceinline__ void store_row(std::uint32_t d, int row, float* __restrict__ C, int M,
+                                          int N, int ldc, wgmma::BlockTile tile) {
+  const int c_row = tile.row + row;
+  RL_UNROLL
+  for (int c = 0; c < Ring::kBlockN; c += kEpilogueColumns) {
+    if (tile.col + c >= N) break;  // the whole warp: every lane has the same columns
+    std::uint32_t r[kEpilogueColumns];
+    // taddr of the warp's lane quarter (row - row % 32 is the warp's first row)
+    rl::ptx::tmem_ld<rl::ptx::TmemShape::s32x32b, kEpilogueColumns>(
+        d + (static_cast<std::uint32_t>(row - row % 32) << 16) + static_cast<std::uint32_t>(c), r);
+    rl::ptx::tmem_wait_ld();
+    if (c_row < M) {
+      RL_UNROLL
+      for (int j = 0; j < kEpilogueColumns; ++j)
+        if (tile.col + c + j < N) C[c_row * ldc + tile.col + c + j] = __uint_as_float(r[j]);
+    }
+  }
+}
+
+}  // namespace
+
+// Budgets: on every architecture registers and static shared memory (80
+// bytes: the 9 mbarriers and the tensor-memory address; the 193 KiB ring is
+// dynamic, which the ptxas report does not see).  nvcc 13.0 gives 42
+// registers on sm_100a and sm_103a, no spills; elsewhere every tcgen05
+// wrapper traps (5 registers; the records refuse those devices by min_cc).
+// On sm_100a and sm_103a the instructions the design rests on, as the SASS
+// spells them: UTCHMMA (tcgen05.mma kind::f16, four a k-tile, each behind an
+// ELECT of one lane), UTCBAR (tcgen05.commit), UTMALDG.2D (TMA loads),
+// LDTM.x32 (tcgen05.ld 32x32b.x32), UTCATOMSWS.FIND_AND_SET / .AND
+// (tcgen05.alloc / dealloc), SYNCS.PHASECHK (mbarrier waits).
+// rl-static: kernel=gemm_tcgen05 max_regs=48 max_smem=80
+// rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=UTCHMMA,UTCBAR,UTMALDG.2D,LDTM.x32
+// rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=UTCATOMSWS.FIND_AND_SET,UTCATOMSWS.AND
+// rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=SYNCS.PHASECHK
+template <typename T, PipelineFault F = PipelineFault::none>
+__global__ void __launch_bounds__(kThreads, 1)
+    gemm_tcgen05(const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap a_map,
+                 const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap b_map, float* __restrict__ C, int M,
+                 int N, int K, int ldc) {
+  RL_DYNAMIC_SHARED(unsigned char, dynamic_shared);
+  __shared__ std::uint64_t full[Ring::kStages];   // stage s holds the next tile
+  __shared__ std::uint64_t empty[Ring::kStages];  // stage s may be overwritten
+  __shared__ std::uint64_t done;                  // D holds the whole product
+  __shared__ std::uint32_t tmem_base;             // where tcgen05.alloc put D
+  unsigned char* ring = wgmma::ring_start(dynamic_shared);
+  const int thread = static_cast<int>(threadIdx.x), warp = thread / 32;
+  if (warp == 0) {
+    rl::ptx::tmem_alloc(&tmem_base, kColumns);
+    rl::ptx::tmem_relinquish_alloc_permit();
+    rl::ptx::tcgen05_fence_before_thread_sync();
+  }
+  if (thread == 0) rl::ptx::mbarrier_init(&done, 1);  // init_ring_barriers fences it
+  // Each "empty" completes on one arrival: the MMA thread's commit.
+  wgmma::init_ring_barriers<Ring>(full, empty, 1, thread == 0);
+  rl::ptx::tcgen05_fence_after_thread_sync();
+  const std::uint32_t d = tmem_base;
+  const wgmma::BlockTile tile = {(K + Ring::kBlockK - 1) / Ring::kBlockK,
+                                 static_cast<int>(blockIdx.y) * Ring::kBlockM,
+                                 static_cast<int>(blockIdx.x) * Ring::kBlockN};
+
+  if (thread == 0) wgmma::produce_tiles<Ring>(&a_map, &b_map, full, empty, ring, tile);
+  if (thread == 32) issue_mmas<T, F>(d, full, empty, &done, ring, tile.k_tiles);
+  __syncwarp();  // tcgen05.ld is .sync.aligned: the whole warp again
+
+  rl::ptx::mbarrier_wait_parity(&done, 0);
+  rl::ptx::tcgen05_fence_after_thread_sync();
+  store_row(d, thread, C, M, N, ldc, tile);
+
+  // Every warp has read its lanes before warp 0 frees the columns.
+  rl::ptx::tcgen05_fence_before_thread_sync();
+  __syncthreads();
+  if (warp == 0) {
+    rl::ptx::tcgen05_fence_after_thread_sync();
+    rl::ptx::tmem_dealloc(d, kColumns);
+  }
+}
+
+namespace {
+
+template <typename T, PipelineFault F = PipelineFault::none>
+void launch_gemm_tcgen05(const Args<T>& a, cudaStream_t stream) {
+  wgmma::launch_wgmma_gemm<Ring>(gemm_tcgen05<T, F>, kThreads, a, stream);
+}
+
+RL_DEVICE_INSTANCES(&launch_gemm_tcgen05<__nv_bfloat16>, &launch_gemm_tcgen05<__half>);
+
+}  // namespace
+
+#if defined(RL_EMULATE)
+Launcher<__nv_bfloat16> faults::tcgen05_bf16(PipelineFault fault) {
+  switch (fault) {
+    case PipelineFault::none:
+      return &launch_gemm_tcgen05<__nv_bfloat16>;
+    case PipelineFault::skip_one_k_tile:
+      return &launch_gemm_tcgen05<__nv_bfloat16, PipelineFault::skip_one_k_tile>;
+    case PipelineFault::read_stage_early:
+      return &launch_gemm_tcgen05<__nv_bfloat16, PipelineFault::read_stage_early>;
+  }
+  return nullptr;
+}
+#endif
+
+#if !defined(__CUDA_ARCH__)
+namespace {
+
+// sm_100a code runs on compute capability 10.0 and 10.3 (the build compiles
+// 103a for the latter), under the emulator only as a datacenter Blackwell
+// (RL_EMU_CC=100 or 103); rows padded to TMA's 16-byte pitch.  The baseline
+// is the rung below that runs on a Blackwell (the wgmma rungs are 9.0 only);
+// the ladder table puts every rung beside gemm_cublaslt_<precision> itself.
+template <typename T>
+KernelRecord tcgen05_record(std::string name, std::string baseline, roofline::Precision precision,
+                            roofline::ComputeUnit unit) {
+  KernelRecord record = make_record<T>(
+      {.name = std::move(name),
+       .variant = "tcgen05",
+       .baseline = std::move(baseline),
+       .precision = precision,
+       .unit = unit,
+       .tile = {Ring::kBlockM, Ring::kBlockN},
+       .launcher = launch_gemm_tcgen05<T>,
+       .error = kTensorCoreError,
+       .min_cc = 100,
+       .gpu_only = !rl::ptx::emulator_runs_tcgen05(),
+       .idea = "tcgen05.mma issued by one thread from a TMA-fed 128B-swizzled ring, the 128 x "
+               "256 fp32 accumulator in tensor memory, stages freed by tcgen05.commit (sm_100a)",
+       .refuse = nullptr,
+       .refuse_on = nullptr,
+       .ld_multiple = static_cast<int>(wgmma::kTmaPitchElements),
+       .b_storage = BStorage::k_by_n});
+  record.max_cc = 103;
+  return record;
+}
+
+}  // namespace
+
+RL_REGISTER_KERNEL(tcgen05_record<__nv_bfloat16>("gemm_tcgen05_bf16",
+                                                 "gemm_mma_sync_multistage_bf16",
+                                                 roofline::Precision::bf16,
+                                                 roofline::ComputeUnit::tc_bf16));
+RL_REGISTER_KERNEL(tcgen05_record<__half>("gemm_tcgen05_fp16", "gemm_mma_sync_multistage_fp16",
+                                          roofline::Precision::fp16,
+                                          roofline::ComputeUnit::tc_fp16));
+#endif  // !__CUDA_ARCH__
+
+}  // namespace rl::gemm
