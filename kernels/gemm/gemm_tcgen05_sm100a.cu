@@ -1,6 +1,6 @@
 // GEMM rung: datacenter Blackwell tcgen05.mma fed by TMA through an mbarrier
-// ring, the accumulator in tensor memory (sm_100a / sm_103a only; bf16 and
-// fp16 inputs, fp32 C).
+// ring, the accumulator in tensor memory (sm_100a / sm_103a only; bf16, fp16
+// and fp8 e4m3 inputs, one template, fp32 C).
 //
 // Run: RL_EMU_CC=100 bench_roofline_emu --family gemm --size small
 // (the emulator as a B200), or bench_roofline on a 10.0 / 10.3 GPU.
@@ -37,8 +37,14 @@
 // 16 KiB of A, 32 KiB of B) + 1 KiB to align the ring to the swizzle's
 // 1024-byte repeat = 193 KiB of dynamic shared memory (of 227 KiB).
 //
-// Layouts (rl/ptx_sm100_mma.hpp has the descriptor fields; they mean what
-// they mean for wgmma, gemm_wgmma_tma_sm90a.cu's header):
+// e4m3 (gemm_tcgen05_fp8) is the same kernel with kind::f8f6f4 MMAs of K = 32
+// on BlockK = 128 (one 128-byte swizzle row, so A's tile is byte for byte
+// the 16-bit one) and B stored N x K (Operands below says why), its tile laid
+// out and described as A's: 256 rows of 128 bytes.
+//
+// Layouts of the 16-bit records (rl/ptx_sm100_mma.hpp has the descriptor
+// fields; they mean what they mean for wgmma, gemm_wgmma_tma_sm90a.cu's
+// header):
 //   A tile, row-major 128 x 64: K-major, rows of 128 bytes, 128B swizzle.
 //     SBO = 1024 (8 rows), LBO unused; each k16 step moves the start 32 bytes.
 //   B tile, row-major 64 x 256 as four 64 x 64 TMA boxes side by side:
@@ -50,7 +56,7 @@
 // Tails: TMA writes zeros outside the matrix (tails in M, N and K need no
 // code); the epilogue stores only inside C.  TMA needs 16-byte row pitches:
 // the record pads A's and B's rows to 8 elements (RecordSpec::ld_multiple),
-// so every shape of the ladder runs, none is refused.
+// (16 for e4m3), so every shape of the ladder runs, none is refused.
 //
 // Cost model (gemm_cost.hpp): the reuse tile is the block tile, 128 x 256.
 // Why N = 256 (the largest N of a cta_group::1 MMA) and not 128: each k16
@@ -68,11 +74,12 @@
 // (each thread one row, 32 columns a tcgen05.ld), so the tensor cores idle
 // while a tile's C is written; no persistent CTAs (the next tile's loads do
 // not overlap this one's epilogue); no CTA pair (cta_group::2, M = 256, with
-// TMA multicast of B); no FP8 or block-scaled kinds.
+// TMA multicast of B); no block-scaled kinds (MXFP8, NVFP4).
 //
 // Performance goal (a goal, not a measurement): above the mma.sync rung on a
-// B200 by several times, toward the tcgen05_loop_bf16 roof; the ladder's
-// target is 90% of gemm_cublaslt_bf16 at 8192^3, which needs the rungs above.
+// B200 by several times, toward the tcgen05_loop_bf16 roof (fp8: twice the
+// bf16 rate, toward tcgen05_loop_fp8_e4m3); the ladder's targets are 90% of
+// gemm_cublaslt_<precision> at 8192^3, which needs the rungs above.
 #include "gemm/gemm_tcgen05_fault.hpp"
 #include "gemm/gemm_wgmma_parts.hpp"
 #include "rl/cuda.hpp"
@@ -92,26 +99,42 @@
 namespace rl::gemm {
 namespace {
 
-using Ring = wgmma::Ring</*BlockM=*/128, /*BlockN=*/256, /*BlockK=*/64, /*Stages=*/4>;
-constexpr int kThreads = 128;                      // four warps: one per lane quarter of D
-constexpr int kMmaK = 16;                          // K of one kind::f16 MMA
-constexpr std::uint32_t kColumns = Ring::kBlockN;  // one fp32 column per column of D
-constexpr int kEpilogueColumns = 32;               // columns per tcgen05.ld (32x32b.x32)
-static_assert(Ring::kBlockM == 128 && Ring::kBlockN <= 256, "one cta_group::1 MMA per k16 step");
+constexpr int kThreads = 128;  // four warps: one per lane quarter of D
+constexpr int kBlockM = 128, kBlockN = 256;
+constexpr std::uint32_t kColumns = kBlockN;  // one fp32 column per column of D
+constexpr int kEpilogueColumns = 32;         // columns per tcgen05.ld (32x32b.x32)
 
-// The instruction descriptor: T's kind::f16 type, fp32 D, M = 128, N = 256,
-// A K-major, B MN-major.
+// Per input type: the ring, the MMA's kind and its instruction descriptor
+// (fp32 D, M = 128, N = 256, A K-major).  16-bit: BlockK = 64, kind::f16 with
+// K = 16, B stored K x N and read MN-major (the transpose-B bit).  e4m3:
+// BlockK = 128 (one 128-byte swizzle row, as 64 16-bit elements), kind::f8f6f4
+// with K = 32, B stored N x K and read K-major, laid out as A.  tcgen05 could
+// read an 8-bit B MN-major too, but the ring is the wgmma rungs', which store
+// 8-bit B N x K (fp8 wgmma has no transpose); the workload transposes B
+// outside the timed launch, as for gemm_wgmma_inflight_fp8 and cuBLASLt's fp8.
+// Either way an MMA reads 32 bytes of K a row: Ring::kWgmmaK is its K.
 template <typename T>
-constexpr std::uint32_t kIdesc = rl::ptx::tcgen05_idesc_f16(
-    std::is_same_v<T, __half> ? rl::ptx::Tcgen05F16Type::f16 : rl::ptx::Tcgen05F16Type::bf16,
-    Ring::kBlockM, Ring::kBlockN, /*a_mn_major=*/false, /*b_mn_major=*/true);
+struct Operands {
+  static constexpr bool kFp8 = std::is_same_v<T, __nv_fp8_e4m3>;
+  using Ring = wgmma::Ring<kBlockM, kBlockN, /*BlockK=*/kFp8 ? 128 : 64, /*Stages=*/4,
+                           /*ElementBytes=*/sizeof(T), /*BKMajor=*/kFp8>;
+  static constexpr rl::ptx::Tcgen05Kind kKind =
+      kFp8 ? rl::ptx::Tcgen05Kind::f8f6f4 : rl::ptx::Tcgen05Kind::f16;
+  static constexpr std::uint32_t kIdesc =
+      kFp8 ? rl::ptx::tcgen05_idesc_f8f6f4(rl::ptx::Tcgen05F8F6F4Type::e4m3,
+                                           rl::ptx::Tcgen05F8F6F4Type::e4m3, kBlockM, kBlockN)
+           : rl::ptx::tcgen05_idesc_f16(std::is_same_v<T, __half> ? rl::ptx::Tcgen05F16Type::f16
+                                                                  : rl::ptx::Tcgen05F16Type::bf16,
+                                        kBlockM, kBlockN, /*a_mn_major=*/false,
+                                        /*b_mn_major=*/true);
+};
 
 // The MMA thread: for each k-tile, wait until its stage has landed, issue the
-// stage's four k16 MMAs into D (the first overwrites D), then commit them to
+// stage's four MMAs (k16, or k32 for e4m3) into D (the first overwrites D), then commit them to
 // the stage's "empty" barrier, which frees the stage once they have read it;
 // after the last k-tile one more commit, to "done".  F: a deliberately wrong
 // build for the validation tests, emulator only (gemm_pipeline_fault.hpp).
-template <typename T, PipelineFault F>
+template <typename T, PipelineFault F, typename Ring = typename Operands<T>::Ring>
 __device__ __forceinline__ void issue_mmas(std::uint32_t d, std::uint64_t* full,
                                            std::uint64_t* empty, std::uint64_t* done,
                                            unsigned char* ring, int k_tiles) {
@@ -124,15 +147,15 @@ __device__ __forceinline__ void issue_mmas(std::uint32_t d, std::uint64_t* full,
       const std::uint32_t a = rl::ptx::shared_address(wgmma::a_tile<Ring>(ring, read));
       const std::uint32_t b = rl::ptx::shared_address(wgmma::b_tile<Ring>(ring, read));
       RL_UNROLL
-      for (int step = 0; step < Ring::kBlockK / kMmaK; ++step) {
+      for (int step = 0; step < Ring::kBlockK / Ring::kWgmmaK; ++step) {
         const std::uint64_t desc_a =
             rl::ptx::tcgen05_smem_descriptor(a + step * wgmma::kAStepBytes, wgmma::kAUnusedLbo,
                                              wgmma::kRowGroupBytes, rl::ptx::Tcgen05Swizzle::b128);
         const std::uint64_t desc_b =
             rl::ptx::tcgen05_smem_descriptor(b + step * Ring::kBStepBytes, Ring::kBLbo,
                                              wgmma::kRowGroupBytes, rl::ptx::Tcgen05Swizzle::b128);
-        rl::ptx::tcgen05_mma<rl::ptx::Tcgen05Kind::f16>(d, desc_a, desc_b, kIdesc<T>,
-                                                        kt > 0 || step > 0);
+        rl::ptx::tcgen05_mma<Operands<T>::kKind>(d, desc_a, desc_b, Operands<T>::kIdesc,
+                                                 kt > 0 || step > 0);
       }
     }
     rl::ptx::tmem_commit(&empty[stage]);  // the stage is free once these MMAs completed
@@ -146,7 +169,7 @@ __device__ __forceinline__ void store_row(std::uint32_t d, int row, float* __res
                                           int N, int ldc, wgmma::BlockTile tile) {
   const int c_row = tile.row + row;
   RL_UNROLL
-  for (int c = 0; c < Ring::kBlockN; c += kEpilogueColumns) {
+  for (int c = 0; c < kBlockN; c += kEpilogueColumns) {
     if (tile.col + c >= N) break;  // the whole warp: every lane has the same columns
     std::uint32_t r[kEpilogueColumns];
     // taddr of the warp's lane quarter (row - row % 32 is the warp's first row)
@@ -169,12 +192,15 @@ __device__ __forceinline__ void store_row(std::uint32_t d, int row, float* __res
 // registers on sm_100a and sm_103a, no spills; elsewhere every tcgen05
 // wrapper traps (5 registers; the records refuse those devices by min_cc).
 // On sm_100a and sm_103a the instructions the design rests on, as the SASS
-// spells them: UTCHMMA (tcgen05.mma kind::f16, four a k-tile, each behind an
-// ELECT of one lane), UTCBAR (tcgen05.commit), UTMALDG.2D (TMA loads),
+// spells them: UTCHMMA (tcgen05.mma kind::f16; UTCQMMA for kind::f8f6f4; four
+// a k-tile, each behind an ELECT of one lane), UTCBAR (tcgen05.commit), UTMALDG.2D (TMA loads),
 // LDTM.x32 (tcgen05.ld 32x32b.x32), UTCATOMSWS.FIND_AND_SET / .AND
 // (tcgen05.alloc / dealloc), SYNCS.PHASECHK (mbarrier waits).
 // rl-static: kernel=gemm_tcgen05 max_regs=48 max_smem=80
-// rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=UTCHMMA,UTCBAR,UTMALDG.2D,LDTM.x32
+// rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=UTCBAR,UTMALDG.2D,LDTM.x32
+// rl-static: kernel=*gemm_tcgen05<__nv_bfloat16,* arch=100a,103a sass=UTCHMMA
+// rl-static: kernel=*gemm_tcgen05<__half,* arch=100a,103a sass=UTCHMMA
+// rl-static: kernel=*gemm_tcgen05<__nv_fp8_e4m3,* arch=100a,103a sass=UTCQMMA
 // rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=UTCATOMSWS.FIND_AND_SET,UTCATOMSWS.AND
 // rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=SYNCS.PHASECHK
 template <typename T, PipelineFault F = PipelineFault::none>
@@ -182,6 +208,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     gemm_tcgen05(const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap a_map,
                  const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap b_map, float* __restrict__ C, int M,
                  int N, int K, int ldc) {
+  using Ring = typename Operands<T>::Ring;
   RL_DYNAMIC_SHARED(unsigned char, dynamic_shared);
   __shared__ std::uint64_t full[Ring::kStages];   // stage s holds the next tile
   __shared__ std::uint64_t empty[Ring::kStages];  // stage s may be overwritten
@@ -224,10 +251,11 @@ namespace {
 
 template <typename T, PipelineFault F = PipelineFault::none>
 void launch_gemm_tcgen05(const Args<T>& a, cudaStream_t stream) {
-  wgmma::launch_wgmma_gemm<Ring>(gemm_tcgen05<T, F>, kThreads, a, stream);
+  wgmma::launch_wgmma_gemm<typename Operands<T>::Ring>(gemm_tcgen05<T, F>, kThreads, a, stream);
 }
 
-RL_DEVICE_INSTANCES(&launch_gemm_tcgen05<__nv_bfloat16>, &launch_gemm_tcgen05<__half>);
+RL_DEVICE_INSTANCES(&launch_gemm_tcgen05<__nv_bfloat16>, &launch_gemm_tcgen05<__half>,
+                    &launch_gemm_tcgen05<__nv_fp8_e4m3>);
 
 }  // namespace
 
@@ -250,29 +278,34 @@ namespace {
 
 // sm_100a code runs on compute capability 10.0 and 10.3 (the build compiles
 // 103a for the latter), under the emulator only as a datacenter Blackwell
-// (RL_EMU_CC=100 or 103); rows padded to TMA's 16-byte pitch.  The baseline
-// is the rung below that runs on a Blackwell (the wgmma rungs are 9.0 only);
-// the ladder table puts every rung beside gemm_cublaslt_<precision> itself.
+// (RL_EMU_CC=100 or 103); rows padded to TMA's 16-byte pitch; T's error model
+// (e4m3: kHopperFp8Error, since how wide the fp8 pipe accumulates is not
+// documented for Blackwell either).  The baseline is the rung below that runs
+// on a Blackwell (the wgmma rungs are 9.0 only; fp8 mma.sync is refused
+// there, so e4m3's is this rung in bf16); the ladder table puts every rung
+// beside gemm_cublaslt_<precision> itself.
+constexpr const char* kIdea =
+    "tcgen05.mma issued by one thread from a TMA-fed 128B-swizzled ring, the 128 x 256 fp32 "
+    "accumulator in tensor memory, stages freed by tcgen05.commit (sm_100a)";
 template <typename T>
 KernelRecord tcgen05_record(std::string name, std::string baseline, roofline::Precision precision,
-                            roofline::ComputeUnit unit) {
-  KernelRecord record = make_record<T>(
-      {.name = std::move(name),
-       .variant = "tcgen05",
-       .baseline = std::move(baseline),
-       .precision = precision,
-       .unit = unit,
-       .tile = {Ring::kBlockM, Ring::kBlockN},
-       .launcher = launch_gemm_tcgen05<T>,
-       .error = kTensorCoreError,
-       .min_cc = 100,
-       .gpu_only = !rl::ptx::emulator_runs_tcgen05(),
-       .idea = "tcgen05.mma issued by one thread from a TMA-fed 128B-swizzled ring, the 128 x "
-               "256 fp32 accumulator in tensor memory, stages freed by tcgen05.commit (sm_100a)",
-       .refuse = nullptr,
-       .refuse_on = nullptr,
-       .ld_multiple = static_cast<int>(wgmma::kTmaPitchElements),
-       .b_storage = BStorage::k_by_n});
+                            roofline::ComputeUnit unit, std::string idea) {
+  KernelRecord record =
+      make_record<T>({.name = std::move(name),
+                      .variant = "tcgen05",
+                      .baseline = std::move(baseline),
+                      .precision = precision,
+                      .unit = unit,
+                      .tile = {kBlockM, kBlockN},
+                      .launcher = launch_gemm_tcgen05<T>,
+                      .error = wgmma::kWgmmaError<T>,
+                      .min_cc = 100,
+                      .gpu_only = !rl::ptx::emulator_runs_tcgen05(),
+                      .idea = std::move(idea),
+                      .refuse = nullptr,
+                      .refuse_on = nullptr,
+                      .ld_multiple = 16 / static_cast<int>(sizeof(T)),
+                      .b_storage = Operands<T>::kFp8 ? BStorage::n_by_k : BStorage::k_by_n});
   record.max_cc = 103;
   return record;
 }
@@ -282,10 +315,14 @@ KernelRecord tcgen05_record(std::string name, std::string baseline, roofline::Pr
 RL_REGISTER_KERNEL(tcgen05_record<__nv_bfloat16>("gemm_tcgen05_bf16",
                                                  "gemm_mma_sync_multistage_bf16",
                                                  roofline::Precision::bf16,
-                                                 roofline::ComputeUnit::tc_bf16));
+                                                 roofline::ComputeUnit::tc_bf16, kIdea));
 RL_REGISTER_KERNEL(tcgen05_record<__half>("gemm_tcgen05_fp16", "gemm_mma_sync_multistage_fp16",
-                                          roofline::Precision::fp16,
-                                          roofline::ComputeUnit::tc_fp16));
+                                          roofline::Precision::fp16, roofline::ComputeUnit::tc_fp16,
+                                          kIdea));
+RL_REGISTER_KERNEL(tcgen05_record<__nv_fp8_e4m3>(
+    "gemm_tcgen05_fp8", "gemm_tcgen05_bf16", roofline::Precision::fp8,
+    roofline::ComputeUnit::tc_fp8,
+    "the tcgen05 rung on e4m3 inputs: kind::f8f6f4 MMAs (K = 32), B stored N x K (sm_100a)"));
 #endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm
