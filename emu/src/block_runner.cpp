@@ -1,6 +1,6 @@
-// One block on one worker: set up its threads' fibers, run passes until every
-// thread has exited (or the block deadlocks, times out or fails), unwind what
-// is left.
+// One cluster of blocks (one block without a cluster shape) on one worker: set
+// up its threads' fibers, run passes until every thread has exited (or the
+// cluster deadlocks, times out or fails), unwind what is left.
 #include "block_runner.hpp"
 
 #include <cstring>
@@ -17,9 +17,10 @@
 namespace rl::emu::detail {
 namespace {
 
-// Makes `b` block `linear` of `job` on `worker`: its memory, its threads'
-// records and fresh fibers on the worker's stacks.
-void start_block(Worker& worker, const Job& job, std::uint64_t linear, Block& b) {
+// Makes `b` block `linear` of `job` on `worker`: its memory, and its
+// threads' records and fresh fibers at the worker's seats from `first_seat`.
+void start_block(Worker& worker, const Job& job, std::uint64_t linear, Block& b,
+                 unsigned first_seat) {
   const dim3 grid = job.spec.grid;
   const dim3 block_dim = job.spec.block;
   const unsigned count = block_dim.x * block_dim.y * block_dim.z;
@@ -38,116 +39,186 @@ void start_block(Worker& worker, const Job& job, std::uint64_t linear, Block& b)
     std::memset(b.dynamic_shared, kPoisonByte, job.spec.shared_bytes);
     poison_static_shared(job.spec.kernel);
   }
-  ++worker.waits;  // a block start is progress
-  worker.watch.timed_out.store(false, std::memory_order_relaxed);
-  worker.watch.block.store(linear, std::memory_order_relaxed);
-  worker.watch.spec.store(&job.spec, std::memory_order_release);
-
   blockIdx = b.index;
   blockDim = block_dim;
   gridDim = grid;
 
-  if (worker.threads.size() < count) worker.threads.resize(count);
-  worker.hot.resize(worker.threads.size());
-  worker.states.assign(count, State::runnable);
-  if constexpr (kRacecheck) {
-    b.race_sync.assign(Block::kRaceSyncObjects, 0);
-    worker.stacks.renew(count);
-  }
-  worker.race_fiber = race_current_fiber();
-  b.threads = worker.threads.data();
-  b.states = worker.states.data();
+  if constexpr (kRacecheck) b.race_sync.assign(Block::kRaceSyncObjects, 0);
+  b.threads = worker.threads.data() + first_seat;
+  b.states = worker.states.data() + first_seat;
   for (unsigned r = 0; r < count; ++r) {
-    Thread& t = worker.threads[r];
+    Thread& t = b.threads[r];
     t.block = &b;
     t.rank = r;
+    t.seat = first_seat + r;
     t.index =
         uint3{r % block_dim.x, (r / block_dim.x) % block_dim.y, r / (block_dim.x * block_dim.y)};
-    t.state = &worker.states[r];
-    t.stack = worker.stacks.stack(r);
+    t.state = &b.states[r];
+    t.stack = worker.stacks.stack(t.seat);
     for (ThreadSlot& slot : t.slot) slot = ThreadSlot{};
     t.fenced = false;
+    t.cluster_until = 0;
     start_fiber(t);
-    t.race_fiber = race_take_fiber(count);  // after the host wrote the fiber's first frame
+    // After the host wrote the fiber's first frame; states: one per seat of the cluster.
+    t.race_fiber = race_take_fiber(worker.states.size());
   }
   race_release(b.race_start());
 }
 
-// After the last pass: unwinds every fiber that has not finished (never
-// started ones just return), one at a time: with the pass exhausted each
-// jumps straight back here.
-void finish_block(Worker& worker, Block& b) {
+// The linear index of the block of rank `rank` in cluster `cluster` (both
+// x fastest, %cluster_ctarank's order).
+std::uint64_t block_of_cluster(const Job& job, std::uint64_t cluster, unsigned rank) {
+  const dim3 g = job.spec.grid, s = job.cluster;
+  const uint3 c = block_index(cluster, dim3{g.x / s.x, g.y / s.y, g.z / s.z});
+  const uint3 r = block_index(rank, s);
+  const std::uint64_t x = std::uint64_t{c.x} * s.x + r.x, y = std::uint64_t{c.y} * s.y + r.y,
+                      z = std::uint64_t{c.z} * s.z + r.z;
+  return x + g.x * (y + std::uint64_t{g.y} * z);
+}
+
+// Starts the blocks of cluster `linear` on `worker`, block r's threads at
+// seats r * count .. (r + 1) * count - 1.
+void start_cluster(Worker& worker, const Job& job, std::uint64_t linear, Cluster& c) {
+  const dim3 block_dim = job.spec.block;
+  const unsigned count = block_dim.x * block_dim.y * block_dim.z;
+  const unsigned seats = count * c.size;
+  ++worker.waits;  // a block start is progress
+  worker.watch.timed_out.store(false, std::memory_order_relaxed);
+  worker.watch.block.store(block_of_cluster(job, linear, 0), std::memory_order_relaxed);
+  worker.watch.spec.store(&job.spec, std::memory_order_release);
+  if (worker.threads.size() < seats) worker.threads.resize(seats);
+  worker.hot.resize(worker.threads.size());
+  worker.states.assign(seats, State::runnable);
+  if constexpr (kRacecheck) {
+    c.race_sync.assign(2, 0);
+    worker.stacks.renew(seats);
+  }
+  worker.race_fiber = race_current_fiber();
+  c.outstanding = seats;
+  for (unsigned r = 0; r < c.size; ++r) {
+    c.blocks[r].cluster = &c;
+    c.blocks[r].cluster_rank = r;
+    start_block(worker, job, block_of_cluster(job, linear, r), c.blocks[r], r * count);
+  }
+}
+
+// After the last pass: unwinds every fiber of `b` that has not finished
+// (never started ones just return), one at a time: with the pass exhausted
+// each jumps straight back here.
+void unwind_block(Worker& worker, Block& b) {
   for (unsigned r = 0; r < b.count; ++r) {
-    Thread& t = worker.threads[r];
+    Thread& t = b.threads[r];
     if (t.abandoned) {  // never unwound: only its slots are released
       release_slots(t);
       t.abandoned = false;
       continue;
     }
     if (t.context == nullptr) continue;
-    worker.position = b.count;
+    worker.position = static_cast<unsigned>(worker.order.size());
     switch_to(worker, nullptr, &t);
   }
-  if constexpr (kRacecheck) {
-    std::vector<void*> fibers(b.count);
-    for (unsigned r = 0; r < b.count; ++r)
-      fibers[r] = std::exchange(worker.threads[r].race_fiber, nullptr);
-    race_give_back_fibers(fibers.data(), b.count);
-  }
-  ::operator delete (b.dynamic_shared, std::align_val_t{128});
 }
 
-void run_block(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
-               cudaError_t& error) {
-  const RaceIgnored bookkeeping;  // the worker's own context runs only the emulator
-  Block b;
-  start_block(worker, job, linear, b);
-  PassOrder passes(job.schedule, linear);
-  passes.start(worker.order, b.count);
+// Every block of the cluster is unwound before any shared memory is freed:
+// an unwinding thread's destructors may still reach another CTA's.
+void finish_cluster(Worker& worker, Cluster& c) {
+  for (unsigned r = 0; r < c.size; ++r) unwind_block(worker, c.blocks[r]);
+  if constexpr (kRacecheck) {  // given back together: the pool keeps the last return in reserve
+    std::vector<void*> fibers;
+    for (unsigned r = 0; r < c.size; ++r)
+      for (unsigned i = 0; i < c.blocks[r].count; ++i)
+        fibers.push_back(std::exchange(c.blocks[r].threads[i].race_fiber, nullptr));
+    race_give_back_fibers(fibers.data(), fibers.size());
+  }
+  for (unsigned r = 0; r < c.size; ++r)
+    ::operator delete (c.blocks[r].dynamic_shared, std::align_val_t{128});
+}
 
-  while (b.live > 0 && !b.aborting) {
+unsigned live_threads(const Cluster& c) {
+  unsigned live = 0;
+  for (unsigned r = 0; r < c.size; ++r) live += c.blocks[r].live;
+  return live;
+}
+
+// One aborting CTA aborts its cluster: the others may wait for it.
+bool abort_if_any(Cluster& c) {
+  bool any = false;
+  for (unsigned r = 0; r < c.size; ++r) any = any || c.blocks[r].aborting;
+  if (any)
+    for (unsigned r = 0; r < c.size; ++r) c.blocks[r].aborting = true;
+  return any;
+}
+
+// The block whose thread the watchdog's signal left (else the first one).
+Block& interrupted_block(Cluster& c, const Thread** interrupted) {
+  for (unsigned r = 0; r < c.size; ++r)
+    for (unsigned i = 0; i < c.blocks[r].count; ++i)
+      if (c.blocks[r].threads[i].abandoned) {
+        *interrupted = &c.blocks[r].threads[i];
+        return c.blocks[r];
+      }
+  return c.blocks[0];
+}
+
+void run_cluster(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
+                 cudaError_t& error) {
+  const RaceIgnored bookkeeping;  // the worker's own context runs only the emulator
+  std::vector<Block> blocks(job.cluster_size);
+  Cluster c;
+  c.blocks = blocks.data();
+  c.size = job.cluster_size;
+  start_cluster(worker, job, linear, c);
+  PassOrder passes(job.schedule, linear);
+  passes.start(worker.order, static_cast<unsigned>(worker.states.size()));
+
+  while (live_threads(c) > 0 && !abort_if_any(c)) {
     passes.next_pass(worker.order);
     worker.position = 0;
     worker.switches = 0;
     worker.waits = 0;
     if (Thread* first = next_runnable(worker)) switch_to(worker, nullptr, first);
     const bool ran = worker.switches > 0;
-    // No fiber ever waits for an outside event, so a block in which nothing
+    // No fiber ever waits for an outside event, so a cluster in which nothing
     // blocks or exits for RL_EMU_WATCHDOG_S (threads spinning in __nanosleep,
     // or one spinning without yielding, which the watchdog's signal has just
     // left) can never finish.
     if (worker.watch.timed_out.load(std::memory_order_relaxed)) {
       const Thread* interrupted = nullptr;
-      for (unsigned r = 0; r < b.count && interrupted == nullptr; ++r)
-        if (worker.threads[r].abandoned) interrupted = &worker.threads[r];
+      Block& b = interrupted_block(c, &interrupted);
       if (b.failure.empty() || interrupted != nullptr) {
         b.failure = watchdog_description(b, interrupted);
         b.error = cudaErrorLaunchTimeout;
       }
       b.aborting = true;
     }
-    if (b.aborting) break;
-    if (!ran && b.live > 0) {
-      b.failure = "deadlock: " + deadlock_description(b);
-      b.aborting = true;
+    if (abort_if_any(c)) break;
+    if (!ran && live_threads(c) > 0) {
+      for (unsigned r = 0; r < c.size; ++r)
+        if (Block& b = blocks[r]; b.live > 0) {
+          b.failure = "deadlock: " + deadlock_description(b);
+          break;
+        }
+      blocks[0].aborting = true;
     }
   }
-  finish_block(worker, b);
-  if (!b.failure.empty()) {
-    failure = "block " + block_label(b.index) + ": " + b.failure;
-    error = b.error;
-  }
+  finish_cluster(worker, c);
+  for (const Block& b : blocks)
+    if (!b.failure.empty()) {
+      failure = "block " + block_label(b.index) + ": " + b.failure;
+      error = b.error;
+      break;
+    }
 }
 
-// Runs one block on this host thread's worker.  Under racecheck each block
-// gets a fresh host thread instead: its static __shared__ objects (thread
-// locals) are then new memory to TSan, not memory that the previous block's
-// fibers used with nothing ordering them before this block's (TSan in GCC 12
-// has no interface call that forgets a range, and an edge between the blocks would
-// hide every race between them).  The fiber stacks stay the host worker's,
-// mapped again for each block (StackPool::renew, which TSan does forget).
-void run_block_here(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
-                    cudaError_t& error) {
+// Runs one cluster (one block without a cluster shape) on this host
+// thread's worker.  Under racecheck each cluster gets a fresh host thread instead: its static
+// __shared__ objects (thread locals) are then new memory to TSan, not memory that the previous
+// block's fibers used with nothing ordering them before this block's (TSan in GCC 12 has no
+// interface call that forgets a range, and an edge between the blocks would hide every race between
+// them).  The fiber stacks stay the host worker's, mapped again for each block (StackPool::renew,
+// which TSan does forget).
+void run_cluster_here(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
+                      cudaError_t& error) {
   if constexpr (kRacecheck) {
     // `worker` stays idle in join() below, so the watchdog watches the
     // block's own thread.  A malformed variable ends the process, which TSan
@@ -167,12 +238,12 @@ void run_block_here(Worker& worker, const Job& job, std::uint64_t linear, std::s
       } borrowed{worker.stacks, block_worker.stacks};
       tl_worker = &block_worker;
       watch(block_worker.watch);
-      run_block(block_worker, job, linear, failure, error);
+      run_cluster(block_worker, job, linear, failure, error);
       unwatch(block_worker.watch);
       tl_worker = nullptr;
     }).join();
   } else {
-    run_block(worker, job, linear, failure, error);
+    run_cluster(worker, job, linear, failure, error);
   }
 }
 
@@ -184,9 +255,9 @@ void run_blocks(Job& job) {
   cudaError_t error = cudaErrorLaunchFailure;
   if constexpr (!kRacecheck) watch(worker.watch);  // racecheck: each block's own thread
   while (!job.failed.load(std::memory_order_relaxed)) {
-    const std::uint64_t linear = job.next_block.fetch_add(1);
-    if (linear >= job.blocks) break;
-    run_block_here(worker, job, linear, failure, error);
+    const std::uint64_t linear = job.next_cluster.fetch_add(1);
+    if (linear >= job.clusters) break;
+    run_cluster_here(worker, job, linear, failure, error);
     if (!failure.empty()) {
       job.fail(std::move(failure), error);
       break;

@@ -5,8 +5,9 @@
 
 namespace rl::emu::detail {
 
-// Takes the launch's blocks one after another (job.next_block, shared with
-// every other worker running the same job) until none is left or one fails;
+// Takes the launch's clusters of blocks (single blocks without a cluster
+// shape) one after another (job.next_cluster, shared with every other worker
+// running the same job) until none is left or one fails;
 // the first failure is filed in the job.
 void run_blocks(Job& job);
 

@@ -1,7 +1,8 @@
 // The scheduler's state: a launch (Job), the block a worker runs (Block), its
 // CUDA threads (Thread) and the host worker thread that runs them (Worker).
 //
-// A worker runs one block at a time.  It resumes the block's runnable fibers
+// A worker runs one cluster of blocks at a time (one block unless the launch
+// has a cluster shape).  It resumes the cluster's runnable fibers
 // in schedule order ("a pass"); each runs until it blocks (barrier, warp
 // collective, __activemask, __nanosleep, mbarrier wait) or exits.  Barriers
 // and collectives complete eagerly, in the fiber of the last arrival, which
@@ -32,6 +33,7 @@ namespace rl::emu::detail {
 enum class State : std::uint8_t { runnable, barrier, collective, activemask, object, exited };
 
 struct Block;
+struct Cluster;
 struct Job;
 struct RaceCollectiveSync;  // collectives.cpp
 
@@ -39,7 +41,8 @@ struct Thread {
   Context context = nullptr;  // where it resumes; nullptr once it has finished
   Block* block = nullptr;
   uint3 index{};
-  unsigned rank = 0;
+  unsigned rank = 0;       // in its block
+  unsigned seat = 0;       // in the worker's arrays (rank plus the CTAs before it in the cluster)
   State* state = nullptr;  // in the worker's dense array, scanned every pass
   // warp collective in progress
   unsigned mask = 0;
@@ -59,6 +62,9 @@ struct Thread {
   // its participants (collectives.cpp)
   RaceCollectiveSync* race_collective = nullptr;
   bool fenced = false;  // racecheck: has executed a __threadfence*()
+  // barrier.cluster: the number of completed cluster phases at which this
+  // thread's pending arrival is done waiting (0: no arrival pending).
+  unsigned cluster_until = 0;
 };
 
 struct Block {
@@ -99,9 +105,30 @@ struct Block {
   unsigned object_waiters = 0;   // threads in State::object
   NamedBarriers named_barriers;  // bar.sync / bar.arrive (named_barriers.cpp)
   void* dynamic_shared = nullptr;
+  Cluster* cluster = nullptr;  // every block runs in one (a launch without clusters: 1x1x1)
+  unsigned cluster_rank = 0;   // %cluster_ctarank
   bool aborting = false;
   std::string failure;
   cudaError_t error = cudaErrorLaunchFailure;  // what the launch reports if `failure` is set
+};
+
+// A thread block cluster (clusters.cpp): its CTAs run together on one
+// worker, their fibers interleaved in one schedule, so a CTA can wait for
+// another (barrier.cluster, a remote mbarrier arrive) and reach its shared
+// memory (mapa).  A launch without a cluster shape runs 1x1x1 clusters.
+struct Cluster {
+  Block* blocks = nullptr;  // `size` of them, in %cluster_ctarank order
+  unsigned size = 1;
+  // barrier.cluster: completed phases, and the live threads that have not
+  // arrived in the current one (exited threads count as arrived).
+  unsigned generation = 0;
+  unsigned outstanding = 0;
+  // racecheck: two sync objects, alternating by phase as the block
+  // barrier's do (Block::race_sync); empty outside racecheck.
+  std::vector<std::uint64_t> race_sync;
+  const void* race_phase(unsigned g) const {
+    return race_sync.empty() ? nullptr : &race_sync[g & 1u];
+  }
 };
 
 // Thrown at a wait point to unwind a fiber of an aborted block.
@@ -112,8 +139,10 @@ struct Job {
   LaunchSpec spec;
   const std::string* name = nullptr;  // kernel_name(spec), looked up once per kernel
   Schedule schedule;
-  std::uint64_t blocks = 0;
-  std::atomic<std::uint64_t> next_block{0};
+  dim3 cluster{1, 1, 1};       // the cluster shape (spec.cluster)
+  unsigned cluster_size = 1;   // CTAs per cluster
+  std::uint64_t clusters = 0;  // what the workers take, one after another
+  std::atomic<std::uint64_t> next_cluster{0};
   std::atomic<bool> failed{false};
   std::mutex failure_mutex;
   std::string failure;  // the first failure's one-line description

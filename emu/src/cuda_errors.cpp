@@ -106,6 +106,7 @@ const char* cudaGetErrorName(cudaError_t error) {
     RL_EMU_ERROR_NAME(cudaErrorLaunchFailure)
     RL_EMU_ERROR_NAME(cudaErrorNotPermitted)
     RL_EMU_ERROR_NAME(cudaErrorNotSupported)
+    RL_EMU_ERROR_NAME(cudaErrorInvalidClusterSize)
     RL_EMU_ERROR_NAME(cudaErrorUnknown)
 #undef RL_EMU_ERROR_NAME
   }
@@ -173,6 +174,8 @@ const char* cudaGetErrorString(cudaError_t error) {
       return "operation not permitted";
     case cudaErrorNotSupported:
       return "operation not supported";
+    case cudaErrorInvalidClusterSize:
+      return "a kernel launch error has occurred due to cluster misconfiguration";
     case cudaErrorUnknown:
       return "unknown error";
   }

@@ -2,6 +2,7 @@
 // occupancy, from the emulated device's properties (rl/emu/cuda_api.hpp).
 #include <algorithm>
 
+#include "clusters.hpp"
 #include "cuda_api_internal.hpp"
 #include "internal.hpp"
 #include "rl/emu/arch.hpp"
@@ -15,6 +16,8 @@ cudaError_t cudaFuncSetAttribute(const void* func, cudaFuncAttribute attr, int v
     case cudaFuncAttributePreferredSharedMemoryCarveout:
       if (func == nullptr) return status(cudaErrorInvalidDeviceFunction);
       return value >= -1 && value <= 100 ? cudaSuccess : status(cudaErrorInvalidValue);
+    case cudaFuncAttributeNonPortableClusterSizeAllowed:
+      return status(rl::emu::detail::allow_non_portable_clusters(func, value));
   }
   return status(cudaErrorInvalidValue);
 }

@@ -6,6 +6,7 @@
 #include <exception>
 #include <string>
 
+#include "clusters.hpp"
 #include "collectives.hpp"
 
 namespace rl::emu::detail {
@@ -54,6 +55,7 @@ namespace {
     }
   }
   thread_exited(t);
+  cluster_thread_exited(t);
   ++worker.waits;
   race_release(blk.job);  // all this thread did happens before the launch returns
   leave_for_good(worker, t, next_runnable(worker));

@@ -34,9 +34,9 @@ void start_fiber(Thread& t);
 // The next runnable thread of this pass, or nullptr when the pass is over.
 inline Thread* next_runnable(Worker& w) {
   while (w.position < w.order.size()) {
-    const unsigned rank = w.order[w.position++];
-    if (w.states[rank] != State::runnable) continue;
-    Thread& t = w.threads[rank];
+    const unsigned seat = w.order[w.position++];
+    if (w.states[seat] != State::runnable) continue;
+    Thread& t = w.threads[seat];
     // The lines a fiber touches when it resumes are cold (a block's fibers
     // together exceed the L1 cache); fetch the following thread's record and
     // the three stack lines around where it stopped while this one runs.  A
@@ -45,7 +45,7 @@ inline Thread* next_runnable(Worker& w) {
     // fibers no longer fit in L2), and fetching two or three threads ahead
     // gained nothing (emu_speed; emu/README.md has the numbers).
     if (w.position < w.order.size()) {
-      const unsigned following = w.order[w.position];
+      const unsigned following = w.order[w.position];  // a seat
       __builtin_prefetch(&w.threads[following], 0);
       if (const char* hot = w.hot[following]) {
         for (int line = -1; line < 2; ++line) __builtin_prefetch(hot + 64 * line, 1);
@@ -62,6 +62,7 @@ inline void prepare_jump(Worker& w, Thread* self, Thread* target) {
   tl_thread = target;
   if (target != nullptr) {
     threadIdx = target->index;
+    blockIdx = target->block->index;  // a cluster's CTAs share the worker
     ++w.switches;
   }
 }
@@ -92,7 +93,7 @@ inline void arrived(Worker& w, void* fake_stack) {
 // Leaves `self` (a thread, or nullptr for the scheduler) for `target` and
 // returns when something switches back to `self`.
 inline void switch_to(Worker& w, Thread* self, Thread* target) {
-  if (self != nullptr) w.hot[self->rank] = static_cast<const char*>(__builtin_frame_address(0));
+  if (self != nullptr) w.hot[self->seat] = static_cast<const char*>(__builtin_frame_address(0));
   prepare_jump(w, self, target);
   void* fake_stack = nullptr;
   const StackBounds& to = stack_of(w, target);

@@ -1,9 +1,12 @@
 // mbarrier on the emulator: phases that complete on arrivals and transaction
 // bytes, waits that sleep until the barrier changes (rl/emu/hopper.hpp).
+// Every change wakes the barrier's waiters in the whole cluster: an arrival
+// may come from another CTA (rl/emu/cluster.hpp).
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
+#include "clusters.hpp"
 #include "hopper_shared_window.hpp"
 #include "internal.hpp"
 #include "rl/emu/hopper.hpp"
@@ -62,7 +65,7 @@ void store(std::uint64_t* bar, MbarrierState s) {
     s.pending = s.expected;
   }
   *bar = mbarrier_word(s);
-  detail::wake_waiters(bar);
+  detail::wake_cluster_waiters(bar);
 }
 
 // The tx-count's range (PTX "Contents of the mbarrier object"): 2^20 - 1 each way.
@@ -91,7 +94,7 @@ void mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
     throw std::runtime_error("mbarrier.init with count " + std::to_string(count) +
                              " (must be 1 .. 2^20 - 1)");
   *bar = mbarrier_word({count, count, 0, 0});
-  detail::wake_waiters(bar);
+  detail::wake_cluster_waiters(bar);
 }
 
 void mbarrier_arrive(std::uint64_t* bar) {

@@ -8,6 +8,7 @@
 
 #include "block_reports.hpp"
 #include "block_runner.hpp"
+#include "clusters.hpp"
 #include "cuda_api_internal.hpp"
 #include "worker_pool.hpp"
 
@@ -47,30 +48,30 @@ cudaError_t set_max_dynamic_shared(const void* kernel, int bytes) {
   return cudaSuccess;
 }
 
-void launch(const LaunchSpec& spec) {
+cudaError_t launch(const LaunchSpec& spec) {
   if (tl_thread != nullptr) {
     std::fprintf(stderr, "rl::emu: kernel launched from device code (not supported)\n");
     record_error(cudaErrorNotSupported);
-    return;
+    return cudaErrorNotSupported;
   }
   if (!valid_configuration(spec.grid, spec.block)) {
     record_error(cudaErrorInvalidConfiguration);
-    return;
+    return cudaErrorInvalidConfiguration;
   }
   const std::string& name = cached_kernel_name(spec);
   int device = 0;
   if (const cudaError_t e = check_launch_devices(spec, name, &device); e != cudaSuccess) {
     record_error(e);
-    return;
+    return e;
   }
   if (const cudaError_t sticky = sticky_error(); sticky != cudaSuccess) {
     record_error(sticky);  // a GPU context runs nothing after a sticky error
-    return;
+    return sticky;
   }
   install_signal_handlers();
   if (spec.shared_bytes > max_dynamic_shared(spec.kernel)) {
     record_error(cudaErrorInvalidValue);
-    return;
+    return cudaErrorInvalidValue;
   }
   // Static shared memory: nvcc refuses a kernel with more than 48 KiB, and a
   // launch fails whose static plus dynamic bytes exceed the opt-in maximum.
@@ -82,16 +83,23 @@ void launch(const LaunchSpec& spec) {
                  kernel_name(spec).c_str(), fixed, kDefaultSharedPerBlock, kOptInSharedPerBlock,
                  spec.shared_bytes);
     record_error(cudaErrorInvalidValue);
-    return;
+    return cudaErrorInvalidValue;
+  }
+  if (const cudaError_t e = check_cluster(spec); e != cudaSuccess) {
+    record_error(e);
+    return e;
   }
   Job job;
   job.spec = spec;
   job.name = &name;
   job.device = device;
   job.schedule = current_schedule();
-  job.blocks = static_cast<std::uint64_t>(spec.grid.x) * spec.grid.y * spec.grid.z;
+  job.cluster = spec.cluster;
+  job.cluster_size = spec.cluster.x * spec.cluster.y * spec.cluster.z;
+  job.clusters =
+      static_cast<std::uint64_t>(spec.grid.x) * spec.grid.y * spec.grid.z / job.cluster_size;
   const std::uint64_t workers =
-      std::min<std::uint64_t>(static_cast<std::uint64_t>(worker_threads()), job.blocks);
+      std::min<std::uint64_t>(static_cast<std::uint64_t>(worker_threads()), job.clusters);
   if (workers <= 1)
     run_blocks(job);
   else
@@ -102,6 +110,27 @@ void launch(const LaunchSpec& spec) {
                  job.failure.c_str());
     record_launch_failure(job.error);
   }
+  return cudaSuccess;
+}
+
+cudaError_t launch_attributes(const cudaLaunchConfig_t* config, dim3* cluster) {
+  if (config == nullptr || (config->numAttrs > 0 && config->attrs == nullptr)) {
+    record_error(cudaErrorInvalidValue);
+    return cudaErrorInvalidValue;
+  }
+  for (unsigned i = 0; i < config->numAttrs; ++i) {
+    const cudaLaunchAttribute& a = config->attrs[i];
+    if (a.id == cudaLaunchAttributeClusterDimension) {
+      *cluster = dim3{a.val.clusterDim.x, a.val.clusterDim.y, a.val.clusterDim.z};
+    } else if (a.id != cudaLaunchAttributeIgnore &&
+               a.id != cudaLaunchAttributeClusterSchedulingPolicyPreference) {
+      std::fprintf(stderr, "rl::emu: cudaLaunchKernelEx: launch attribute %d is not emulated\n",
+                   static_cast<int>(a.id));
+      record_error(cudaErrorNotSupported);
+      return cudaErrorNotSupported;
+    }
+  }
+  return cudaSuccess;
 }
 
 }  // namespace rl::emu::detail

@@ -8,6 +8,8 @@
 //   rl/ptx_arith.hpp      tf32 conversion, tanh and ex2 approximations
 //   rl/ptx_barrier.hpp    named barriers (bar.sync / bar.arrive with an id and a count)
 //   rl/ptx_sm90.hpp       sm_90 and later: mbarrier, TMA and bulk copies, wgmma
+//   rl/ptx_sm90_cluster.hpp  sm_90 and later: thread block clusters (barrier.cluster,
+//                         mapa and distributed shared memory, remote mbarrier arrive)
 //
 // On the GPU each wrapper is inline PTX for the architectures that have the
 // instruction; elsewhere it traps (RL_PTX_UNSUPPORTED: a kernel that needs an
@@ -80,6 +82,8 @@ namespace rl::ptx::emu_detail {
 #include "rl/ptx_mma.hpp"
 #include "rl/ptx_sm90.hpp"
 #include "rl/ptx_streaming.hpp"
+// Last: it keeps its own sm_90 macros (rl/ptx_sm90.hpp undefines its own).
+#include "rl/ptx_sm90_cluster.hpp"
 
 #undef RL_PTX_FN
 #undef RL_PTX_UNSUPPORTED

@@ -55,6 +55,7 @@ enum cudaError {
   cudaErrorLaunchFailure = 719,
   cudaErrorNotPermitted = 800,
   cudaErrorNotSupported = 801,
+  cudaErrorInvalidClusterSize = 912,
   cudaErrorUnknown = 999,
 };
 using cudaError_t = cudaError;
@@ -70,6 +71,8 @@ enum cudaMemcpyKind {
 enum cudaFuncAttribute {
   cudaFuncAttributeMaxDynamicSharedMemorySize = 8,
   cudaFuncAttributePreferredSharedMemoryCarveout = 9,
+  // 1: clusters of 9 to 16 blocks may launch (8 is the portable maximum).
+  cudaFuncAttributeNonPortableClusterSizeAllowed = 14,
 };
 
 // The values cudaFuncAttributePreferredSharedMemoryCarveout takes besides a
@@ -301,6 +304,36 @@ cudaError_t cudaMemcpy2DAsync(void* dst, std::size_t dpitch, const void* src, st
 // recorded event has completed and the wait is satisfied at once; the call
 // still validates its handles, which may belong to different devices.
 cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags = 0);
+
+// cudaLaunchKernelEx's configuration (CUDA 13's layout and numbering; of the
+// attributes the emulator takes the cluster shape, rl/emu/launch.hpp).
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0,
+  cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeClusterSchedulingPolicyPreference = 5,
+};
+union cudaLaunchAttributeValue {
+  char pad[64];
+  struct {
+    unsigned int x;
+    unsigned int y;
+    unsigned int z;
+  } clusterDim;
+  int clusterSchedulingPolicyPreference;
+};
+struct cudaLaunchAttribute {
+  cudaLaunchAttributeID id;
+  char pad[8 - sizeof(cudaLaunchAttributeID)];
+  cudaLaunchAttributeValue val;
+};
+struct cudaLaunchConfig_t {
+  dim3 gridDim;
+  dim3 blockDim;
+  std::size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute* attrs;
+  unsigned int numAttrs;
+};
 
 // CUDA 13's cudaFuncAttributes (same fields and order).  What the emulator
 // knows: maxThreadsPerBlock (1024: __launch_bounds__ is not seen by the host

@@ -11,7 +11,10 @@
 // process with one line on stderr and exit code 2.
 //
 // Limits: blocks of one grid never wait for each other (no grid-wide sync, no
-// spinning on another block's flag); a spin-wait on another thread of the
+// spinning on another block's flag), except the blocks of one thread block
+// cluster (cudaLaunchKernelEx with a cluster shape), which run together on one
+// host worker, their threads interleaved in one schedule (emu/docs/hopper.md,
+// "Clusters"); a spin-wait on another thread of the
 // same block must call __nanosleep, which yields.  A deadlock (live threads
 // that all wait for something that cannot happen) fails the launch with
 // cudaErrorLaunchFailure and one line on stderr naming kernel and block.  A
@@ -120,6 +123,9 @@ struct LaunchSpec {
   // for the peer-access check: each must reach memory the launching device may.
   const void* const* pointer_args = nullptr;
   std::size_t pointer_arg_count = 0;
+  // Thread block clusters of this shape (cudaLaunchAttributeClusterDimension);
+  // 1x1x1 is a launch without one.
+  dim3 cluster{1, 1, 1};
 };
 
 // An argument's address when it is a data pointer (a struct holding pointers
@@ -137,7 +143,14 @@ std::array<const void*, sizeof...(I)> pointer_arguments(const Tuple& params,
   return {pointer_argument(std::get<I>(params))...};
 }
 
-void launch(const LaunchSpec& spec);
+// Runs the launch; returns its configuration error (recorded as the last
+// error too) or cudaSuccess (a kernel failure is recorded for the next
+// synchronising call, as on a GPU, where the launch itself succeeded).
+cudaError_t launch(const LaunchSpec& spec);
+
+// cudaLaunchKernelEx's attributes: the cluster shape into *cluster; an
+// attribute the emulator does not model is refused (and recorded).
+cudaError_t launch_attributes(const cudaLaunchConfig_t* config, dim3* cluster);
 
 // This block's dynamic shared memory: exactly shared_bytes long.
 void* dynamic_shared_memory();
@@ -145,11 +158,15 @@ void* dynamic_shared_memory();
 }  // namespace detail
 }  // namespace rl::emu
 
-namespace rl {
+namespace rl::emu::detail {
 
+// rl::launch and cudaLaunchKernelEx: one launch of `kernel` in clusters of
+// `cluster` blocks (1x1x1: no cluster shape).  Returns the configuration's
+// error (also kept as the last error), or cudaSuccess: a kernel that fails
+// while it runs fails the launch as every launch does.
 template <typename... KernelParams, typename... Args>
-void launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, std::size_t shared_bytes,
-            cudaStream_t stream, Args&&... args) {
+cudaError_t launch_kernel(void (*kernel)(KernelParams...), dim3 grid, dim3 block, dim3 cluster,
+                          std::size_t shared_bytes, cudaStream_t stream, Args&&... args) {
   static_assert(sizeof...(KernelParams) == sizeof...(Args),
                 "rl::launch: argument count differs from the kernel's parameter count");
   // Arguments are converted and copied once, as CUDA copies them to parameter
@@ -159,25 +176,53 @@ void launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, std::size_t 
     std::tuple<std::decay_t<KernelParams>...> params;
   };
   const Bound bound{kernel, std::tuple<std::decay_t<KernelParams>...>(std::forward<Args>(args)...)};
-  const auto pointers =
-      rl::emu::detail::pointer_arguments(bound.params, std::index_sequence_for<KernelParams...>{});
-  rl::emu::detail::LaunchSpec spec{grid,
-                                   block,
-                                   shared_bytes,
-                                   reinterpret_cast<const void*>(kernel),
-                                   __PRETTY_FUNCTION__,
-                                   [](const void* p) {
-                                     const Bound& b = *static_cast<const Bound*>(p);
-                                     std::apply(b.kernel, b.params);
-                                   },
-                                   &bound};
+  const auto pointers = pointer_arguments(bound.params, std::index_sequence_for<KernelParams...>{});
+  LaunchSpec spec{grid,
+                  block,
+                  shared_bytes,
+                  reinterpret_cast<const void*>(kernel),
+                  __PRETTY_FUNCTION__,
+                  [](const void* p) {
+                    const Bound& b = *static_cast<const Bound*>(p);
+                    std::apply(b.kernel, b.params);
+                  },
+                  &bound};
   spec.stream = stream;  // streams run synchronously, but must belong to the current device
   spec.pointer_args = pointers.data();
   spec.pointer_arg_count = pointers.size();
-  rl::emu::detail::launch(spec);
+  spec.cluster = cluster;
+  return launch(spec);
+}
+
+}  // namespace rl::emu::detail
+
+namespace rl {
+
+template <typename... KernelParams, typename... Args>
+void launch(void (*kernel)(KernelParams...), dim3 grid, dim3 block, std::size_t shared_bytes,
+            cudaStream_t stream, Args&&... args) {
+  rl::emu::detail::launch_kernel(kernel, grid, block, dim3{1, 1, 1}, shared_bytes, stream,
+                                 std::forward<Args>(args)...);
 }
 
 }  // namespace rl
+
+// cudaLaunchKernelEx (the C++ template of cuda_runtime.h): the configuration's
+// grid, block, dynamic shared memory and stream, and of its attributes the
+// cluster shape (cudaLaunchAttributeClusterDimension; emu/docs/hopper.md,
+// "Clusters", has its refusals).  The scheduling-policy preference is a hint
+// and ignored; any other attribute is refused with cudaErrorNotSupported, as
+// the emulator does not model it.
+template <typename... KernelParams, typename... Args>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t* config, void (*kernel)(KernelParams...),
+                               Args&&... args) {
+  dim3 cluster{1, 1, 1};
+  const cudaError_t attributes = rl::emu::detail::launch_attributes(config, &cluster);
+  if (attributes != cudaSuccess) return attributes;
+  return rl::emu::detail::launch_kernel(kernel, config->gridDim, config->blockDim, cluster,
+                                        config->dynamicSmemBytes, config->stream,
+                                        std::forward<Args>(args)...);
+}
 
 namespace rl::emu {
 
