@@ -32,14 +32,20 @@
 //
 // Skipped, with the reason: fewer than 2 devices (min_devices), NCCL not found
 // (nccl_library.hpp), a size that does not split into float32 chunks per rank,
-// in-place alltoall.  CUDA backend only; the emulator build has no NCCL records.
-#include "node/cuda_only/nccl_library.hpp"
-#include "node/cuda_only/nccl_plan.hpp"
+// in-place alltoall.
+//
+// Both backends, one code path: the CUDA build calls NVIDIA's NCCL, the
+// emulator build the emulator's (emu/src/nccl_*.cpp) on emulated devices, so
+// an emulated node validates every rank's output and draws the busbw curves.
+// Its times are the host's copies, and the record says so: library "NCCL
+// (emulated)", notes "NCCL 2.28.9 (emulated: rl::emu's NCCL ...)".
+#include "node/nccl_library.hpp"
+#include "node/nccl_plan.hpp"
 
 #include "rl/registry.hpp"
 #include "rl/scoped_device.hpp"
 
-#if defined(RL_HAVE_NCCL_H)
+#if defined(RL_HAVE_NCCL_API)
 #include "rl/check.hpp"
 #include "rl/device_buffer.hpp"
 #include "rl/host_parallel.hpp"
@@ -49,7 +55,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -60,6 +68,12 @@ namespace rl::nccl {
 namespace {
 
 using roofline::Cost;
+
+#if defined(RL_EMULATE)
+constexpr const char* kLibrary = "NCCL (emulated)";
+#else
+constexpr const char* kLibrary = "NCCL";
+#endif
 
 struct Problem {
   std::int64_t bytes = 0;
@@ -73,13 +87,15 @@ Problem problem(const Shape& shape) {
   return {shape.at("bytes"), in_place == 1};
 }
 
-#if defined(RL_HAVE_NCCL_H)
-// The node as NCCL sees it, made once per process: ncclCommInitAll over
-// devices 0..n-1 (about a second on 8 GPUs, and the harness builds a workload
-// per instance, again per repetition when repetitions interleave), a stream
-// and a completion event per rank (rank 0 runs on the harness's stream), and
-// the event the other ranks' streams wait on.  Never destroyed: they live
-// until the process exits, as the loaded library does.
+#if defined(RL_HAVE_NCCL_API)
+// The node as NCCL sees it, made once per process and rank count:
+// ncclCommInitAll over devices 0..n-1 (about a second on 8 GPUs, and the
+// harness builds a workload per instance, again per repetition when
+// repetitions interleave), a stream and a completion event per rank (rank 0
+// runs on the harness's stream), and the event the other ranks' streams wait
+// on.  Never destroyed: they live until the process exits, as the loaded
+// library does.  One per rank count, as a test process may switch the
+// emulator from 2 devices to 8 (rl::emu::set_device_count).
 struct NcclNode {
   int ranks = 0;
   std::vector<ncclComm_t> comms;
@@ -88,38 +104,48 @@ struct NcclNode {
   cudaEvent_t ready = nullptr;        // on device 0
 };
 
-const NcclNode& nccl_node(const NcclApi& api, int ranks) {
-  // A throw leaves it unmade, so the next instance tries again.
-  static const NcclNode node = [&] {
-    NcclNode k;
-    k.ranks = ranks;
-    k.comms.assign(static_cast<std::size_t>(ranks), nullptr);
-    k.streams.assign(k.comms.size(), nullptr);
-    k.done.assign(k.comms.size(), nullptr);
-    for (int r = 0; r < ranks; ++r) {
-      const ScopedDevice on(r);
-      if (r == 0) RL_CUDA_CHECK(cudaEventCreateWithFlags(&k.ready, cudaEventDisableTiming));
-      if (r == 0) continue;
-      RL_CUDA_CHECK(cudaStreamCreateWithFlags(&k.streams[r], cudaStreamNonBlocking));
-      RL_CUDA_CHECK(cudaEventCreateWithFlags(&k.done[r], cudaEventDisableTiming));
-    }
-    nccl_check(api.comm_init_all(k.comms.data(), ranks, nullptr), "ncclCommInitAll");
-    return k;
-  }();
-  if (node.ranks != ranks)
-    throw std::logic_error("NCCL communicators made for " + std::to_string(node.ranks) +
-                           " ranks, asked for " + std::to_string(ranks));
-  return node;
+NcclNode make_nccl_node(const NcclApi& api, int ranks) {
+  NcclNode k;
+  k.ranks = ranks;
+  k.comms.assign(static_cast<std::size_t>(ranks), nullptr);
+  k.streams.assign(k.comms.size(), nullptr);
+  k.done.assign(k.comms.size(), nullptr);
+  for (int r = 0; r < ranks; ++r) {
+    const ScopedDevice on(r);
+    if (r == 0) RL_CUDA_CHECK(cudaEventCreateWithFlags(&k.ready, cudaEventDisableTiming));
+    if (r == 0) continue;
+    RL_CUDA_CHECK(cudaStreamCreateWithFlags(&k.streams[r], cudaStreamNonBlocking));
+    RL_CUDA_CHECK(cudaEventCreateWithFlags(&k.done[r], cudaEventDisableTiming));
+  }
+  nccl_check(api.comm_init_all(k.comms.data(), ranks, nullptr), "ncclCommInitAll");
+  return k;
 }
 
-// One rank's buffers: out of place an input and an output, in place the
-// output buffer alone, the input inside it (RankLayout).
+const NcclNode& nccl_node(const NcclApi& api, int ranks) {
+  // A throw leaves the node unmade, so the next instance tries again.  The
+  // map is never destroyed, not even at exit: its communicators and streams
+  // stay reachable to the leak checker (asan), which runs after the statics'
+  // destructors.
+  static std::mutex mutex;
+  static auto& nodes = *new std::map<int, NcclNode>;
+  const std::lock_guard lock(mutex);
+  auto it = nodes.find(ranks);
+  if (it == nodes.end()) it = nodes.emplace(ranks, make_nccl_node(api, ranks)).first;
+  return it->second;
+}
+
+// One rank's buffers: out of place an input and an output, each used whole;
+// in place the output buffer alone, with the input and the output at the
+// layout's offsets inside it (RankLayout: those offsets are in-place only;
+// reduce_scatter's out_offset applied out of place pointed rank r's result
+// r chunks past its output buffer, which the emulator's NCCL refused).
 struct RankBuffers {
   RankLayout layout;
   DeviceBuffer<float> input;
   DeviceBuffer<float> output;
-  float* in() const { return input.size() > 0 ? input.get() : output.get() + layout.in_offset; }
-  float* out() const { return output.get() + layout.out_offset; }
+  bool in_place() const { return input.size() == 0; }
+  float* in() const { return in_place() ? output.get() + layout.in_offset : input.get(); }
+  float* out() const { return in_place() ? output.get() + layout.out_offset : output.get(); }
 };
 
 class CollectiveWorkload final : public Workload {
@@ -262,7 +288,7 @@ class CollectiveWorkload final : public Workload {
 #endif
 
 std::unique_ptr<Workload> make_workload(Collective op, const Shape& shape, std::uint64_t seed) {
-#if defined(RL_HAVE_NCCL_H)
+#if defined(RL_HAVE_NCCL_API)
   return std::make_unique<CollectiveWorkload>(op, problem(shape), seed);
 #else
   (void)op, (void)shape, (void)seed;
@@ -292,7 +318,7 @@ KernelRecord record(Collective op, std::string idea) {
       .unit = roofline::ComputeUnit::fp32,
       .baseline = {},
       .ceiling = {},
-      .gpu_only = true,
+      .gpu_only = false,  // the emulator build has its own NCCL
       .shapes = [op](SizePreset preset) { return shapes(op, preset); },
       .cost =
           [op](const Shape& shape) {
@@ -308,7 +334,7 @@ KernelRecord record(Collective op, std::string idea) {
             return rank_buffer_bytes(op, p.bytes, p.in_place, visible_device_count());
           },
       .idea = std::move(idea),
-      .library = "NCCL",
+      .library = kLibrary,
       .refuse_shape = [op](const Shape& shape) -> std::optional<std::string> {
         if (std::optional<std::string> why = nccl_unavailable()) return why;
         const Problem p = problem(shape);

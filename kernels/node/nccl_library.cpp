@@ -1,23 +1,64 @@
-// NCCL loaded at run time: see nccl_library.hpp for where it is looked for.
-#include "node/cuda_only/nccl_library.hpp"
+// The records' NCCL: NVIDIA's, loaded at run time (nccl_library.hpp says
+// where it is looked for), or in the emulator build the emulator's, linked in.
+#include "node/nccl_library.hpp"
 
 #include <cstdlib>
 #include <optional>
 #include <string>
 
-#if defined(RL_HAVE_NCCL_H)
-#include "node/cuda_only/nccl_plan.hpp"  // version_text
-#include "rl/check_libs.hpp"             // LibraryError
+#if defined(RL_HAVE_NCCL_API)
+#include "node/nccl_plan.hpp"  // version_text
+
+#include <stdexcept>
+#endif
+#if defined(RL_HAVE_NCCL_API) && !defined(RL_EMULATE)
+#include "rl/check_libs.hpp"  // LibraryError
 
 #include <dlfcn.h>
 
-#include <stdexcept>
 #include <utility>
 #endif
 
 namespace rl::nccl {
 
-#if defined(RL_HAVE_NCCL_H)
+#if defined(RL_EMULATE)
+
+// The emulator's NCCL is part of the one emulator runtime this process links
+// (its devices, memory and streams), so the table is filled from its
+// functions directly; RL_NCCL_LIBRARY is not read.
+const NcclApi& nccl_api() {
+  static const NcclApi api = [] {
+    NcclApi a{.get_version = &ncclGetVersion,
+              .error_string = &ncclGetErrorString,
+              .last_error = &ncclGetLastError,
+              .comm_init_all = &ncclCommInitAll,
+              .comm_destroy = &ncclCommDestroy,
+              .group_start = &ncclGroupStart,
+              .group_end = &ncclGroupEnd,
+              .all_reduce = &ncclAllReduce,
+              .all_gather = &ncclAllGather,
+              .reduce_scatter = &ncclReduceScatter,
+              .broadcast = &ncclBroadcast,
+              .send = &ncclSend,
+              .recv = &ncclRecv,
+              .version = 0,
+              .path = kEmulatedNccl};
+    a.get_version(&a.version);
+    return a;
+  }();
+  return api;
+}
+
+std::optional<std::string> nccl_unavailable() {
+  return std::nullopt;
+}
+
+std::optional<std::string> nccl_load_failure(const std::string& library) {
+  return "NCCL not loaded: the emulator build uses the emulator's NCCL and loads no library (" +
+         library + ")";
+}
+
+#elif defined(RL_HAVE_NCCL_H)
 namespace {
 
 // An open library with every function resolved, or why not.
@@ -116,17 +157,6 @@ const NcclApi& nccl_api() {
   return process_nccl().api;
 }
 
-void nccl_check(ncclResult_t result, const char* call) {
-  if (result == ncclSuccess) return;
-  const NcclApi& a = nccl_api();
-  std::string what = std::string(call) + " failed: " + a.error_string(result);
-  if (a.last_error != nullptr)
-    if (const char* last = a.last_error(nullptr); last != nullptr && *last != '\0')
-      what += " (" + std::string(last) + ")";
-  what += " [NCCL " + version_text(a.version) + ", " + a.path + "]";
-  throw LibraryError("NCCL", static_cast<int>(result), what);
-}
-
 #else  // built without nccl.h: the records exist and are always skipped
 
 namespace {
@@ -142,6 +172,23 @@ std::optional<std::string> nccl_load_failure(const std::string&) {
   return kNoHeader;
 }
 
+#endif
+
+#if defined(RL_HAVE_NCCL_API)
+void nccl_check(ncclResult_t result, const char* call) {
+  if (result == ncclSuccess) return;
+  const NcclApi& a = nccl_api();
+  std::string what = std::string(call) + " failed: " + a.error_string(result);
+  if (a.last_error != nullptr)
+    if (const char* last = a.last_error(nullptr); last != nullptr && *last != '\0')
+      what += " (" + std::string(last) + ")";
+  what += " [NCCL " + version_text(a.version) + ", " + a.path + "]";
+#if defined(RL_EMULATE)
+  throw std::runtime_error(what);
+#else
+  throw LibraryError("NCCL", static_cast<int>(result), what);
+#endif
+}
 #endif
 
 }  // namespace rl::nccl

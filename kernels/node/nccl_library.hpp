@@ -1,8 +1,12 @@
-// NCCL, loaded at run time (dlopen), never linked: a machine without it runs
+// NCCL for the node_nccl_* records: in the CUDA build NVIDIA's library,
+// loaded at run time (dlopen), never linked, so a machine without it runs
 // every other record and records the NCCL instances as skipped with the
-// reason ("NCCL not found: ...").
+// reason ("NCCL not found: ..."); in the emulator build the emulator's own
+// NCCL (emu/cuda_include/nccl.h, emu/src/nccl_*.cpp), linked in with the rest
+// of the emulator runtime, so the records run on emulated devices and their
+// notes say whose NCCL it was.
 //
-// Where it is looked for, first hit wins:
+// Where the CUDA build looks for it, first hit wins:
 //   1. RL_NCCL_LIBRARY, when set: that file (a path) or name, and nothing
 //      else.  Set it to a library that is not on the search path, or to a
 //      path that does not exist to see the records skipped.
@@ -13,13 +17,15 @@
 //      (the toolkit's lib folder, or the nvidia-nccl-cu* wheel's nvidia/nccl/lib
 //      in the project's .venv).
 // The types come from nccl.h (the toolkit's, or the wheel's), found by CMake
-// (RL_HAVE_NCCL_H); without it the records are built and always skipped.
+// (RL_HAVE_NCCL_H); without it the records are built and always skipped.  The
+// emulator build always has one (RL_EMULATE: the emulator's nccl.h).
 #pragma once
 
 #include <optional>
 #include <string>
 
-#if defined(RL_HAVE_NCCL_H)
+#if defined(RL_HAVE_NCCL_H) || defined(RL_EMULATE)
+#define RL_HAVE_NCCL_API 1
 #include <nccl.h>
 #endif
 
@@ -30,10 +36,11 @@ namespace rl::nccl {
 std::optional<std::string> nccl_unavailable();
 
 // Why `library` (a path or a name, as dlopen takes it) does not load as NCCL,
-// or nullopt when it does; for the tests: loads and unloads it again.
+// or nullopt when it does; for the tests: loads and unloads it again.  The
+// emulator build loads no library: it always says why.
 std::optional<std::string> nccl_load_failure(const std::string& library);
 
-#if defined(RL_HAVE_NCCL_H)
+#if defined(RL_HAVE_NCCL_API)
 // The functions the records call, with nccl.h's types.
 struct NcclApi {
   decltype(&ncclGetVersion) get_version = nullptr;
@@ -50,14 +57,19 @@ struct NcclApi {
   decltype(&ncclSend) send = nullptr;
   decltype(&ncclRecv) recv = nullptr;
   int version = 0;   // ncclGetVersion: 22809 for 2.28.9
-  std::string path;  // the file it was loaded from
+  std::string path;  // the file it was loaded from, or kEmulatedNccl
 };
+
+// NcclApi::path in the emulator build: whose NCCL ran, for the records' notes.
+inline constexpr const char* kEmulatedNccl =
+    "emulated: rl::emu's NCCL on the host (emu/src/nccl_*.cpp), not NVIDIA's library";
 
 // The process's NCCL; throws std::runtime_error with nccl_unavailable()'s
 // reason when there is none.
 const NcclApi& nccl_api();
 
-// Throws rl::LibraryError ("NCCL") naming the call and NCCL's message.
+// Throws rl::LibraryError ("NCCL") naming the call and NCCL's message (the
+// emulator build: std::runtime_error, as rl/check_libs.hpp is CUDA-only).
 void nccl_check(ncclResult_t result, const char* call);
 #endif
 

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "gpu.hpp"
-#include "node/cuda_only/nccl_library.hpp"
+#include "node/nccl_library.hpp"
 #include "rl/check.hpp"
 #include "rl/registry.hpp"
 #include "rl/scoped_device.hpp"
