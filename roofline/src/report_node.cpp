@@ -195,6 +195,7 @@ NodeReport analyse_node(const Results& r, const Sku* sku) {
     if (k.name.starts_with(kNcclPrefix)) {
       NcclCurve& curve = nccl[k.name];
       curve.record = k.name;
+      if (curve.method.empty()) curve.method = k.method;
       const std::int64_t bytes = dim(k, "bytes").value_or(0);
       curve.points.push_back({.bytes = bytes,
                               .in_place = dim(k, "in_place").value_or(0) != 0,

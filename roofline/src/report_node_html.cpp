@@ -107,11 +107,12 @@ std::string latency_html(const NodeLatencyTable& t) {
 }
 
 std::string nccl_html(const NcclCurve& c) {
+  // Which NCCL ran it, beside its curve: the emulator's says so in its method.
   std::string h = fmt::format(
-      "<h3>{}</h3>\n<p class=\"muted\">busbw = cost bytes (bus factor x size) / time; algbw = "
+      "<h3>{}</h3>\n{}<p class=\"muted\">busbw = cost bytes (bus factor x size) / time; algbw = "
       "size / time</p>\n<table>\n<tr><th>size</th><th>in place</th><th>time</th><th>algbw</"
       "th><th>busbw</th></tr>\n",
-      esc(c.record));
+      esc(c.record), c.method.empty() ? "" : "<p>" + esc(c.method) + "</p>\n");
   for (const auto& p : c.points)
     h += fmt::format(
         "<tr><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{:.1f} µs</td><td "

@@ -65,6 +65,8 @@ def check_node_pass(folder):
         # The curve: the record's heading, then its table, one row per instance.
         m = re.search(rf"<h3>{name}</h3>(.*?)</table>", html, re.S)
         check(m is not None, f"report.html has no busbw curve for {name}")
+        check("(emulated:" in m.group(1),
+              f"{name}: the curve does not say, beside it, that the emulator's NCCL ran it")
         rows = m.group(1).count('<tr><td class="num">')
         check(rows == len(timed), f"{name}: {rows} rows in the report, {len(timed)} timed")
 

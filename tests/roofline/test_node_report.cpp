@@ -160,6 +160,17 @@ TEST(NodeReport, nccl_rows_give_busbw_from_cost_bytes_and_algbw_from_size) {
   EXPECT_NE(node_section_html(n).find("470.0 GB/s"), std::string::npos);
 }
 
+// Which NCCL ran a curve is said beside it (the emulator's says so).
+TEST(NodeReport, each_nccl_curve_names_the_nccl_that_ran_it) {
+  Results r = fixture("node_h100x8_nvml.json");
+  for (auto& k : r.kernels)
+    if (k.name == "node_nccl_all_reduce") k.method = "NCCL 2.28.9 (emulated: on the host)";
+  const std::string html = node_section_html(report_for(r));
+  EXPECT_NE(html.find("<h3>node_nccl_all_reduce</h3>\n<p>NCCL 2.28.9 (emulated: on the host)"),
+            std::string::npos)
+      << html;
+}
+
 TEST(NodeReport, h100_html_shows_the_topology_and_each_matrix_with_percentages) {
   const Results r = fixture("node_h100x8_nvml.json");
   const std::string html = render_report_html(r, report_options_for(r));

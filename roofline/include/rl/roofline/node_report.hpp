@@ -87,7 +87,8 @@ struct NcclPoint {
   double algbw = 0;  // shape bytes / time
 };
 struct NcclCurve {
-  std::string record;             // node_nccl_all_reduce, ...
+  std::string record;  // node_nccl_all_reduce, ...
+  std::string method;  // which NCCL ran it: "NCCL 2.28.9 ...", "NCCL 2.28.9 (emulated: ..."
   std::vector<NcclPoint> points;  // by bytes, out-of-place before in-place
 };
 
