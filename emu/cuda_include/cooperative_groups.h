@@ -14,6 +14,10 @@
 //     false (nothing is launched cooperatively here) and sync() does not
 //     compile: the emulator's blocks never wait for each other, so a grid
 //     barrier would deadlock.  Split the kernel at the barrier instead.
+//   cluster_group (this_cluster(), sm_90): sync, barrier_arrive,
+//     barrier_wait, block_rank, num_blocks, block_index, dim_blocks,
+//     thread_rank, num_threads, dim_threads, map_shared_rank (the cluster
+//     emulation of rl/emu/cluster.hpp; not query_shared_rank).
 //   The free functions sync(g), thread_rank(g), group_size(g).
 // Tile collectives are the warp intrinsics of rl/emu/warp.hpp over the
 // tile's lanes (CUDA builds them the same way), so the rendezvous rules, the
@@ -23,6 +27,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "rl/emu/cluster.hpp"
 #include "rl/emu/runtime.hpp"
 
 namespace cooperative_groups {
@@ -223,6 +228,41 @@ class grid_group {
 
 inline grid_group this_grid() {
   return grid_group{};
+}
+
+// The thread block cluster (a launch without a cluster shape: a cluster of
+// one block).  sync() is barrier.cluster.arrive.release + wait.acquire.
+class cluster_group {
+ public:
+  static void sync() {
+    barrier_arrive();
+    barrier_wait();
+  }
+  static void barrier_arrive() { rl::emu::cluster::barrier_arrive(true); }
+  static void barrier_wait() { rl::emu::cluster::barrier_wait(); }
+  static unsigned int block_rank() { return rl::emu::cluster::cta_rank(); }
+  static unsigned int num_blocks() { return rl::emu::cluster::cta_count(); }
+  static dim3 block_index() { return dim3(rl::emu::cluster::cta_id()); }
+  static dim3 dim_blocks() { return dim3(rl::emu::cluster::shape()); }
+  static unsigned int thread_rank() {
+    return block_rank() * details::block_threads() + rl::emu::thread_rank();
+  }
+  static unsigned int num_threads() { return num_blocks() * details::block_threads(); }
+  static unsigned int size() { return num_threads(); }
+  static dim3 dim_threads() {
+    const dim3 b = dim_blocks();
+    return dim3(b.x * blockDim.x, b.y * blockDim.y, b.z * blockDim.z);
+  }
+  static bool is_valid() { return true; }
+  // The same variable of shared memory in block `rank` of the cluster (mapa).
+  template <typename T>
+  static T* map_shared_rank(T* addr, unsigned int rank) {
+    return static_cast<T*>(rl::emu::cluster::map_shared(addr, rank));
+  }
+};
+
+inline cluster_group this_cluster() {
+  return cluster_group{};
 }
 
 template <typename Group>

@@ -3,6 +3,7 @@
 // data exchanged through distributed shared memory under barrier.cluster and
 // a remote mbarrier arrive in 2- and 4-CTA clusters, bit-identical under two
 // schedules; CUDA's launch refusals; and the launch failures of misuse.
+#include <cooperative_groups.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -122,6 +123,35 @@ TEST(ClusterSharedMemory, ctas_arrive_on_rank_0s_mbarrier_remotely) {
     EXPECT_EQ(outputs[0], expected) << "clusters of " << size;
     EXPECT_EQ(outputs[1], outputs[0]) << "clusters of " << size;
   }
+}
+
+// The same exchange as CUDA code writes it with cooperative groups: each
+// block sums every block's word of the cluster (map_shared_rank) between
+// two cluster.sync()s, and records its thread's rank in the cluster.
+__global__ void cooperative_groups_cluster_sum(unsigned* out) {
+  namespace cg = cooperative_groups;
+  RL_DYNAMIC_SHARED(unsigned, smem);
+  const cg::cluster_group cluster = cg::this_cluster();
+  smem[threadIdx.x] = cluster.block_rank() + 1;
+  cluster.sync();
+  unsigned sum = 0;
+  for (unsigned r = 0; r < cluster.num_blocks(); ++r)
+    sum += cluster.map_shared_rank(smem, r)[threadIdx.x];
+  cluster.sync();
+  out[2 * (blockIdx.x * blockDim.x + threadIdx.x)] = sum;
+  out[2 * (blockIdx.x * blockDim.x + threadIdx.x) + 1] = cluster.thread_rank();
+}
+
+TEST(ClusterSharedMemory, cooperative_groups_this_cluster_syncs_and_maps_shared_memory) {
+  const auto got = run_into(2 * 8 * 32, [](unsigned* out) {
+    return launch_clustered(cooperative_groups_cluster_sum, dim3{8}, dim3{32}, dim3{4}, 32 * 4,
+                            out);
+  });
+  for (unsigned b = 0; b < 8; ++b)
+    for (unsigned t = 0; t < 32; ++t) {
+      EXPECT_EQ(got[2 * (b * 32 + t)], 1U + 2U + 3U + 4U) << "block " << b << " thread " << t;
+      EXPECT_EQ(got[2 * (b * 32 + t) + 1], (b % 4) * 32 + t) << "block " << b << " thread " << t;
+    }
 }
 
 // Rank 0 alone takes the cluster barrier: the other CTAs' threads have
