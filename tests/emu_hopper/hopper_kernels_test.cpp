@@ -110,6 +110,11 @@ const rl::gemm::Dims kUnalignedShapes[] = {{1, 1, 1}, {130, 263, 71}};
 class PaddedWgmmaGemm : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PaddedWgmmaGemm, runs_k_and_n_not_multiples_of_8_under_two_schedules) {
+#if defined(__SANITIZE_THREAD__)
+  // The padding is the host's (rows padded to ld_multiple); the kernel runs
+  // the pipeline the odd shapes above run under racecheck (about 30 s of it).
+  GTEST_SKIP() << "padded rows are host work; racecheck runs this pipeline at the odd shapes";
+#endif
   RL_SKIP_FP16_TWIN_UNDER_SANITIZER(GetParam());
   expect_shapes_pass_under_two_schedules(GetParam(), kUnalignedShapes);
 }
