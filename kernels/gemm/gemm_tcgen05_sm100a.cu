@@ -6,7 +6,7 @@
 // (the emulator as a B200), or bench_roofline on a 10.0 / 10.3 GPU.
 // NOT YET RUN ON A GPU: compiled for sm_100a and sm_103a with its SASS
 // checked statically (below); it computes the exact C under the emulator's
-// tcgen05 / TMA / mbarrier model (tests/emu_blackwell/gemm_tcgen05_test.cpp).
+// tcgen05 / TMA / mbarrier model (tests/emu_blackwell/sm100_gemm_tcgen05_test.cpp).
 // Whether the hardware agrees is for the first B200 run.
 //
 // The idea, and what changes from the Hopper wgmma rungs (the nearest rung on
@@ -33,7 +33,7 @@
 // the MMAs; then all four warps are the epilogue: warp w may read only lanes
 // 32w .. 32w + 31 of tensor memory (rows of D), which four warps cover.
 //
-// Tiles: BlockM x BlockN x BlockK = 128 x 256 x 64, 4 stages (48 KiB each:
+// Tiles: BlockM x BlockN x BlockK = 128 x 256 x 64 (e4m3: x 128), 4 stages (48 KiB each:
 // 16 KiB of A, 32 KiB of B) + 1 KiB to align the ring to the swizzle's
 // 1024-byte repeat = 193 KiB of dynamic shared memory (of 227 KiB).
 //
@@ -55,20 +55,21 @@
 //
 // Tails: TMA writes zeros outside the matrix (tails in M, N and K need no
 // code); the epilogue stores only inside C.  TMA needs 16-byte row pitches:
-// the record pads A's and B's rows to 8 elements (RecordSpec::ld_multiple),
-// (16 for e4m3), so every shape of the ladder runs, none is refused.
+// the record pads A's and B's rows to 8 elements, 16 for e4m3
+// (RecordSpec::ld_multiple), so every shape of the ladder runs, none is
+// refused.
 //
 // Cost model (gemm_cost.hpp): the reuse tile is the block tile, 128 x 256.
 // Why N = 256 (the largest N of a cta_group::1 MMA) and not 128: each k16
 // MMA reads its operands from shared memory, 128 x 16 of A and N x 16 of B
 // (2 bytes each), for 2 x 128 x N x 16 FLOPs: 64 FLOPs a byte at N = 128,
-// 85 at N = 256.  A B200 SM's tensor core does about 8k dense BF16 FLOPs a
-// clock (2.25 PFLOP/s over 148 SMs at about 1.85 GHz), and shared memory
-// delivers 128 bytes a clock: N = 128 would need all of it (8k / 64), N = 256
-// three quarters (8k / 85 = 96 bytes).  It also halves the MMAs issued and
-// the reads of A from L2 (A is read once per 256 columns of C).  Its price:
-// 256 accumulator columns (half of tensor memory, so one CTA per SM holds
-// its accumulator alone) and fewer tiles, i.e. more idle SMs on small shapes.
+// 85 at N = 256.  A B200 SM's tensor core does 8192 dense BF16 FLOPs a
+// clock (the SKU table's 2.25 PFLOP/s over 148 SMs at the 1.86 GHz that
+// figure implies), and shared memory delivers 128 bytes a clock: N = 128 would need all of it (8k /
+// 64), N = 256 three quarters (8k / 85 = 96 bytes).  It also halves the MMAs issued and the reads
+// of A from L2 (A is read once per 256 columns of C).  Its price: 256 accumulator columns (half of
+// tensor memory, so one CTA per SM holds its accumulator alone) and fewer tiles, i.e. more idle SMs
+// on small shapes.
 //
 // What it leaves out (the rungs to come): the epilogue's stores are plain
 // (each thread one row, 32 columns a tcgen05.ld), so the tensor cores idle

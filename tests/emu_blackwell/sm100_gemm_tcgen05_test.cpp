@@ -49,7 +49,28 @@ const rl::gemm::Dims kShapes[] = {{1, 1, 1}, {129, 200, 72}, {70, 264, 328}, {13
 
 class Tcgen05GemmShapes : public ::testing::TestWithParam<const char*> {};
 
+// Under a sanitizer bf16 stands for its twins where they run the same code:
+// fp16 is the same instance but for the type field of the instruction
+// descriptor; e4m3 has the same barriers and orderings (what racecheck
+// watches) but its own ring layout and TMA boxes (what ASan watches), so it
+// runs under ASan only.  Measured (2 shared cores): bf16 3-6 s under
+// racecheck (e4m3, twice the K: 10 s), 1-2 s under ASan (e4m3: 2 s), 0.2 s
+// in the default build (e4m3: 0.5 s).
+bool left_to_its_bf16_twin(const std::string& name) {
+#if defined(__SANITIZE_THREAD__)
+  return !name.ends_with("_bf16");
+#elif defined(__SANITIZE_ADDRESS__)
+  return name.ends_with("_fp16");
+#else
+  (void)name;
+  return false;
+#endif
+}
+
 TEST_P(Tcgen05GemmShapes, validates_exactly_at_odd_shapes_under_two_schedules) {
+  if (left_to_its_bf16_twin(GetParam()))
+    GTEST_SKIP() << "gemm_tcgen05_bf16 runs the same code under this sanitizer; the default "
+                    "build runs this one";
   for (rl::gemm::Dims d : kShapes) {
     if (is_fp8(GetParam())) d.K *= 2;
     SCOPED_TRACE("M=" + std::to_string(d.M) + " N=" + std::to_string(d.N) +
@@ -69,7 +90,9 @@ INSTANTIATE_TEST_SUITE_P(Blackwell, Tcgen05GemmShapes, ::testing::ValuesIn(kGemm
 // (fp16 is the same template with another type field) and one schedule (the
 // odd shapes compare two).  The sanitizer builds leave it out: it runs no code
 // the odd shapes do not (at K = 328 the producer already waits on "empty" and
-// two stages flip their parity), only more of it.
+// two stages flip their parity), only more of it: 0.8 s in the default build,
+// about 7x (ASan) and 20x (racecheck) that under a sanitizer, as the odd
+// shapes measure.
 TEST(Tcgen05Gemm, stays_in_phase_over_64_k_tiles) {
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
   GTEST_SKIP() << "64 k-tiles run no code the odd shapes do not, at many times the cost under a "

@@ -54,11 +54,15 @@ rl::Shape small_shape(const rl::KernelRecord& record) {
   return shape;
 }
 
+// The GEMM ladder's sm100a rungs are left to sm100_gemm_tcgen05_test.cpp,
+// which validates them at more shapes (here they would cost 11 s more under
+// racecheck for nothing new).
 TEST(Sm100OnTheEmulator, every_sm100a_record_validates_exactly_at_a_small_shape) {
   for (const std::string& name : sm100a_records()) {
     SCOPED_TRACE(name);
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr);
+    if (record->family == "gemm") continue;
     std::unique_ptr<rl::Workload> workload = record->make_workload(small_shape(*record), 1);
     const rl::Validation v = workload->validate(nullptr);
     EXPECT_TRUE(v.passed) << v.detail;
