@@ -1,0 +1,184 @@
+// attention_wgmma_fp8_sm90a.cu under the emulator as a Hopper (RL_EMU_CC=90):
+// it validates against the float64 reference of the dequantised inputs at
+// odd N, d = 64 and 128, causal and not, bit-identical under two schedules;
+// causal query tiles load only the K and Vᵀ tiles they reach; validation
+// fails a missed rescale, a wrong causal mask, P in the wrong fp8 fragment
+// layout and a wrong descale; and the fp8 tolerance is the right size: the
+// bf16 one rejects the correct kernel, one 2x looser passes a wrong one.
+#include "attention/attention_fp8_workload.hpp"
+#include "emu_kernel_test.hpp"
+#include "hopper_attention_cases.hpp"
+#include "rl/emu/hopper.hpp"
+#include "rl/registry.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+using rl::attention::Fp8AttentionWorkload;
+using rl::attention::shape_of;
+using rl::attention::SoftmaxFault;
+
+constexpr const char* kRecord = "attention_wgmma_fp8_e4m3";
+
+std::unique_ptr<rl::InspectableWorkload> make(const rl::Shape& shape, std::uint64_t seed) {
+  return rl::test::make_inspectable_workload(kRecord, shape, seed);
+}
+
+Fp8AttentionWorkload& fp8(rl::InspectableWorkload& w) {
+  return dynamic_cast<Fp8AttentionWorkload&>(w);
+}
+
+TEST(HopperAttentionFp8, the_record_runs_on_the_emulated_hopper_only) {
+  const rl::KernelRecord* record = rl::find_kernel(kRecord);
+  ASSERT_NE(record, nullptr);
+  EXPECT_FALSE(record->gpu_only);
+  EXPECT_EQ(record->min_cc, 90);
+  EXPECT_EQ(record->max_cc, 90);
+  EXPECT_EQ(record->baseline, "attention_wgmma_tma_bf16");
+}
+
+// The cases of the 16-bit rungs (hopper_attention_cases.hpp); N = 129 and
+// 17 also end in a ragged 32-key block of Vᵀ (zeros past N).
+using rl::test::attention::Case;
+using rl::test::attention::odd_length_cases;
+
+TEST(HopperAttentionFp8, matches_the_float64_reference_at_odd_lengths_under_two_schedules) {
+  for (const Case& c : odd_length_cases()) {
+    SCOPED_TRACE("N = " + std::to_string(c.N) + ", d = " + std::to_string(c.d) +
+                 (c.causal ? ", causal" : ""));
+    auto workload = make(shape_of(1, 2, c.N, c.d, c.causal),
+                         static_cast<std::uint64_t>(1000 * c.N + c.d + (c.causal ? 1 : 0)));
+    ASSERT_NE(workload, nullptr);
+    rl::test::expect_passes_under_two_schedules(*workload);
+  }
+}
+
+// --dump-tensors: Q, K, V as the values they represent (code·scale, each
+// tensor its own power-of-two scale), O as validated.
+TEST(HopperAttentionFp8, dumps_the_dequantised_inputs_and_the_output_it_validated) {
+  RL_SKIP_UNDER_RACECHECK();
+  auto workload = make(shape_of(1, 2, 17, 64, true), 5);
+  ASSERT_TRUE(workload->validate(nullptr).passed);
+  const std::vector<rl::TensorDump> tensors = workload->tensors();
+  ASSERT_EQ(tensors.size(), 4u);
+  for (std::size_t i = 0; i < 4; ++i) {
+    EXPECT_EQ(tensors[i].name, std::string(1, "QKVO"[i]));
+    EXPECT_EQ(tensors[i].precision, i < 3 ? "fp8_e4m3" : "bf16");
+    EXPECT_EQ(tensors[i].dims, (std::vector<std::int64_t>{1, 2, 17, 64}));
+  }
+  for (int t = 0; t < 3; ++t) {
+    const float s = fp8(*workload).descale(t);
+    EXPECT_LT(s, 1.0f) << "N(0, 1) inputs scale down: amax < 448";
+    for (const float x : tensors[static_cast<std::size_t>(t)].values)
+      EXPECT_EQ(static_cast<float>(rl::attention::Fp8(x / s)) * s, x) << "on the e4m3 grid";
+  }
+  EXPECT_EQ(tensors[3].values, workload->download_outputs());
+}
+
+// Causal skipping proven: at N = 1000 (8 query and 8 key tiles, d = 64) key
+// tile j is loaded as K (row coordinate 128j) and as Vᵀ (column coordinate
+// 128j) by 8 query tiles without the mask and by 8 - j with it.
+TEST(HopperAttentionFp8, causal_query_tiles_load_only_the_key_tiles_they_reach) {
+  RL_SKIP_UNDER_RACECHECK();
+  constexpr int kTiles = 8;
+  for (const bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "not causal");
+    auto workload = make(shape_of(1, 1, 1000, 64, causal), 3);
+    rl::emu::hopper::record_tma_loads(true);
+    const rl::Validation v = workload->validate(nullptr);
+    rl::emu::hopper::record_tma_loads(false);
+    ASSERT_TRUE(v.passed) << v.detail;
+    // tensor -> the coordinate that moves (row for Q and K, column for Vᵀ) -> loads
+    std::map<const void*, std::map<int, int>> loads;
+    for (const auto& r : rl::emu::hopper::recorded_tma_loads())
+      ++loads[r.global][r.coords[0] != 0 ? r.coords[0] : r.coords[1]];
+    ASSERT_EQ(loads.size(), 3u) << "Q, K and Vᵀ";
+    int queries = 0, keys = 0;
+    for (const auto& [tensor, at] : loads) {
+      int total = 0;
+      for (const auto& [coordinate, n] : at) total += n;
+      if (total == kTiles) {  // Q: each query tile once
+        ++queries;
+        continue;
+      }
+      std::map<int, int> expected;
+      for (int j = 0; j < kTiles; ++j) expected[128 * j] = causal ? kTiles - j : kTiles;
+      EXPECT_EQ(at, expected) << "K or Vᵀ";
+      ++keys;
+    }
+    EXPECT_EQ(queries, 1);
+    EXPECT_EQ(keys, 2);
+  }
+}
+
+rl::Validation validate_with(const rl::Shape& shape, SoftmaxFault fault, float v_descale_error = 1,
+                             double tolerance_factor = 1) {
+  auto workload = make(shape, 77);
+  Fp8AttentionWorkload& w = fp8(*workload);
+  const rl::attention::Fp8Launcher faulty = rl::attention::faults::attention_wgmma_fp8(fault);
+  w.launch = [faulty, v_descale_error](const rl::attention::Fp8Args& a, cudaStream_t stream) {
+    rl::attention::Fp8Args wrong = a;
+    wrong.v_descale *= v_descale_error;
+    faulty(wrong, stream);
+  };
+  w.tolerance_of = [tolerance_factor](const rl::attention::Dims& p,
+                                      const rl::attention::Reference& ref) {
+    const rl::Tolerance t = rl::attention::fp8_tolerance(p, ref);
+    return rl::Tolerance{t.rtol, t.atol * tolerance_factor};
+  };
+  const rl::Validation v = w.validate(nullptr);
+  return v;
+}
+
+// Each bug at the smallest shape that has it; the same shapes pass through
+// the same faults:: launcher without the fault.  s_V off by one binade (the
+// scales are powers of two) fails too; s_V off by 12.5% passes (O moves by
+// ~0.15 at N = 17, the bound is ~0.3: see attention_error_model.hpp).
+TEST(HopperAttentionFp8Fault,
+     validation_fails_a_missed_rescale_a_wrong_mask_p_in_the_wrong_layout) {
+  RL_SKIP_UNDER_RACECHECK();
+  const struct {
+    SoftmaxFault fault;
+    rl::Shape shape;
+    float v_descale_error;
+  } cases[] = {
+      {SoftmaxFault::skip_rescale, shape_of(1, 1, 200, 64, false), 1},
+      {SoftmaxFault::causal_off_by_one, shape_of(1, 1, 129, 64, true), 1},
+      {SoftmaxFault::p_in_wrong_layout, shape_of(1, 1, 17, 64, false), 1},
+      {SoftmaxFault::p_in_wrong_layout, shape_of(1, 1, 17, 128, false), 1},
+      {SoftmaxFault::none, shape_of(1, 1, 17, 64, false), 0.5f},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.shape.to_string() + " fault " + std::to_string(static_cast<int>(c.fault)));
+    const rl::Validation without = validate_with(c.shape, SoftmaxFault::none);
+    EXPECT_TRUE(without.passed) << without.detail;
+    const rl::Validation with = validate_with(c.shape, c.fault, c.v_descale_error);
+    EXPECT_FALSE(with.passed) << "passed validation: " << with.detail;
+  }
+}
+
+// The tolerance can fail both ways: the bf16 flash kernels' bound (P rounded
+// to bf16, not e4m3) rejects the correct fp8 kernel (errors ~0.012 against
+// its ~0.01), so the fp8 bound's P term is needed; and a bound 2x the fp8 one
+// (0.52) lets the missed rescale through (it moves O by 0.50; the fp8 bound
+// is 0.26): the bound has no factor 2 to spare.
+TEST(HopperAttentionFp8Fault, the_bf16_bound_is_too_tight_and_a_2x_looser_one_too_loose) {
+  RL_SKIP_UNDER_RACECHECK();
+  const rl::Shape shape = shape_of(1, 1, 200, 64, false);
+  auto workload = make(shape, 77);
+  Fp8AttentionWorkload& w = fp8(*workload);
+  w.tolerance_of = [](const rl::attention::Dims& p, const rl::attention::Reference& ref) {
+    return rl::attention::tolerance<__nv_bfloat16>(p, ref, rl::attention::kErrorFlashTensorCore);
+  };
+  EXPECT_FALSE(w.validate(nullptr).passed) << "the bf16 bound passed the fp8 kernel";
+  EXPECT_TRUE(validate_with(shape, SoftmaxFault::skip_rescale, 1, 2.0).passed)
+      << "2x the fp8 bound still rejects a missed rescale";
+}
+
+}  // namespace
