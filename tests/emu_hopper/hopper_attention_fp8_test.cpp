@@ -41,6 +41,13 @@ TEST(HopperAttentionFp8, the_record_runs_on_the_emulated_hopper_only) {
   EXPECT_EQ(record->min_cc, 90);
   EXPECT_EQ(record->max_cc, 90);
   EXPECT_EQ(record->baseline, "attention_wgmma_tma_bf16");
+  // Footprint: Q, K, V of 1 byte, O of 2 (bf16), Vᵀ of 1 with N rounded up to 32.
+  const rl::Shape longest = shape_of(1, 16, 16383, 128, true);
+  EXPECT_EQ(record->device_bytes(longest), 16ull * 16383 * 128 * 5 + 16ull * 128 * 16384);
+  // bytes_min: the same without Vᵀ; bytes_model adds the K and Vᵀ re-reads and the pre-pass.
+  const rl::roofline::Cost cost = record->cost(shape_of(1, 1, 256, 64, false));
+  EXPECT_EQ(cost.bytes_min, 256.0 * 64 * 5);
+  EXPECT_EQ(cost.bytes_model, 256.0 * 64 * (1 + 2 + 2 * 2 + 2));
 }
 
 // The cases of the 16-bit rungs (hopper_attention_cases.hpp); N = 129 and
