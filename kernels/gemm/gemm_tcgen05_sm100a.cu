@@ -193,15 +193,20 @@ __device__ __forceinline__ void store_row(std::uint32_t d, int row, float* __res
 // registers on sm_100a and sm_103a, no spills; elsewhere every tcgen05
 // wrapper traps (5 registers; the records refuse those devices by min_cc).
 // On sm_100a and sm_103a the instructions the design rests on, as the SASS
-// spells them: UTCHMMA (tcgen05.mma kind::f16; UTCQMMA for kind::f8f6f4; four
-// a k-tile, each behind an ELECT of one lane), UTCBAR (tcgen05.commit), UTMALDG.2D (TMA loads),
-// LDTM.x32 (tcgen05.ld 32x32b.x32), UTCATOMSWS.FIND_AND_SET / .AND
-// (tcgen05.alloc / dealloc), SYNCS.PHASECHK (mbarrier waits).
+// spells them: UTCHMMA (tcgen05.mma kind::f16; UTCQMMA for kind::f8f6f4;
+// four a k-tile, each behind an ELECT of one lane), UTCBAR (tcgen05.commit),
+// UTMALDG.2D (TMA loads), LDTM.x32 (tcgen05.ld 32x32b.x32),
+// UTCATOMSWS.FIND_AND_SET / .AND (tcgen05.alloc / dealloc), SYNCS.PHASECHK
+// (mbarrier waits).  The MMA
+// thread's loop is 96 instructions a k-tile for its 4 MMAs (the full-barrier
+// wait, four descriptor pairs, each MMA in its ELECT retry, the commit):
+// loop_share bounds it at 25 instructions an MMA, which one thread issues
+// while the tensor core spends about 128 clocks on a 128 x 256 x 16 MMA.
 // rl-static: kernel=gemm_tcgen05 max_regs=48 max_smem=80
 // rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=UTCBAR,UTMALDG.2D,LDTM.x32
-// rl-static: kernel=*gemm_tcgen05<__nv_bfloat16,* arch=100a,103a sass=UTCHMMA
-// rl-static: kernel=*gemm_tcgen05<__half,* arch=100a,103a sass=UTCHMMA
-// rl-static: kernel=*gemm_tcgen05<__nv_fp8_e4m3,* arch=100a,103a sass=UTCQMMA
+// rl-static: kernel=*gemm_tcgen05<__nv_bfloat16,* arch=100a,103a sass=UTCHMMA loop_share=UTCHMMA:4
+// rl-static: kernel=*gemm_tcgen05<__half,* arch=100a,103a sass=UTCHMMA loop_share=UTCHMMA:4
+// rl-static: kernel=*gemm_tcgen05<__nv_fp8_e4m3,* arch=100a,103a sass=UTCQMMA loop_share=UTCQMMA:4
 // rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=UTCATOMSWS.FIND_AND_SET,UTCATOMSWS.AND
 // rl-static: kernel=gemm_tcgen05 arch=100a,103a sass=SYNCS.PHASECHK
 template <typename T, PipelineFault F = PipelineFault::none>
