@@ -23,7 +23,6 @@
 #include "attention/attention_reference.hpp"
 #include "rl/device_buffer.hpp"
 #include "rl/inspectable_workload.hpp"
-#include "rl/ptx.hpp"
 #include "rl/registry.hpp"
 #include "rl/validate.hpp"
 
@@ -175,6 +174,9 @@ struct Fp8RecordSpec {
   std::function<double(const Dims&)> bytes_model;
   std::function<std::size_t(const Dims&)> scratch_bytes;  // the launcher's scratch
   std::string idea, library;
+  bool gpu_only = true;             // sm_90a code: !rl::ptx::emulator_runs_sm90a()
+  int max_cc = 90;                  // 0: any from 9.0 on (a library)
+  std::size_t workspace_bytes = 0;  // a library's, declared in device_bytes
 };
 
 inline KernelRecord make_fp8_record(Fp8RecordSpec spec) {
@@ -186,9 +188,9 @@ inline KernelRecord make_fp8_record(Fp8RecordSpec spec) {
       .unit = roofline::ComputeUnit::tc_fp8,
       .baseline = std::move(spec.baseline),
       .ceiling = "",
-      .gpu_only = !rl::ptx::emulator_runs_sm90a(),  // sm_90a code: a Hopper, or RL_EMU_CC=90
+      .gpu_only = spec.gpu_only,
       .min_cc = 90,
-      .max_cc = 90,
+      .max_cc = spec.max_cc,
       .shapes = [](SizePreset preset) { return shapes(preset); },
       .cost =
           [bytes_model = spec.bytes_model](const Shape& shape) {
@@ -209,9 +211,9 @@ inline KernelRecord make_fp8_record(Fp8RecordSpec spec) {
                 new Fp8AttentionWorkload(launcher, p, scratch(p), seed));
           },
       .device_bytes =
-          [scratch = spec.scratch_bytes](const Shape& shape) {
+          [scratch = spec.scratch_bytes, workspace = spec.workspace_bytes](const Shape& shape) {
             const Dims p = dims(shape);
-            return static_cast<std::size_t>(fp8_bytes_min(p)) + scratch(p);
+            return static_cast<std::size_t>(fp8_bytes_min(p)) + scratch(p) + workspace;
           },
       .idea = std::move(spec.idea),
       .library = std::move(spec.library),

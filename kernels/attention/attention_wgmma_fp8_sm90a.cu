@@ -49,7 +49,8 @@
 // Cost model: Q read once (1 byte), O written once (bf16), K and Vᵀ once per
 // 128-row query tile (fused_key_rows_read; causal skips the tiles past the
 // diagonal), plus the pre-pass: V read and Vᵀ written (N32·D bytes).
-// Performance goal (issue 27): >= 85% of cuDNN's FP8 SDPA; unmeasured (no
+// Performance goal (issue 27): >= 85% of cuDNN's FP8 SDPA
+// (attention_cudnn_sdpa_fp8_e4m3, cuda_only/); unmeasured (no
 // GPU run yet), and expected well below FlashAttention-3's FP8 (~1.2 PFLOP/s)
 // without pingpong, overlap and the in-kernel transpose.
 //
@@ -360,7 +361,8 @@ RL_REGISTER_KERNEL(make_fp8_record(
      .scratch_bytes = &fp8_wgmma_scratch_bytes,
      .idea = "the wgmma + TMA rung on e4m3 Q, K, V with per-tensor scales: k32 wgmmas, P to e4m3 "
              "in registers, V transposed (keys permuted for P's fragment) by a pre-pass",
-     .library = ""}));
-#endif  // !__CUDA_ARCH__
+     .library = "",
+     .gpu_only = !rl::ptx::emulator_runs_sm90a()}));  // a Hopper, or the emulator as one
+#endif                                                // !__CUDA_ARCH__
 
 }  // namespace rl::attention

@@ -31,6 +31,10 @@
 // Compiled only where CMake found cuDNN and the frontend headers (PyPI's
 // nvidia-cudnn-frontend, installed by scripts/setup): RL_HAVE_CUDNN_FRONTEND.
 // GPU only (sm_80+).  Not yet run on a GPU.
+//
+// The FP8 record (attention_cudnn_sdpa_fp8_e4m3) is in
+// attention_cudnn_sdpa_fp8.hpp, included at the end: it builds its graph with
+// this file's bhnd_tensor, sdpa_options and build_plan, in this compile.
 
 // GCC 12 reports a "potential null pointer dereference" in libstdc++'s
 // vector::resize as inlined into the frontend's plans.h: a middle-end false
@@ -81,6 +85,49 @@ constexpr fe::DataType_t frontend_type() {
 
 enum Uid : std::int64_t { kQ = 1, kK, kV, kO };
 
+// [B, H, N, d] with strides (H·N·d, N·d, d, 1): the family's layout.
+fe::graph::Tensor_attributes& as_bhnd(fe::graph::Tensor_attributes& t, const Dims& p,
+                                      std::int64_t uid) {
+  return t.set_uid(uid)
+      .set_dim({p.B, p.H, p.N, p.d})
+      .set_stride({p.H * p.N * p.d, p.N * p.d, p.d, 1});
+}
+
+std::shared_ptr<fe::graph::Tensor_attributes> bhnd_tensor(fe::graph::Graph& graph, const Dims& p,
+                                                          const char* name, std::int64_t uid) {
+  fe::graph::Tensor_attributes t;
+  return graph.tensor(as_bhnd(t.set_name(name), p, uid));
+}
+
+// The SDPA options of both records: the scale, no statistics, the causal band.
+fe::graph::SDPA_attributes sdpa_options(const Dims& p, float scale) {
+  auto options =
+      fe::graph::SDPA_attributes().set_name("sdpa").set_generate_stats(false).set_attn_scale(scale);
+  if (p.causal)
+    options.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
+        .set_diagonal_band_right_bound(0);
+  return options;
+}
+
+// From a complete graph to an executable plan (heuristics mode A), its
+// workspace (at most kWorkspaceCapBytes) and its name.
+void build_plan(fe::graph::Graph& graph, cudnnHandle_t handle,
+                DeviceBuffer<unsigned char>& workspace_buffer, std::string& plan) {
+  check(graph.validate(), "validate");
+  check(graph.build_operation_graph(handle), "build_operation_graph");
+  check(graph.create_execution_plans({fe::HeurMode_t::A}), "create_execution_plans");
+  check(graph.check_support(handle), "check_support");
+  check(graph.build_plans(handle), "build_plans");
+  std::int64_t workspace = 0;
+  check(graph.get_workspace_size(workspace), "get_workspace_size");
+  if (workspace < 0 || static_cast<std::size_t>(workspace) > kWorkspaceCapBytes)
+    throw std::runtime_error("cuDNN SDPA: the plan needs " + std::to_string(workspace) +
+                             " B of workspace, more than the " +
+                             std::to_string(kWorkspaceCapBytes) + " B its record declares");
+  workspace_buffer = DeviceBuffer<unsigned char>(static_cast<std::size_t>(workspace));
+  check(graph.get_plan_name(plan), "get_plan_name");
+}
+
 template <typename T>
 class CudnnSdpa final : public Library<T> {
  public:
@@ -119,38 +166,11 @@ class CudnnSdpa final : public Library<T> {
     graph_->set_io_data_type(frontend_type<T>())
         .set_intermediate_data_type(fe::DataType_t::FLOAT)
         .set_compute_data_type(fe::DataType_t::FLOAT);
-    const std::vector<std::int64_t> dim = {p_.B, p_.H, p_.N, p_.d};
-    const std::vector<std::int64_t> stride = {p_.H * p_.N * p_.d, p_.N * p_.d, p_.d, 1};
-    const auto input = [&](const char* name, Uid uid) {
-      return graph_->tensor(
-          fe::graph::Tensor_attributes().set_name(name).set_uid(uid).set_dim(dim).set_stride(
-              stride));
-    };
-    const auto q = input("Q", kQ);
-    const auto k = input("K", kK);
-    const auto v = input("V", kV);
-    auto options =
-        fe::graph::SDPA_attributes().set_name("sdpa").set_generate_stats(false).set_attn_scale(
-            scale_);
-    if (p_.causal)
-      options.set_diagonal_alignment(fe::DiagonalAlignment_t::TOP_LEFT)
-          .set_diagonal_band_right_bound(0);
-    const auto outputs = graph_->sdpa(q, k, v, options);
-    outputs[0]->set_output(true).set_uid(kO).set_dim(dim).set_stride(stride);
-
-    check(graph_->validate(), "validate");
-    check(graph_->build_operation_graph(handle_), "build_operation_graph");
-    check(graph_->create_execution_plans({fe::HeurMode_t::A}), "create_execution_plans");
-    check(graph_->check_support(handle_), "check_support");
-    check(graph_->build_plans(handle_), "build_plans");
-    std::int64_t workspace = 0;
-    check(graph_->get_workspace_size(workspace), "get_workspace_size");
-    if (workspace < 0 || static_cast<std::size_t>(workspace) > kWorkspaceCapBytes)
-      throw std::runtime_error("cuDNN SDPA: the plan needs " + std::to_string(workspace) +
-                               " B of workspace, more than the " +
-                               std::to_string(kWorkspaceCapBytes) + " B its record declares");
-    workspace_ = DeviceBuffer<unsigned char>(static_cast<std::size_t>(workspace));
-    check(graph_->get_plan_name(plan_), "get_plan_name");
+    const auto outputs =
+        graph_->sdpa(bhnd_tensor(*graph_, p_, "Q", kQ), bhnd_tensor(*graph_, p_, "K", kK),
+                     bhnd_tensor(*graph_, p_, "V", kV), sdpa_options(p_, scale_));
+    as_bhnd(outputs[0]->set_output(true), p_, kO);
+    build_plan(*graph_, handle_, workspace_, plan_);
   }
 
   Dims p_;
@@ -188,5 +208,8 @@ RL_REGISTER_KERNEL(cudnn_sdpa_record<__nv_bfloat16>("attention_cudnn_sdpa_bf16",
 RL_REGISTER_KERNEL(cudnn_sdpa_record<__half>("attention_cudnn_sdpa_fp16", ""));
 
 }  // namespace rl::attention
+
+// The FP8 record, on this file's graph code (one compile of the frontend).
+#include "attention/cuda_only/attention_cudnn_sdpa_fp8.hpp"
 
 #endif  // RL_HAVE_CUDNN && RL_HAVE_CUDNN_FRONTEND
