@@ -164,9 +164,9 @@ Tolerance tolerance(const Dims& p, const Reference& ref, const ErrorModel& model
 // the emulator measures is P's rounding alone.  At N = 200, d = 64 (A ~
 // 1.2) the bound is 0.26, the emulated kernel errs by 0.012, a missed
 // rescale by 0.50 (fails; the bound has no factor 2 to spare), and the bf16
-// flash bound (~0.01) rejects the correct fp8 kernel: the tests show each,
-// and a key let through the causal mask and P in the wrong layout (errors
-// > 1) failing.  A V descale off by 12.5% passes (O moves ~0.15): the
+// flash bound (P's term 2^-8, not 2^-4) rejects the correct fp8 kernel: the
+// tests show each, and a key let through the causal mask and P in the wrong
+// layout (errors > 1) failing.  A V descale off by 12.5% passes (O moves ~0.15): the
 // tolerance cannot see scale errors that small, one binade it does.
 inline constexpr double kFp8TensorCoreSum = 0x1p-13;  // per product in a run
 inline constexpr double kE4m3Roundoff = 0x1p-4;
