@@ -67,7 +67,6 @@
 // rl-static: kernel=attention_wgmma_fp8 arch=90a sass=USETMAXREG.DEALLOC,USETMAXREG.TRY_ALLOC
 // rl-static: kernel=*attention_wgmma_fp8<64,* arch=90a sass=QGMMA.64x64x32.F32.E4M3.E4M3
 // rl-static: kernel=attention_fp8_v_transpose max_regs=48 max_smem=0
-#include "attention/attention_fp8_wgmma.hpp"
 #include "attention/attention_fp8_workload.hpp"
 #include "attention/attention_wgmma_parts.hpp"
 #include "rl/device_instances.hpp"
@@ -177,9 +176,9 @@ __device__ __forceinline__ void issue_q_k(float (&s)[64], std::uint32_t q_slab,
   rl::ptx::wgmma_fence();
   RL_UNROLL
   for (int step = 0; step < D / 32; ++step)
-    wgmma_m64n128k32_e4m3(s, wgmma::swizzled_descriptor(q_slab + step * 32, wgmma::kUnusedLbo),
-                          wgmma::swizzled_descriptor(k_tile + step * 32, wgmma::kUnusedLbo),
-                          step > 0);
+    rl::ptx::wgmma_m64n128k32_f32_e4m3(
+        s, wgmma::swizzled_descriptor(q_slab + step * 32, wgmma::kUnusedLbo),
+        wgmma::swizzled_descriptor(k_tile + step * 32, wgmma::kUnusedLbo), step > 0);
   rl::ptx::wgmma_commit_group();
 }
 
@@ -193,9 +192,9 @@ __device__ __forceinline__ void issue_p_v(float (&o)[D / 2], const std::uint32_t
   for (int kk = 0; kk < 4; ++kk) {
     const std::uint64_t desc_vt = wgmma::swizzled_descriptor(vt_tile + kk * 32, wgmma::kUnusedLbo);
     if constexpr (D == 64)
-      wgmma_m64n64k32_e4m3_rs(o, p[kk], desc_vt, 1);
+      rl::ptx::wgmma_m64n64k32_f32_e4m3_rs(o, p[kk], desc_vt, 1);
     else
-      wgmma_m64n128k32_e4m3_rs(o, p[kk], desc_vt, 1);
+      rl::ptx::wgmma_m64n128k32_f32_e4m3_rs(o, p[kk], desc_vt, 1);
   }
   rl::ptx::wgmma_commit_group();
 }

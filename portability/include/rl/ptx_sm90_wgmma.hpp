@@ -342,6 +342,88 @@ RL_PTX_FN void wgmma_m64n256k32_f32_e4m3([[maybe_unused]] float (&d)[128],
 #endif
 }
 
+// The e4m3 shapes of FP8 attention (attention_wgmma_fp8_sm90a.cu): S = Q·Kᵀ
+// as m64n128k32 with both operands in shared memory, and O += P·V as
+// m64nNk32 (N = 64 or 128) with A = P from registers.  B is K-major (8-bit
+// types have no transpose immediates).  The fp8 A fragment from registers
+// ("Register Fragments", the m64nNk32 figure of matrix A): thread t holds 16
+// bytes, four to a register, low byte first; register i holds row
+// 16 (t / 32) + (t % 32) / 4 + 8 (i % 2) and the four k columns
+// 4 (t % 4) .. + 3, plus 16 for registers 2 and 3.  The registers are read
+// at issue.
+RL_PTX_FN void wgmma_m64n128k32_f32_e4m3([[maybe_unused]] float (&d)[64],
+                                         [[maybe_unused]] std::uint64_t desc_a,
+                                         [[maybe_unused]] std::uint64_t desc_b,
+                                         [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_REQUIRE_WGMMA("wgmma.mma_async.m64n128k32.e4m3");
+  rl::emu::hopper::wgmma(
+      {rl::emu::hopper::WgmmaInput::e4m3, 128, desc_a, desc_b, accumulate != 0, 1, 1, false, false},
+      d);
+#elif RL_PTX_SM90A
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %66, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 " RL_PTX_WGMMA_D64_REGS
+      ", %64, %65, p, 1, 1;\n}\n"
+      : RL_PTX_WGMMA_D64(d)
+      : "l"(desc_a), "l"(desc_b), "r"(accumulate));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+#if defined(RL_EMULATE)
+// The emulation of an m64nNk32 e4m3 wgmma with A from registers.
+inline void emulate_wgmma_e4m3_rs(unsigned n, float* d, const std::uint32_t (&a)[4],
+                                  std::uint64_t desc_b, int accumulate) {
+  rl::emu::hopper::WgmmaOp op{
+      rl::emu::hopper::WgmmaInput::e4m3, n, 0, desc_b, accumulate != 0, 1, 1, false, false};
+  op.a_registers = a;
+  rl::emu::hopper::wgmma(op, d);
+}
+#endif
+
+RL_PTX_FN void wgmma_m64n128k32_f32_e4m3_rs([[maybe_unused]] float (&d)[64],
+                                            [[maybe_unused]] const std::uint32_t (&a)[4],
+                                            [[maybe_unused]] std::uint64_t desc_b,
+                                            [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_REQUIRE_WGMMA("wgmma.mma_async.m64n128k32.e4m3 (A from registers)");
+  emulate_wgmma_e4m3_rs(128, d, a, desc_b, accumulate);
+#elif RL_PTX_SM90A
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3 " RL_PTX_WGMMA_D64_REGS
+      ", {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"
+      : RL_PTX_WGMMA_D64(d)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
+RL_PTX_FN void wgmma_m64n64k32_f32_e4m3_rs([[maybe_unused]] float (&d)[32],
+                                           [[maybe_unused]] const std::uint32_t (&a)[4],
+                                           [[maybe_unused]] std::uint64_t desc_b,
+                                           [[maybe_unused]] int accumulate) {
+#if defined(RL_EMULATE)
+  RL_PTX_REQUIRE_WGMMA("wgmma.mma_async.m64n64k32.e4m3 (A from registers)");
+  emulate_wgmma_e4m3_rs(64, d, a, desc_b, accumulate);
+#elif RL_PTX_SM90A
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"
+      "wgmma.mma_async.sync.aligned.m64n64k32.f32.e4m3.e4m3 "
+      "{%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, %18, "
+      "%19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31}"
+      ", {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"
+      : RL_PTX_WGMMA_D8(RL_PTX_WGMMA_F32, d, 0), RL_PTX_WGMMA_D8(RL_PTX_WGMMA_F32, d, 8),
+        RL_PTX_WGMMA_D8(RL_PTX_WGMMA_F32, d, 16), RL_PTX_WGMMA_D8(RL_PTX_WGMMA_F32, d, 24)
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
+#else
+  RL_PTX_UNSUPPORTED();
+#endif
+}
+
 // wgmma.mma_async.sync.aligned.m64n256k32.s32.s8.s8 d, a-desc, b-desc, scale-d
 // D(64 x 256, s32) = A(64 x 32) * B(32 x 256) + (accumulate ? D : 0), signed
 // 8-bit operands, exact 32-bit integer sums (the optional .satfinite, not
