@@ -9,12 +9,17 @@
 // ncclInvalidUsage (NCCL would hang or compute garbage).  Inside
 // ncclGroupStart/ncclGroupEnd nothing is queued until the outermost
 // ncclGroupEnd, which runs whatever the group completes in the calling thread
-// before it returns; a call outside a group is a group of its own.  The
+// before it returns; a call outside a group is a group of its own.  NCCL may
+// block in such a call until its peers have called ("When a single thread is
+// managing multiple devices, group semantics must be used", its group docs),
+// so the thread never reaches another rank's call: an emulator check refuses
+// that call (ncclInvalidUsage) where the emulator would otherwise run it.  The
 // streams of the emulator are synchronous (work is done when it is
 // enqueued), so data moved at that moment is where a GPU would have it once
 // the streams reach the collective.  State is process-wide under one mutex;
 // the group and the last error are per host thread, as in NCCL.
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <mutex>
 #include <string>
@@ -25,6 +30,7 @@
 #include "cuda_api_internal.hpp"
 #include "internal.hpp"
 #include "nccl_internal.hpp"
+#include "rl/emu/launch.hpp"
 
 namespace rl::emu::nccl {
 namespace {
@@ -39,6 +45,14 @@ thread_local std::string t_last_error;
 thread_local int t_group_depth = 0;
 thread_local ncclResult_t t_group_error = ncclSuccess;
 thread_local std::vector<std::pair<ncclComm*, Call>> t_group_calls;
+
+// A number per host thread, never reused (a std::thread::id may be, once its
+// thread has ended with a call still waiting).
+std::uint64_t thread_id() {
+  static std::atomic<std::uint64_t> next{1};
+  thread_local const std::uint64_t id = next.fetch_add(1, std::memory_order_relaxed);
+  return id;
+}
 
 const char* function_name(Kind kind) {
   switch (kind) {
@@ -78,6 +92,21 @@ std::string mismatch(const std::vector<Call>& calls) {
   return "";
 }
 
+// An emulator check (NCCL's group docs): why the calling thread cannot make
+// `call`, as it is still inside its call outside a group on another rank of
+// the clique, which waits for its peers; or "".
+std::string blocked_thread(const Clique& clique, const Call& call) {
+  const std::uint64_t me = thread_id();
+  for (const auto* queues : {&clique.collectives, &clique.sends, &clique.recvs})
+    for (const std::deque<Call>& q : *queues)
+      for (const Call& c : q)
+        if (c.thread == me && c.rank != call.rank)
+          return "emulator check: " + describe(call) + " is made by the host thread still in " +
+                 describe(c) + ", made outside a group, where NCCL may block until the other " +
+                 "ranks call: one thread driving several ranks puts their calls in one group";
+  return "";
+}
+
 // Runs what the clique's queued calls complete; the first mismatch's error.
 ncclResult_t progress(Clique& clique) {
   ncclResult_t result = ncclSuccess;
@@ -114,6 +143,11 @@ ncclResult_t progress(Clique& clique) {
 // Queues the calls on their cliques and runs what they complete.
 ncclResult_t flush(const std::vector<std::pair<ncclComm*, Call>>& calls) {
   const std::lock_guard lock(g_mutex);
+  // A thread held in a call never makes the others: none of them is queued.
+  for (const auto& [comm, call] : calls)
+    if (live_comms().count(comm) != 0)
+      if (const std::string why = blocked_thread(*comm->clique, call); !why.empty())
+        return fail(ncclInvalidUsage, why);
   std::vector<Clique*> touched;
   ncclResult_t result = ncclSuccess;
   for (const auto& [comm, call] : calls) {
@@ -168,7 +202,9 @@ ncclResult_t submit(ncclComm_t comm, const Call& call) {
     t_group_calls.emplace_back(comm, call);
     return ncclSuccess;
   }
-  return flush({{comm, call}});
+  Call alone = call;
+  alone.thread = thread_id();
+  return flush({{comm, alone}});
 }
 
 }  // namespace rl::emu::nccl
@@ -211,8 +247,10 @@ const char* ncclGetLastError(ncclComm_t) {
 }
 
 // NCCL's checks and codes (init.cc): comms NULL or ndev < 0, invalid
-// argument; a device in devlist that does not exist, unhandled CUDA error (as
-// its cudaSetDevice fails); a device listed twice, invalid usage.
+// argument; with a devlist, a device outside 0..count-1 is invalid argument
+// and one listed twice invalid usage, both checked before any communicator is
+// made; without one, device i that does not exist is an unhandled CUDA error
+// (its cudaSetDevice fails).
 ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
   using namespace rl::emu::nccl;
   if (comms == nullptr) return fail(ncclInvalidArgument, "ncclCommInitAll: comms is NULL");
@@ -220,6 +258,10 @@ ncclResult_t ncclCommInitAll(ncclComm_t* comms, int ndev, const int* devlist) {
   std::vector<int> devices;
   for (int i = 0; i < ndev; ++i) {
     const int d = devlist != nullptr ? devlist[i] : i;
+    if (devlist != nullptr && !rl::emu::detail::valid_device(d))
+      return fail(ncclInvalidArgument,
+                  "ncclCommInitAll: Invalid device " + std::to_string(d) +
+                      " (totalnDev=" + std::to_string(rl::emu::device_count()) + ")");
     if (!rl::emu::detail::valid_device(d))
       return fail(ncclUnhandledCudaError, "ncclCommInitAll: device " + std::to_string(d) +
                                               " does not exist (cudaErrorInvalidDevice)");

@@ -7,6 +7,7 @@
 #include <nccl.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <string>
@@ -26,6 +27,9 @@ struct Call {
   ncclRedOp_t op = ncclSum;
   int root = 0;  // broadcast's root; send's and recv's peer
   int rank = 0;  // the caller's rank
+  // The host thread of a call made outside a group (nccl_comm.cpp's
+  // thread_id), which NCCL may block in that call; 0 inside a group.
+  std::uint64_t thread = 0;
 };
 
 // The communicators ncclCommInitAll made together, and the calls each rank

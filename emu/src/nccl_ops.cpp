@@ -10,6 +10,12 @@
 // memory the runtime allocated (device memory of the communicator's device,
 // managed or pinned host memory) and hold the call's bytes (an emulator
 // check: a GPU may read past an allocation silently), else invalid argument;
+// buffers that overlap must be NCCL's in-place layout (its user guide,
+// "In-place Operations": all_reduce and broadcast sendbuff == recvbuff,
+// all_gather sendbuff == recvbuff + rank x count, reduce_scatter recvbuff ==
+// sendbuff + rank x count), else invalid argument (an emulator check: a GPU
+// computes garbage, while the emulator, staging every result, would give the
+// ideal answer; broadcast reads sendbuff on the root only, so only there);
 // the stream must be a live stream of the communicator's device (NULL: that
 // device's default stream), else unhandled CUDA error, as NCCL's launch into
 // it would fail.  A collective of count 0 is checked and then dropped, as in
@@ -20,6 +26,7 @@
 // depends on its algorithm); integers wrap.  ncclAvg and reductions of
 // float16, bfloat16 and fp8 are refused as not emulated (NCCL's rounding of
 // those is its own); copies (all_gather, broadcast, send/recv) take every type.
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -153,6 +160,22 @@ ncclResult_t check_buffer(const char* call, const char* what, const void* ptr, s
   return ncclSuccess;
 }
 
+// An emulator check: buffers that overlap hold NCCL's in-place layout,
+// `in_place` (sendbuff - recvbuff in bytes, for the caller's rank).
+ncclResult_t check_overlap(const char* call, const void* send, std::size_t send_bytes,
+                           const void* recv, std::size_t recv_bytes, std::ptrdiff_t in_place) {
+  const auto s = reinterpret_cast<std::uintptr_t>(send);
+  const auto r = reinterpret_cast<std::uintptr_t>(recv);
+  if (s >= r + recv_bytes || r >= s + send_bytes) return ncclSuccess;  // apart
+  if (static_cast<std::ptrdiff_t>(s - r) == in_place) return ncclSuccess;
+  return fail(ncclInvalidArgument,
+              std::string("emulator check: ") + call +
+                  ": sendbuff and recvbuff overlap (sendbuff - " +
+                  "recvbuff = " + std::to_string(static_cast<std::ptrdiff_t>(s - r)) +
+                  " bytes) but are not NCCL's in-place layout for this rank (" +
+                  std::to_string(in_place) + " bytes); a GPU would compute garbage");
+}
+
 }  // namespace
 
 std::size_t type_size(ncclDataType_t type) {
@@ -269,6 +292,20 @@ ncclResult_t issue(const Request& q, ncclComm_t comm, cudaStream_t stream) {
                                             q.recv_per_rank ? ranks : 1, q.type, c);
         r != ncclSuccess)
       return r;
+  if (reads && !p2p) {
+    // Checked above: the byte counts cannot overflow.  A collective writes
+    // one buffer from the other; send and receive are separate calls.
+    const std::size_t slot = q.count * type_size(q.type);
+    const auto own_slot = static_cast<std::ptrdiff_t>(static_cast<std::size_t>(c.rank) * slot);
+    const std::ptrdiff_t in_place = q.kind == Kind::all_gather       ? own_slot
+                                    : q.kind == Kind::reduce_scatter ? -own_slot
+                                                                     : 0;
+    if (const ncclResult_t r =
+            check_overlap(q.name, q.send, slot * (q.send_per_rank ? ranks : 1), q.recv,
+                          slot * (q.recv_per_rank ? ranks : 1), in_place);
+        r != ncclSuccess)
+      return r;
+  }
   if (const ncclResult_t r = check_stream(q.name, stream, c); r != ncclSuccess) return r;
   return submit(comm, Call{.kind = q.kind,
                            .send = q.send,

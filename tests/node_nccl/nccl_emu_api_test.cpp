@@ -2,13 +2,16 @@
 // 8 emulated devices: every collective the records use, in and out of place,
 // gives every rank exactly what NCCL documents (integer values, so sums are
 // exact); a group runs nothing before its ncclGroupEnd and a call outside a
-// group waits for the last rank's; and each wrong argument gets NCCL's code.
+// group waits for the last rank's, made by another thread (one thread driving
+// several ranks outside a group is refused); and each wrong argument gets
+// NCCL's code.
 // The collectives are host copies, no kernel, so there is no schedule to vary.
 #include "nccl_emu_node.hpp"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace {
@@ -161,13 +164,56 @@ TEST_P(NcclOnDevices, nothing_moves_before_group_end_or_before_the_last_ranks_ca
   EXPECT_EQ(download(recv[0], 1)[0], kUnwritten);
   ASSERT_EQ(ncclGroupEnd(), ncclSuccess);
   EXPECT_EQ(download(recv[0], 1)[0], fold<float>(ncclSum, n_, 0));
-  // Outside a group each call is its own group: it runs with the last rank's.
+  // Outside a group each call is its own group: it runs with the last rank's,
+  // each rank driven by a thread of its own (one thread for every rank must
+  // use a group: nothing_but_a_group_lets_one_thread_drive_several_ranks).
+  auto max_of = [&](int r) {
+    return ncclAllReduce(send[r], recv[r], kCount, ncclFloat32, ncclMax, comms_[r], streams_[r]);
+  };
   for (int r = 0; r < n_; ++r) {
     EXPECT_EQ(download(recv[0], 1)[0], fold<float>(ncclSum, n_, 0)) << "before rank " << r;
-    ASSERT_EQ(ncclAllReduce(send[r], recv[r], kCount, ncclFloat32, ncclMax, comms_[r], streams_[r]),
-              ncclSuccess);
+    ASSERT_EQ(on_another_thread([&] { return max_of(r); }), ncclSuccess);
   }
   EXPECT_EQ(download(recv[0], 1)[0], fold<float>(ncclMax, n_, 0));
+}
+
+// NCCL's group docs: "When a single thread is managing multiple devices, group
+// semantics must be used": a call outside a group may block until its peers
+// call, so the thread never reaches the next rank's call.  The emulator would
+// run it; it refuses it instead (an emulator check), and nothing runs.
+TEST_P(NcclOnDevices, nothing_but_a_group_lets_one_thread_drive_several_ranks) {
+  std::vector<float*> send(comms_.size()), recv(comms_.size());
+  for (int r = 0; r < n_; ++r) {
+    send[r] = inputs<float>(r, kCount);
+    recv[r] = unwritten<float>(r, kCount);
+  }
+  auto sum_of = [&](int r) {
+    return ncclAllReduce(send[r], recv[r], kCount, ncclFloat32, ncclSum, comms_[r], streams_[r]);
+  };
+  ASSERT_EQ(sum_of(0), ncclSuccess);  // waits for the other ranks
+  EXPECT_EQ(sum_of(1), ncclInvalidUsage);
+  const std::string why = ncclGetLastError(nullptr);
+  EXPECT_NE(why.find("emulator check"), std::string::npos) << why;
+  EXPECT_EQ(why.find('\n'), std::string::npos) << why;  // one line
+  // Inside a group too: this thread is still in rank 0's call.
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
+  ASSERT_EQ(sum_of(1), ncclSuccess);
+  EXPECT_EQ(ncclGroupEnd(), ncclInvalidUsage);
+  // A send outside a group waits for its receive the same way.
+  ASSERT_EQ(ncclSend(send[0], kCount, ncclFloat32, 1, comms_[0], streams_[0]), ncclSuccess);
+  EXPECT_EQ(ncclRecv(recv[1], kCount, ncclFloat32, 0, comms_[1], streams_[1]), ncclInvalidUsage);
+  EXPECT_EQ(download(recv[1], 1)[0], kUnwritten);
+  // The same rank again is no other device: it queues behind the first call.
+  ASSERT_EQ(sum_of(0), ncclSuccess);
+  // Other threads complete what rank 0 waits for (two all_reduces, a receive).
+  for (int r = 1; r < n_; ++r)
+    for (int k = 0; k < 2; ++k)
+      ASSERT_EQ(on_another_thread([&] { return sum_of(r); }), ncclSuccess);
+  EXPECT_EQ(on_another_thread(
+                [&] { return ncclRecv(recv[1], kCount, ncclFloat32, 0, comms_[1], streams_[1]); }),
+            ncclSuccess);
+  EXPECT_EQ(download(recv[1], 1)[0], value<float>(0, 0));  // the send, after the sums
+  EXPECT_EQ(download(recv[0], 1)[0], fold<float>(ncclSum, n_, 0));
 }
 
 INSTANTIATE_TEST_SUITE_P(Devices, NcclOnDevices, testing::Values(2, 8));

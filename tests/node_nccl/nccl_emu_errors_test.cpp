@@ -2,7 +2,8 @@
 // gets the code NCCL gives it (argcheck.cc, init.cc, group.cc), a message in
 // ncclGetLastError, and moves nothing; a group with a failed call runs none
 // of its calls; ranks whose calls disagree, or a communicator destroyed with
-// a call no peer matched, are invalid usage.
+// a call no peer matched, are invalid usage; overlapping buffers other than
+// NCCL's in-place layouts are invalid argument (an emulator check).
 #include "nccl_emu_node.hpp"
 
 #include <cstdlib>
@@ -52,9 +53,13 @@ TEST_P(NcclErrors, comm_init_all_refuses_as_nccl_does) {
   std::vector<ncclComm_t> comms(2, nullptr);
   EXPECT_EQ(ncclCommInitAll(nullptr, 2, nullptr), ncclInvalidArgument);
   EXPECT_EQ(ncclCommInitAll(comms.data(), -1, nullptr), ncclInvalidArgument);
-  EXPECT_EQ(ncclCommInitAll(comms.data(), 3, nullptr), ncclUnhandledCudaError);  // no device 2
-  const int missing[] = {0, 5}, twice[] = {1, 1}, reversed[] = {1, 0};
-  EXPECT_EQ(ncclCommInitAll(comms.data(), 2, missing), ncclUnhandledCudaError);
+  // No device 2: without a devlist NCCL meets it when cudaSetDevice fails.
+  EXPECT_EQ(ncclCommInitAll(comms.data(), 3, nullptr), ncclUnhandledCudaError);
+  // In a devlist it is checked first (init.cc: "Invalid device %d (totalnDev=%d)").
+  const int missing[] = {0, 5}, negative[] = {-1, 0}, twice[] = {1, 1}, reversed[] = {1, 0};
+  EXPECT_EQ(ncclCommInitAll(comms.data(), 2, missing), ncclInvalidArgument);
+  EXPECT_NE(last_error().find("Invalid device 5 (totalnDev=2)"), std::string::npos) << last_error();
+  EXPECT_EQ(ncclCommInitAll(comms.data(), 2, negative), ncclInvalidArgument);
   EXPECT_EQ(ncclCommInitAll(comms.data(), 2, twice), ncclInvalidUsage);
   EXPECT_NE(last_error().find("listed twice"), std::string::npos) << last_error();
   ASSERT_EQ(ncclCommInitAll(comms.data(), 2, reversed), ncclSuccess);
@@ -91,9 +96,10 @@ TEST_P(NcclErrors, wrong_arguments_are_invalid_argument_and_move_nothing) {
   EXPECT_EQ(
       ncclReduceScatter(in0, out0, kCount / 2 + 1, ncclFloat32, ncclSum, comms_[0], streams_[0]),
       ncclInvalidArgument);
-  // Rank 1 calls too: had any call above been queued, this collective would run.
+  // Rank 1 calls too (from a thread of its own, as outside a group NCCL needs):
+  // had any call above been queued, this collective would run.
   float* in1 = inputs<float>(1, kCount);
-  EXPECT_EQ(all_reduce(1, in1, on_device_1), ncclSuccess);
+  EXPECT_EQ(on_another_thread([&] { return all_reduce(1, in1, on_device_1); }), ncclSuccess);
   EXPECT_EQ(download(out0, 1)[0], kUnwritten);
   EXPECT_EQ(download(on_device_1, 1)[0], kUnwritten);  // waits for rank 0's call
   EXPECT_EQ(all_reduce(0, in0, out0), ncclSuccess);
@@ -149,8 +155,10 @@ TEST_P(NcclErrors, group_errors_and_mismatches_run_none_of_the_groups_calls) {
   EXPECT_EQ(download(out[1], 1)[0], kUnwritten);
   // Count 0: checked, then dropped without waiting for the other rank.
   EXPECT_EQ(all_reduce(0, nullptr, nullptr, 0), ncclSuccess);
+  ASSERT_EQ(ncclGroupStart(), ncclSuccess);
   EXPECT_EQ(all_reduce(0, in[0], out[0]), ncclSuccess);  // pairs with rank 1's next call
   EXPECT_EQ(all_reduce(1, in[1], out[1]), ncclSuccess);
+  EXPECT_EQ(ncclGroupEnd(), ncclSuccess);
   EXPECT_EQ(download(out[0], 1)[0], download(out[1], 1)[0]);
   EXPECT_NE(download(out[0], 1)[0], kUnwritten);
 }
@@ -163,6 +171,25 @@ TEST_P(NcclErrors, destroying_a_comm_with_an_unmatched_call_is_invalid_usage) {
   EXPECT_NE(last_error().find("no peer matched"), std::string::npos) << last_error();
   comms_[0] = nullptr;  // destroyed all the same
   EXPECT_EQ(download(out0, 1)[0], kUnwritten);
+}
+
+// Overlapping buffers other than NCCL's in-place layouts (its user guide,
+// "In-place Operations") give garbage on a GPU, while the emulator, which
+// stages results, would give the ideal answer: an emulator check refuses them
+// (invalid argument), each kind below one element or one slot off its layout.
+TEST_P(NcclErrors, overlapping_buffers_outside_the_in_place_layout_are_invalid_argument) {
+  auto refused = [](ncclResult_t result) {
+    EXPECT_EQ(result, ncclInvalidArgument);
+    EXPECT_NE(last_error().find("emulator check"), std::string::npos) << last_error();
+  };
+  float* one = inputs<float>(1, 2 * kCount);  // two slots on rank 1's device
+  refused(all_reduce(1, one, one + 1));
+  refused(ncclBroadcast(one, one + 1, kCount, ncclFloat32, 1, comms_[1], streams_[1]));
+  refused(ncclAllGather(one, one, kCount, ncclFloat32, comms_[1], streams_[1]));  // slot 0
+  refused(ncclAllGather(one + 3, one, 2, ncclFloat32, comms_[1], streams_[1]));   // one + 2
+  refused(ncclReduceScatter(one, one, kCount, ncclFloat32, ncclSum, comms_[1], streams_[1]));
+  refused(ncclReduceScatter(one, one + 1, 2, ncclFloat32, ncclSum, comms_[1], streams_[1]));
+  // (Nothing was queued: the fixture's ncclCommDestroy finds no unmatched call.)
 }
 
 INSTANTIATE_TEST_SUITE_P(TwoDevices, NcclErrors, testing::Values(2));

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,14 @@ class NcclOnDevices : public testing::TestWithParam<int> {
   template <typename T>
   T* unwritten(int r, std::size_t count) {
     return upload<T>(r, count, [](std::size_t) { return static_cast<T>(kUnwritten); });
+  }
+  // Runs `call` on a host thread of its own: a rank driven by another thread
+  // may complete a call that this thread made outside a group.
+  template <typename Call>
+  static ncclResult_t on_another_thread(Call call) {
+    ncclResult_t result = ncclInternalError;
+    std::thread([&] { result = call(); }).join();
+    return result;
   }
   template <typename T>
   static std::vector<T> download(const T* p, std::size_t count) {
