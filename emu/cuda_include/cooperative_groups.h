@@ -24,9 +24,12 @@
 // deadlock report and the schedules are those of __shfl_sync & co.
 #pragma once
 
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <type_traits>
 
+#include "rl/emu/arch.hpp"
 #include "rl/emu/cluster.hpp"
 #include "rl/emu/runtime.hpp"
 
@@ -261,7 +264,19 @@ class cluster_group {
   }
 };
 
+// CUDA declares it for sm_90 and later only; below that the emulator refuses
+// it with one line, as the rl::ptx cluster wrappers refuse their instructions.
 inline cluster_group this_cluster() {
+  if (!rl::emu::has_tma()) {
+    const int cc = rl::emu::compute_capability();
+    std::fprintf(stderr,
+                 "cooperative_groups::this_cluster() needs compute capability 9.0 or later and "
+                 "the emulator runs %d.%d: RL_EMU_CC=90, 100, 103, 120 or 121 emulates a device "
+                 "with thread block clusters\n",
+                 cc / 10, cc % 10);
+    std::fflush(stderr);
+    std::abort();
+  }
   return cluster_group{};
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "block_reports.hpp"
+#include "clusters.hpp"
 #include "collectives.hpp"
 #include "fibers.hpp"
 #include "schedule.hpp"
@@ -160,6 +161,23 @@ Block& interrupted_block(Cluster& c, const Thread** interrupted) {
   return c.blocks[0];
 }
 
+// A cluster in which no thread can proceed: the report (on the first CTA
+// with live threads) describes every CTA that still has some, since one CTA
+// may wait for another's arrival.
+void deadlock(Cluster& c) {
+  const DescribedCluster described(c);  // barriers named by their CTA and offset
+  Block* first = nullptr;
+  std::string report;
+  for (unsigned r = 0; r < c.size; ++r) {
+    const Block& b = c.blocks[r];
+    if (b.live == 0) continue;
+    if (first == nullptr) first = &c.blocks[r];
+    if (c.size > 1) report += (report.empty() ? "CTA " : "; CTA ") + std::to_string(r) + ": ";
+    report += deadlock_description(b);
+  }
+  first->failure = "deadlock: " + report;
+}
+
 void run_cluster(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
                  cudaError_t& error) {
   const RaceIgnored bookkeeping;  // the worker's own context runs only the emulator
@@ -193,11 +211,7 @@ void run_cluster(Worker& worker, const Job& job, std::uint64_t linear, std::stri
     }
     if (abort_if_any(c)) break;
     if (!ran && live_threads(c) > 0) {
-      for (unsigned r = 0; r < c.size; ++r)
-        if (Block& b = blocks[r]; b.live > 0) {
-          b.failure = "deadlock: " + deadlock_description(b);
-          break;
-        }
+      deadlock(c);
       blocks[0].aborting = true;
     }
   }

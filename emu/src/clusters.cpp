@@ -11,6 +11,7 @@
 
 #include "block_reports.hpp"
 #include "block_state.hpp"
+#include "hopper_shared_window.hpp"
 #include "rl/emu/arch.hpp"
 #include "rl/emu/cluster.hpp"
 #include "rl/emu/hopper.hpp"
@@ -76,7 +77,69 @@ Block& cluster_block(Cluster& c, unsigned rank, const char* instruction) {
   return c.blocks[rank];
 }
 
+// The rank of the CTA of `c` whose dynamic shared memory holds p, else c.size.
+unsigned cta_holding(const Cluster& c, const void* p) {
+  const std::size_t bytes = c.blocks[0].job->spec.shared_bytes;
+  const auto* host = static_cast<const unsigned char*>(p);
+  for (unsigned r = 0; r < c.size; ++r) {
+    const auto* base = static_cast<const unsigned char*>(c.blocks[r].dynamic_shared);
+    if (host >= base && host < base + bytes) return r;
+  }
+  return c.size;
+}
+
+// CTA `rank` for a distributed shared memory access by the running thread
+// (ld/st.shared::cluster, a remote arrive, a multicast).  Another CTA's
+// memory is reachable only once every CTA has started (the CUDA guide asks
+// for cluster.sync() first: the first cluster phase has completed) and until
+// it exits (its threads are gone, and with them its shared memory).
+Block& reachable_cta(Cluster& c, unsigned rank, const char* instruction) {
+  Block& target = cluster_block(c, rank, instruction);
+  if (&target == current_thread().block) return target;
+  const std::string who =
+      std::string(instruction) + " reaches CTA " + std::to_string(rank) + "'s shared memory ";
+  if (c.generation == 0)
+    illegal_address(who +
+                    "before the cluster's first barrier.cluster phase completed (cluster.sync() "
+                    "first: a CTA of the cluster may not have started)");
+  if (target.live == 0) illegal_address(who + "after that CTA exited (its shared memory is gone)");
+  return target;
+}
+
+// The cluster that deadlock reports describe (DescribedCluster).
+thread_local const Cluster* tl_described = nullptr;
+
 }  // namespace
+
+DescribedCluster::DescribedCluster(const Cluster& c) {
+  tl_described = &c;
+}
+DescribedCluster::~DescribedCluster() {
+  tl_described = nullptr;
+}
+
+void require_own_cta(const void* p, const char* instruction) {
+  if (tl_thread == nullptr) return;  // host code (unit tests)
+  const Block& b = *tl_thread->block;
+  const Cluster& c = *b.cluster;
+  if (c.size == 1) return;
+  const unsigned r = cta_holding(c, p);
+  if (r == c.size || r == b.cluster_rank) return;
+  illegal_address(std::string(instruction) + " (a .shared::cta form) on " + cluster_location(p) +
+                  ", another CTA's: use the .shared::cluster form (mapa) for another CTA's "
+                  "shared memory");
+}
+
+std::string cluster_location(const void* p) {
+  const Cluster* c = tl_thread != nullptr ? tl_thread->block->cluster : tl_described;
+  if (c == nullptr || c->size == 1) return {};
+  const unsigned r = cta_holding(*c, p);
+  if (r == c->size) return {};
+  const auto offset = static_cast<const unsigned char*>(p) -
+                      static_cast<const unsigned char*>(c->blocks[r].dynamic_shared);
+  return "offset " + hex(static_cast<unsigned>(offset)) + " of CTA " + std::to_string(r) +
+         "'s shared memory";
+}
 
 cudaError_t allow_non_portable_clusters(const void* kernel, int value) {
   if (kernel == nullptr) return cudaErrorInvalidDeviceFunction;
@@ -206,15 +269,13 @@ void barrier_wait() {
 void* map_shared(const void* p, unsigned rank) {
   const detail::RaceIgnored bookkeeping;
   Cluster& c = detail::running_cluster();
-  const std::size_t bytes = running_block().job->spec.shared_bytes;
-  const auto* host = static_cast<const unsigned char*>(p);
-  for (unsigned r = 0; r < c.size; ++r) {
-    const auto* base = static_cast<const unsigned char*>(c.blocks[r].dynamic_shared);
-    if (host < base || host >= base + bytes) continue;
-    Block& target = detail::cluster_block(c, rank, "mapa");
-    return static_cast<unsigned char*>(target.dynamic_shared) + (host - base);
-  }
-  detail::illegal_address("mapa of a pointer into no CTA's dynamic shared memory of the cluster");
+  const unsigned holder = detail::cta_holding(c, p);
+  if (holder == c.size)
+    detail::illegal_address("mapa of a pointer into no CTA's dynamic shared memory of the cluster");
+  Block& target = detail::cluster_block(c, rank, "mapa");
+  return static_cast<unsigned char*>(target.dynamic_shared) +
+         (static_cast<const unsigned char*>(p) -
+          static_cast<const unsigned char*>(c.blocks[holder].dynamic_shared));
 }
 
 std::uint32_t map_shared_address(std::uint32_t address, unsigned rank) {
@@ -229,33 +290,49 @@ void* cluster_pointer(std::uint32_t address, std::size_t bytes) {
                                 "misaligned address: shared::cluster address " +
                                     detail::hex(address) + " is not " + std::to_string(bytes) +
                                     "-byte aligned");
-  const unsigned hi = address >> detail::kRankShift;
-  if (hi == 0) return hopper::shared_pointer(address);  // the running CTA's own window
   const detail::RaceIgnored bookkeeping;
-  Block& target = detail::cluster_block(detail::running_cluster(), hi - 1, "ld/st.shared::cluster");
+  const Block& self = running_block();
+  const unsigned hi = address >> detail::kRankShift;
+  // An own shared-window address: static __shared__ objects (a cluster of
+  // one only: clustered launches refuse them) lie in slots after the dynamic
+  // memory's window; everything below is the dynamic memory, bounds-checked
+  // as a peer's.
+  if (hi == 0 && self.cluster->size == 1) {
+    hopper::impl::Window& w = hopper::impl::window();
+    if (address >= w.first_slot()) return hopper::impl::pointer_in(w, address);
+  }
+  const unsigned rank = hi == 0 ? self.cluster_rank : hi - 1;
+  Block& target = detail::reachable_cta(detail::running_cluster(), rank, "ld/st.shared::cluster");
   const std::uint32_t offset = address & detail::kOffsetMask;
   if (offset + bytes > target.job->spec.shared_bytes)
     detail::illegal_address("shared::cluster address " + detail::hex(address) +
-                            " lies outside CTA " + std::to_string(hi - 1) + "'s " +
+                            " lies outside CTA " + std::to_string(rank) + "'s " +
                             std::to_string(target.job->spec.shared_bytes) +
                             " bytes of dynamic shared memory");
   return static_cast<unsigned char*>(target.dynamic_shared) + offset;
 }
 
 void mbarrier_arrive_remote(std::uint32_t address) {
-  hopper::mbarrier_arrive(static_cast<std::uint64_t*>(cluster_pointer(address, 8)));
+  hopper::impl::mbarrier_arrive_any_cta(static_cast<std::uint64_t*>(cluster_pointer(address, 8)));
 }
 
 void tma_load_multicast(void* dst, const hopper::TensorMap& map, const std::int32_t* coords,
                         std::uint32_t rank, std::uint64_t* bar, std::uint16_t cta_mask) {
-  const unsigned size = detail::running_cluster().size;
-  if (cta_mask == 0 || (size < 16 && (cta_mask >> size) != 0))
+  Cluster& c = detail::running_cluster();
+  if (cta_mask == 0 || (c.size < 16 && (cta_mask >> c.size) != 0))
     detail::illegal_address("cp.async.bulk.tensor .multicast::cluster with CTA mask " +
-                            detail::hex(cta_mask) + " in a cluster of " + std::to_string(size));
-  for (unsigned r = 0; r < size; ++r)
-    if (((cta_mask >> r) & 1U) != 0)
-      hopper::tma_load(map_shared(dst, r), map, coords, rank,
-                       static_cast<std::uint64_t*>(map_shared(bar, r)));
+                            detail::hex(cta_mask) + " in a cluster of " + std::to_string(c.size));
+  detail::require_own_cta(dst, "cp.async.bulk.tensor .multicast::cluster's destination");
+  detail::require_own_cta(bar, "cp.async.bulk.tensor .multicast::cluster's mbarrier");
+  // The issuer's window address, the same offset in every CTA: the swizzle
+  // phase comes from it, not from where each CTA's memory lies on the host.
+  const std::uint32_t window = hopper::shared_address(dst);
+  for (unsigned r = 0; r < c.size; ++r) {
+    if (((cta_mask >> r) & 1U) == 0) continue;
+    detail::reachable_cta(c, r, "cp.async.bulk.tensor .multicast::cluster");
+    hopper::impl::tma_load_at(map_shared(dst, r), window, map, coords, rank,
+                              static_cast<std::uint64_t*>(map_shared(bar, r)));
+  }
 }
 
 }  // namespace rl::emu::cluster

@@ -3,6 +3,8 @@
 // public header.
 #pragma once
 
+#include <string>
+
 #include "internal.hpp"
 
 namespace rl::emu::detail {
@@ -27,5 +29,28 @@ void cluster_thread_exited(Thread& t);
 // wait_on(object) runnable, in every CTA of it (a remote mbarrier arrive
 // wakes the owning CTA's waiters); outside a kernel nobody sleeps.
 void wake_cluster_waiters(const void* object);
+
+// The .shared::cta forms (mbarrier.init/arrive/expect_tx/test_wait/try_wait,
+// the TMA load's destination and barrier): in a cluster of more than one CTA
+// a pointer into another CTA's shared memory fails the launch with
+// cudaErrorIllegalAddress, saying to use the .shared::cluster form (on a GPU
+// it is undefined).  Outside a kernel, or in a cluster of one, it passes.
+void require_own_cta(const void* p, const char* instruction);
+
+// "offset 0x... of CTA r's shared memory" when p lies in the dynamic shared
+// memory of a CTA of the running cluster of more than one CTA (the running
+// thread's, else the worker's: the deadlock report runs outside any thread),
+// else empty: error messages name a barrier by its real place.
+std::string cluster_location(const void* p);
+
+struct Cluster;
+// While one lives, cluster_location outside a thread looks into `c` (the
+// runner's deadlock report).
+struct DescribedCluster {
+  explicit DescribedCluster(const Cluster& c);
+  ~DescribedCluster();
+  DescribedCluster(const DescribedCluster&) = delete;
+  DescribedCluster& operator=(const DescribedCluster&) = delete;
+};
 
 }  // namespace rl::emu::detail

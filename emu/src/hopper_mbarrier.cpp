@@ -29,14 +29,21 @@ std::uint64_t mbarrier_word(const MbarrierState& s) {
 
 namespace {
 
+// In a cluster of more than one CTA, by its CTA and offset (a remote
+// barrier has no address in this CTA's window).
 std::string barrier_name(const std::uint64_t* bar) {
-  return "the mbarrier at shared address " + impl::hex(shared_address(bar));
+  const std::string place = detail::cluster_location(bar);
+  return "the mbarrier at " +
+         (place.empty() ? "shared address " + impl::hex(shared_address(bar)) : place);
 }
 
 // The same, callable outside a thread (the deadlock report).
 std::string laid_out_barrier_name(const std::uint64_t* bar) {
-  return "the mbarrier at shared address " +
-         impl::hex(impl::address_in(impl::laid_out_window(), bar));
+  const std::string place = detail::cluster_location(bar);
+  return "the mbarrier at " +
+         (place.empty()
+              ? "shared address " + impl::hex(impl::address_in(impl::laid_out_window(), bar))
+              : place);
 }
 
 // What a thread sleeping in try_wait waits for, for the deadlock report.
@@ -87,8 +94,12 @@ void add_tx(std::uint64_t* bar, std::int64_t delta, const char* operation) {
 // racecheck: the mbarrier word is the emulator's bookkeeping; every arrival
 // and transaction update releases at the barrier's address and a wait that
 // sees its phase complete acquires there (internal.hpp).
+// The public functions are the .shared::cta forms: in a cluster, only the
+// running CTA's barriers (detail::require_own_cta); the cluster's remote
+// arrive and multicast come in through impl.
 void mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
   const detail::RaceIgnored bookkeeping;
+  detail::require_own_cta(bar, "mbarrier.init");
   detail::race_release(bar);
   if (count < 1 || count > (1U << 20) - 1)
     throw std::runtime_error("mbarrier.init with count " + std::to_string(count) +
@@ -97,7 +108,7 @@ void mbarrier_init(std::uint64_t* bar, std::uint32_t count) {
   detail::wake_cluster_waiters(bar);
 }
 
-void mbarrier_arrive(std::uint64_t* bar) {
+void impl::mbarrier_arrive_any_cta(std::uint64_t* bar) {
   const detail::RaceIgnored bookkeeping;
   detail::race_release(bar);
   MbarrierState s = checked_state(bar, "mbarrier.arrive");
@@ -108,8 +119,14 @@ void mbarrier_arrive(std::uint64_t* bar) {
   store(bar, s);
 }
 
+void mbarrier_arrive(std::uint64_t* bar) {
+  detail::require_own_cta(bar, "mbarrier.arrive");
+  impl::mbarrier_arrive_any_cta(bar);
+}
+
 void mbarrier_expect_tx(std::uint64_t* bar, std::uint32_t bytes) {
   const detail::RaceIgnored bookkeeping;
+  detail::require_own_cta(bar, "mbarrier.expect_tx");
   detail::race_release(bar);
   add_tx(bar, bytes, "mbarrier.expect_tx");
 }
@@ -122,6 +139,7 @@ void mbarrier_complete_tx(std::uint64_t* bar, std::uint32_t bytes) {
 
 bool mbarrier_test_wait_parity(const std::uint64_t* bar, std::uint32_t parity) {
   const detail::RaceIgnored bookkeeping;
+  detail::require_own_cta(bar, "mbarrier.test_wait/try_wait");
   const bool complete = checked_state(bar, "mbarrier.test_wait").phase != (parity & 1U);
   if (complete) detail::race_acquire(bar);
   return complete;

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "rl/emu/hopper.hpp"
+
 namespace rl::emu::hopper::impl {
 
 // "0x..." for messages.
@@ -44,5 +46,15 @@ std::uint32_t address_in(Window& w, const void* p);
 // shared_pointer in a window already refreshed (wgmma translates thousands
 // of operand addresses per instruction; the refresh asks the allocator).
 unsigned char* pointer_in(const Window& w, std::uint32_t window_address);
+
+// The cluster's paths into another CTA's shared memory (clusters.cpp), which
+// the public .shared::cta forms refuse in a cluster of more than one CTA.
+// tma_load with the destination's window address given: a multicast lands
+// at the issuer's window address in every CTA, so the swizzle phase is the
+// issuer's (shared_address of a peer's pointer would make up a slot).
+void tma_load_at(void* dst, std::uint32_t dst_window, const TensorMap& map,
+                 const std::int32_t* coords, std::uint32_t rank, std::uint64_t* bar);
+// mbarrier.arrive on any CTA's barrier of the cluster (a remote arrive).
+void mbarrier_arrive_any_cta(std::uint64_t* bar);
 
 }  // namespace rl::emu::hopper::impl

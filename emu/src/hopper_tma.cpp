@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "clusters.hpp"
 #include "hopper_async_state.hpp"
+#include "hopper_shared_window.hpp"
 #include "rl/emu/hopper.hpp"
 
 namespace rl::emu::hopper {
@@ -222,6 +224,14 @@ std::vector<TmaLoadRecord> recorded_tma_loads() {
 
 void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::uint32_t rank,
               std::uint64_t* bar) {
+  // The .shared::cta forms' operands: the running CTA's own memory.
+  detail::require_own_cta(dst, "cp.async.bulk.tensor's destination");
+  detail::require_own_cta(bar, "cp.async.bulk.tensor's mbarrier");
+  impl::tma_load_at(dst, shared_address(dst), map, coords, rank, bar);
+}
+
+void impl::tma_load_at(void* dst, std::uint32_t dst_window, const TensorMap& map,
+                       const std::int32_t* coords, std::uint32_t rank, std::uint64_t* bar) {
   const MapFields f = checked_map(map, rank);
   if (TmaLoadLog& log = tma_load_log(); log.on.load(std::memory_order_relaxed)) {
     TmaLoadRecord r{reinterpret_cast<const void*>(f.address), {}, rank};
@@ -231,7 +241,7 @@ void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::
   }
   const unsigned eb = f.element_bytes;
   const std::uint64_t bytes =
-      for_each_box_element(f, coords, static_cast<unsigned char*>(dst), shared_address(dst),
+      for_each_box_element(f, coords, static_cast<unsigned char*>(dst), dst_window,
                            [eb](unsigned char* to, const unsigned char* from) {
                              if (from != nullptr)
                                std::memcpy(to, from, eb);

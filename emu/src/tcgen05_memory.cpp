@@ -85,6 +85,12 @@ Cta& cta() {
   const detail::RaceIgnored bookkeeping;
   detail::Thread& t = detail::current_thread();
   detail::Block& b = *t.block;
+  // The CTAs of a cluster interleave on one worker, and WorkerCta is one
+  // CTA's state: it would be reset at every switch between them.
+  if (b.cluster->size > 1) [[unlikely]]
+    fail(
+        "tcgen05 in a clustered launch is not emulated yet (cta_group::2 needs tensor memory "
+        "per CTA)");
   WorkerCta& w = worker_cta();
   const bool same = w.block == &b && w.job == b.job && w.index.x == b.index.x &&
                     w.index.y == b.index.y && w.index.z == b.index.z &&

@@ -45,21 +45,21 @@ __global__ void multicast_box(const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap map,
     out[blockIdx.x * kBoxWords + i] = tile[i];
 }
 
+namespace h = rl::emu::hopper;
+
 struct Tensor {
   std::int32_t* device = nullptr;
   rl::ptx::TensorMap map{};
-  Tensor() {
+  explicit Tensor(h::TmaSwizzle swizzle = h::TmaSwizzle::none) {
     std::vector<std::int32_t> host(kTensorRows * kCols);
     for (int i = 0; i < kTensorRows * kCols; ++i) host[i] = 7 * i + 3;
     EXPECT_EQ(cudaMalloc(reinterpret_cast<void**>(&device), host.size() * 4), cudaSuccess);
     EXPECT_EQ(cudaMemcpy(device, host.data(), host.size() * 4, cudaMemcpyHostToDevice),
               cudaSuccess);
-    namespace h = rl::emu::hopper;
     const std::uint64_t dims[2] = {kCols, kTensorRows}, strides[1] = {4 * kCols};
     const std::uint32_t box[2] = {kCols, kRows}, es[2] = {1, 1};
     EXPECT_EQ(h::encode_tensor_map_tiled(&map, h::TmaDataType::int32, 2, device, dims, strides, box,
-                                         es, h::TmaInterleave::none, h::TmaSwizzle::none,
-                                         h::TmaOobFill::zeros),
+                                         es, h::TmaInterleave::none, swizzle, h::TmaOobFill::zeros),
               0);
   }
   ~Tensor() { cudaFree(device); }
@@ -102,6 +102,28 @@ TEST(ClusterMulticast, a_box_lands_in_every_cta_of_the_mask_and_completes_on_eac
     EXPECT_EQ(outputs[0], expected(8, size, mask)) << "cluster " << size << ", mask " << mask;
     EXPECT_EQ(outputs[1], outputs[0]) << "cluster " << size << ", mask " << mask;
   }
+}
+
+// With the 128-byte swizzle the box's 16-byte chunks are XORed by the row
+// (bits 7-9 of the shared address) into bits 4-6.  The tile lies at offset 0
+// of every CTA's shared memory, so each CTA holds the issuer's layout (the
+// swizzle phase is the shared address's, not where the host put the CTA).
+TEST(ClusterMulticast, a_128_byte_swizzled_box_lands_in_the_issuers_layout_in_every_cta) {
+  const Tensor tensor(h::TmaSwizzle::b128);
+  const auto got = run_multicast(tensor, 8, 4, 0xF);
+  std::vector<std::int32_t> issuer(kBoxWords);
+  for (int row = 0; row < kRows; ++row)
+    for (int col = 0; col < kCols; ++col) {
+      const unsigned a = static_cast<unsigned>(4 * (row * kCols + col));
+      const unsigned swizzled = a ^ (((a >> 7) & 7U) << 4);
+      issuer[swizzled / 4] = 7 * (row * kCols + col) + 3;  // cluster 0: box row 0
+    }
+  EXPECT_EQ(std::vector<std::int32_t>(got.begin(), got.begin() + kBoxWords), issuer);
+  for (unsigned b = 1; b < 4; ++b)
+    EXPECT_EQ(
+        std::vector<std::int32_t>(got.begin() + b * kBoxWords, got.begin() + (b + 1) * kBoxWords),
+        issuer)
+        << "CTA " << b << " of cluster 0";
 }
 
 TEST(ClusterMulticast, a_mask_bit_outside_the_cluster_is_an_illegal_address) {

@@ -199,7 +199,12 @@ TEST(ClusterBarrier, a_cta_that_never_arrives_is_a_deadlock_named_in_the_report)
   const auto [error, log] = failed_launch(rank_1_never_arrives, 8);
   EXPECT_EQ(error, cudaErrorLaunchFailure);
   EXPECT_NE(log.find("deadlock"), std::string::npos) << log;
+  EXPECT_NE(log.find("CTA 0: 32 of 32 threads alive"), std::string::npos) << log;
   EXPECT_NE(log.find("barrier.cluster.wait"), std::string::npos) << log;
+  EXPECT_NE(log.find("CTA 1: 32 of 32 threads alive"), std::string::npos) << log;
+  EXPECT_NE(log.find("the mbarrier at offset 0x00000000 of CTA 1's shared memory"),
+            std::string::npos)
+      << log;
 }
 
 __global__ void wait_without_arrive(unsigned*) {
