@@ -176,6 +176,7 @@ void deadlock(Cluster& c) {
     report += deadlock_description(b);
   }
   first->failure = "deadlock: " + report;
+  if (c.first_failed == nullptr) c.first_failed = first;
 }
 
 void run_cluster(Worker& worker, const Job& job, std::uint64_t linear, std::string& failure,
@@ -207,6 +208,7 @@ void run_cluster(Worker& worker, const Job& job, std::uint64_t linear, std::stri
         b.failure = watchdog_description(b, interrupted);
         b.error = cudaErrorLaunchTimeout;
       }
+      if (c.first_failed == nullptr) c.first_failed = &b;
       b.aborting = true;
     }
     if (abort_if_any(c)) break;
@@ -216,12 +218,15 @@ void run_cluster(Worker& worker, const Job& job, std::uint64_t linear, std::stri
     }
   }
   finish_cluster(worker, c);
-  for (const Block& b : blocks)
-    if (!b.failure.empty()) {
-      failure = "block " + block_label(b.index) + ": " + b.failure;
-      error = b.error;
-      break;
-    }
+  // A trap (abandon) ends the pass at once without an exit: then the one
+  // failed CTA is the first.
+  const Block* failed = c.first_failed;
+  for (unsigned r = 0; r < c.size && failed == nullptr; ++r)
+    if (!blocks[r].failure.empty()) failed = &blocks[r];
+  if (failed != nullptr) {
+    failure = "block " + block_label(failed->index) + ": " + failed->failure;
+    error = failed->error;
+  }
 }
 
 // Runs one cluster (one block without a cluster shape) on this host

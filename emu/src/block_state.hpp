@@ -123,6 +123,9 @@ struct Cluster {
   // arrived in the current one (exited threads count as arrived).
   unsigned generation = 0;
   unsigned outstanding = 0;
+  // The CTA that failed first (the launch reports its failure): set when a
+  // failing thread exits (cluster_thread_exited) or the runner fails a CTA.
+  const Block* first_failed = nullptr;
   // racecheck: two sync objects, alternating by phase as the block
   // barrier's do (Block::race_sync); empty outside racecheck.
   std::vector<std::uint64_t> race_sync;

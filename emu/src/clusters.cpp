@@ -179,7 +179,12 @@ cudaError_t check_cluster(const LaunchSpec& spec) {
 void cluster_thread_exited(Thread& t) {
   Block& b = *t.block;
   Cluster& c = *b.cluster;
-  if (b.aborting) return;
+  if (b.aborting) {
+    // A failing thread unwinds and exits at once, before the pass runs on:
+    // the first such exit is the cluster's first failure.
+    if (c.first_failed == nullptr && !b.failure.empty()) c.first_failed = &b;
+    return;
+  }
   const bool arrived = t.cluster_until == c.generation + 1;
   if (!arrived && --c.outstanding == 0) complete_phase(c);
 }

@@ -15,6 +15,7 @@
 
 #include "cluster_launch.hpp"
 #include "rl/emu/arch.hpp"
+#include "rl/emu/launch.hpp"
 #include "rl/ptx.hpp"
 #include "rl/ptx_sm100_tmem.hpp"
 
@@ -124,6 +125,27 @@ TEST(ClusterMisuse, the_ctas_own_address_past_its_shared_memory_is_an_illegal_ad
   const auto [error, log] = misuse(own_address_past_the_window);
   EXPECT_EQ(error, cudaErrorIllegalAddress);
   EXPECT_NE(log.find("0x00001000 lies outside CTA"), std::string::npos) << log;
+}
+
+// Thread 0 of every CTA reads past its own shared memory in the first pass,
+// in schedule order: the launch reports the CTA that failed first.
+__global__ void every_cta_reads_past_its_window(unsigned* out) {
+  RL_DYNAMIC_SHARED(unsigned, smem);
+  if (threadIdx.x == 0)
+    out[blockIdx.x] = rl::ptx::ld_shared_cluster_u32(rl::ptx::shared_address(smem) + 4096);
+}
+
+TEST(ClusterMisuse, the_launch_reports_the_cta_that_failed_first) {
+  const auto logs =
+      rl::emu::run_under_schedules([] { return misuse(every_cta_reads_past_its_window).second; });
+  EXPECT_NE(logs[0].find("failed in block (0,0,0): thread (0,0,0): shared::cluster address "
+                         "0x00001000 lies outside CTA 0's"),
+            std::string::npos)
+      << "forward: " << logs[0];
+  EXPECT_NE(logs[1].find("failed in block (1,0,0): thread (0,0,0): shared::cluster address "
+                         "0x00001000 lies outside CTA 1's"),
+            std::string::npos)
+      << "reverse: " << logs[1];
 }
 
 // Registered again with RL_EMU_CC=100 (CMakeLists.txt); skipped here.
