@@ -60,7 +60,7 @@ TEST(ClusterMisuse, a_shared_cta_mbarrier_form_on_a_peers_barrier_is_an_illegal_
 // A remote arrive (the .shared::cluster form) on a barrier nobody initialised.
 __global__ void remote_arrive_on_an_uninitialised_barrier(unsigned*) {
   RL_DYNAMIC_SHARED(std::uint64_t, bar);
-  bar[2] = 0;
+  if (threadIdx.x == 0) bar[2] = 0;  // zero: never initialised
   rl::ptx::barrier_cluster_sync();
   if (rl::ptx::cluster_ctarank() == 1 && threadIdx.x == 0)
     rl::ptx::mbarrier_arrive_cluster(
