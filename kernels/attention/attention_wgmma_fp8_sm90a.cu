@@ -34,7 +34,11 @@
 //     keys are permuted in V: the thread packs its own eight P values of a
 //     row in order, and slot κ of a 32-key block of Vᵀ holds key π(κ) = 16
 //     (κ / 16) + 2 ((κ / 4) % 4) + κ % 2 + 8 ((κ / 2) % 2), the key whose P
-//     lands in slot κ (FlashAttention-3 permutes V the same way).
+//     lands in slot κ.  (FlashAttention-3 does not permute V's keys: with
+//     V row-major it swaps S's registers within each thread before the
+//     conversion, permute_Cregs_fp8, transposes V in the kernel and
+//     un-permutes O's registers before the epilogue, permute_output_fp8;
+//     hopper/utils.h and mainloop_fwd_sm90_tma_gmma_ws.hpp.)
 //  4. Vᵀ.  fp8 wgmma has no transpose bit: B must be K-major, i.e. Vᵀ (D
 //     rows of keys).  A pre-pass kernel (attention_fp8_v_transpose, in the
 //     timed launch) writes Vᵀ [B·H, D, N32] with the permutation above, N
@@ -60,12 +64,20 @@
 // (d = 128) with A in registers (QGMMA R88, R24, gdesc[..]); F2FP.SATFINITE
 // .E4M3.F32.PACK_AB_MERGE_C (P to e4m3, 2 values each), UTMALDG.2D, USETMAXREG, MUFU.EX2;
 // 168 registers at launch (the consumers take 232), no spills, no local
-// memory.  The pre-pass: 40 registers.
+// memory.  The pre-pass: 40 registers.  Per key tile (the loop_ratio lines):
+// 32 F2FP.SATFINITE (64 P values a thread), and at d = 64 2 QGMMA.64x128x32
+// (S) and 4 QGMMA.64x64x32 (P·V), at d = 128 4 + 4 QGMMA.64x128x32.  At d =
+// 64 the ratios count per F2FP: the loop with the most QGMMA.64x64x32 is, to
+// the checker, the shorter span from an mbarrier retry block back into the
+// P·V wgmmas (no F2FP in it).
 // rl-static: kernel=attention_wgmma_fp8 max_regs=168 max_smem=64
 // rl-static: kernel=attention_wgmma_fp8 arch=90a sass=QGMMA.64x128x32.F32.E4M3.E4M3,UTMALDG,MUFU.EX2
 // rl-static: kernel=attention_wgmma_fp8 arch=90a sass=F2FP.SATFINITE.E4M3.F32.PACK_AB_MERGE_C
 // rl-static: kernel=attention_wgmma_fp8 arch=90a sass=USETMAXREG.DEALLOC,USETMAXREG.TRY_ALLOC
 // rl-static: kernel=*attention_wgmma_fp8<64,* arch=90a sass=QGMMA.64x64x32.F32.E4M3.E4M3
+// rl-static: kernel=*attention_wgmma_fp8<64,* arch=90a loop_ratio=QGMMA.64x64x32/F2FP.SATFINITE==4/32
+// rl-static: kernel=*attention_wgmma_fp8<64,* arch=90a loop_ratio=QGMMA.64x128x32/F2FP.SATFINITE==2/32
+// rl-static: kernel=*attention_wgmma_fp8<128,* arch=90a loop_ratio=F2FP.SATFINITE/QGMMA.64x128x32==32/8
 // rl-static: kernel=attention_fp8_v_transpose max_regs=48 max_smem=0
 #include "attention/attention_fp8_workload.hpp"
 #include "attention/attention_wgmma_parts.hpp"

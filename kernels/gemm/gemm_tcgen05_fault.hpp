@@ -1,6 +1,6 @@
 // The faulty builds of the tcgen05 rung (gemm_tcgen05_sm100a.cu), declared
 // for the negative tests of its validation (tests/emu_blackwell/
-// gemm_tcgen05_test.cpp): the same two pipeline bugs as the other pipelined
+// sm100_gemm_tcgen05_test.cpp): the same two pipeline bugs as the other pipelined
 // rungs (gemm_pipeline_fault.hpp), built into the thread that issues the
 // tcgen05.mma instructions.  Emulator builds only, run with RL_EMU_CC=100.
 #pragma once

@@ -196,7 +196,8 @@ inline void emulate_wgmma_rs(unsigned n, float* d, const std::uint32_t (&a)[4],
 // 2 (t % 4) + i % 2 + 8 (i / 4)) ("Register Fragments", the m64nNk16 figure
 // of matrix A; warp w of the warpgroup holds rows 16w .. 16w + 15 in the
 // layout of mma.sync m16n8k16's A).  There is no imm-trans-a.  The
-// registers are read at issue.
+// emulator reads the registers at issue; on the GPU they must stay
+// unchanged until a wgmma.wait_group covers the wgmma (PTX: undefined).
 template <typename T, bool TransposeB>
 RL_PTX_FN void wgmma_m64n128k16_f32_rs([[maybe_unused]] float (&d)[64],
                                        [[maybe_unused]] const std::uint32_t (&a)[4],
@@ -349,8 +350,9 @@ RL_PTX_FN void wgmma_m64n256k32_f32_e4m3([[maybe_unused]] float (&d)[128],
 // ("Register Fragments", the m64nNk32 figure of matrix A): thread t holds 16
 // bytes, four to a register, low byte first; register i holds row
 // 16 (t / 32) + (t % 32) / 4 + 8 (i % 2) and the four k columns
-// 4 (t % 4) .. + 3, plus 16 for registers 2 and 3.  The registers are read
-// at issue.
+// 4 (t % 4) .. + 3, plus 16 for registers 2 and 3.  The emulator reads the
+// registers at issue; on the GPU they must stay unchanged until a
+// wgmma.wait_group covers the wgmma (PTX: undefined).
 RL_PTX_FN void wgmma_m64n128k32_f32_e4m3([[maybe_unused]] float (&d)[64],
                                          [[maybe_unused]] std::uint64_t desc_a,
                                          [[maybe_unused]] std::uint64_t desc_b,
