@@ -42,10 +42,13 @@ struct Thread {
   Block* block = nullptr;
   uint3 index{};
   unsigned rank = 0;       // in its block
-  unsigned seat = 0;       // in the worker's arrays (rank plus the CTAs before it in the cluster)
   State* state = nullptr;  // in the worker's dense array, scanned every pass
   // warp collective in progress
   unsigned mask = 0;
+  // In the worker's arrays (rank plus the CTAs before it in the cluster).
+  // Here, in mask's padding: the fields above keep the offsets they had before
+  // clusters, on the record's first cache line (emu_speed).
+  unsigned seat = 0;
   CollectiveFn fn = nullptr;
   void* post = nullptr;
   unsigned participants = 0;
