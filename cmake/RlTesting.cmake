@@ -124,3 +124,35 @@ function(rl_label_folder_targets_now)
     rl_label_needs("${labels}" ${helpers})
   endif()
 endfunction()
+
+# rl_racecheck_cases(<exe> a_race|race_free CASES <case>... [NAMESPACE ns]
+#                    [EMU_CC cc])
+#
+# Kernels written to trip the emulator's racecheck, one per run of `exe case`;
+# only where RL_SANITIZE=thread (other builds have no race detector to test).
+# racecheck.<case>_is_a_race: reported as a race naming the racing kernel's
+# frame (ns::<case>, less a trailing _unfenced) and a line of <exe>.cpp;
+# racecheck.<case>_is_race_free: no report.  EMU_CC sets RL_EMU_CC.
+function(rl_racecheck_cases exe verdict)
+  cmake_parse_arguments(R "" "NAMESPACE;EMU_CC" "CASES" ${ARGN})
+  if(NOT R_NAMESPACE)
+    set(R_NAMESPACE racecheck)
+  endif()
+  set(env "TSAN_OPTIONS=halt_on_error=1")
+  if(R_EMU_CC)
+    string(APPEND env ";RL_EMU_CC=${R_EMU_CC}")
+  endif()
+  foreach(case ${R_CASES})
+    if(verdict STREQUAL "a_race")
+      string(REGEX REPLACE "_unfenced$" "" kernel "${case}")
+      set(expect PASS_REGULAR_EXPRESSION
+          "WARNING: ThreadSanitizer: data race.*${R_NAMESPACE}::${kernel}[^\n]*${exe}\\.cpp:[0-9]+")
+    else()
+      set(expect FAIL_REGULAR_EXPRESSION "ThreadSanitizer")
+    endif()
+    add_test(NAME racecheck.${case}_is_${verdict} COMMAND ${exe} ${case})
+    set_tests_properties(racecheck.${case}_is_${verdict} PROPERTIES
+      LABELS emu TIMEOUT 120 ENVIRONMENT "${env}" ${expect})
+  endforeach()
+endfunction()
+
