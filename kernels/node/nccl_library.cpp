@@ -8,12 +8,11 @@
 
 #if defined(RL_HAVE_NCCL_API)
 #include "node/nccl_plan.hpp"  // version_text
+#include "rl/library_error.hpp"
 
 #include <stdexcept>
 #endif
 #if defined(RL_HAVE_NCCL_API) && !defined(RL_EMULATE)
-#include "rl/check_libs.hpp"  // LibraryError
-
 #include <dlfcn.h>
 
 #include <utility>
@@ -183,11 +182,7 @@ void nccl_check(ncclResult_t result, const char* call) {
     if (const char* last = a.last_error(nullptr); last != nullptr && *last != '\0')
       what += " (" + std::string(last) + ")";
   what += " [NCCL " + version_text(a.version) + ", " + a.path + "]";
-#if defined(RL_EMULATE)
-  throw std::runtime_error(what);
-#else
   throw LibraryError("NCCL", static_cast<int>(result), what);
-#endif
 }
 #endif
 

@@ -68,8 +68,8 @@ inline constexpr const char* kEmulatedNccl =
 // reason when there is none.
 const NcclApi& nccl_api();
 
-// Throws rl::LibraryError ("NCCL") naming the call and NCCL's message (the
-// emulator build: std::runtime_error, as rl/check_libs.hpp is CUDA-only).
+// Throws rl::LibraryError ("NCCL") naming the call and NCCL's message (in both
+// builds: rl/library_error.hpp).
 void nccl_check(ncclResult_t result, const char* call);
 #endif
 

@@ -13,6 +13,8 @@
 #error "rl/check_libs.hpp is for the CUDA backend only (cuBLAS/cuDNN baselines)"
 #endif
 
+#include "rl/library_error.hpp"
+
 #include <cublas_api.h>
 #if defined(RL_HAVE_CUDNN)
 #include <cudnn.h>
@@ -23,19 +25,6 @@
 #include <utility>
 
 namespace rl {
-
-class LibraryError : public std::runtime_error {
- public:
-  LibraryError(std::string library, int status, const std::string& what)
-      : std::runtime_error(what), library_(std::move(library)), status_(status) {}
-  // "cuBLAS" or "cuDNN"; status is the library's own status code.
-  const std::string& library() const noexcept { return library_; }
-  int status() const noexcept { return status_; }
-
- private:
-  std::string library_;
-  int status_;
-};
 
 [[noreturn]] inline void throw_cublas_error(cublasStatus_t status, const char* expr,
                                             const char* file, int line) {
