@@ -51,6 +51,16 @@ struct Cost {
   double bytes_min = 0;    // compulsory DRAM bytes
   double bytes_model = 0;  // bytes this variant is expected to move
   ComputeUnit unit = ComputeUnit::fp32;
+  // What the counters check (issue 28, docs/counters.md).  Optional: a model
+  // declares only what it states exactly for the variant's instructions, and
+  // the emulator's exact counts are compared with it in CI.
+  // Bytes the variant's global loads / stores request from L2 (every re-read
+  // of a tile counted; elements a TMA box leaves out of bounds not counted).
+  std::optional<double> bytes_l2_load = {};
+  std::optional<double> bytes_l2_store = {};
+  // Tensor-core operations issued: 2*m*n*k per MMA instruction, the padded
+  // edge tiles included (equals flops where the shape is a tile multiple).
+  std::optional<double> tensor_ops = {};
 };
 
 }  // namespace rl::roofline

@@ -112,6 +112,37 @@ struct TimeStats {                                  // seconds per launch
   std::string stopped_by;
 };
 
+// Where a kernel's counts came from: CUPTI's range profiler on a GPU, or the
+// emulator's exact counts of the instructions it executed.
+enum class CounterSource { cupti, emulator };
+std::string_view to_string(CounterSource source);  // "cupti" | "emulator"
+
+// One quantity the counts check against the cost model ("dram_bytes",
+// "l2_bytes", "l2_load_bytes", "l2_store_bytes", "tensor_ops", "flops").
+struct CounterComparison {
+  std::string quantity;
+  double counted = 0;
+  double modelled = 0;
+  double tolerance = 0;  // relative; 0: must be equal (the emulator's exact counts)
+  bool agrees = true;    // |counted - modelled| <= tolerance * modelled
+  std::string sentence;  // which way they differ and what it means
+};
+
+// The counts of one replayed launch of a kernel (--counters), taken after its
+// timed samples, never inside them.
+struct KernelCounters {
+  CounterSource source = CounterSource::cupti;
+  std::string chip;  // "GH100" (CUPTI's name); "" for the emulator
+  int passes = 0;    // replays the collection took
+  // Role key (counter_metrics.hpp, e.g. "dram_bytes_read", "l2_bytes",
+  // "tensor_bf16") -> value in the role's unit.  The emulator adds
+  // "l2_load_bytes" and "l2_store_bytes", which it counts separately.
+  std::map<std::string, double> values;
+  std::vector<CounterComparison> comparisons;
+  // Why there are no counts (no profiling permission, ...): values empty.
+  std::string unavailable;
+};
+
 struct KernelResult {
   std::string name;           // unique registry name, e.g. "gelu_tanh_f32_vec4"
   std::string family;         // "gelu", "layernorm", "attention", "gemm", "ceilings", ...
@@ -121,6 +152,8 @@ struct KernelResult {
   std::string baseline;                  // name of the naive sibling this improves on ("" if none)
   ShapeDims shape;                       // ordered; element-wise ops use "n"
   double flops = 0, bytes_min = 0, bytes_model = 0;
+  // The cost model's optional declarations (cost.hpp), for the counters.
+  std::optional<double> bytes_l2_load, bytes_l2_store, tensor_ops;
   double intensity = 0;  // flops / bytes_model
   bool validated = false;
   Status status = Status::none;
@@ -150,6 +183,9 @@ struct KernelResult {
   // The unfused kernel this one fuses (a declared fusion pair: bias+GELU fused
   // -> unfused), distinct from `baseline` (the ladder's rung below); "" none.
   std::string fuses;
+  // --counters: the counts of one replayed launch and their comparison with
+  // the cost model; absent without --counters.
+  std::optional<KernelCounters> counters;
 };
 
 // How the run was asked to measure: written as "run.settings".

@@ -1,0 +1,51 @@
+// The emulator's exact counts of what kernels executed (issue 28, item 5):
+// the `--counters` of an emulated run, and what CI checks every cost model
+// that declares them against (cost.hpp: bytes_l2_load, bytes_l2_store,
+// tensor_ops).
+//
+// What is counted, exactly, whatever the schedule:
+//  - tensor-core operations, 2*m*n*k per executed MMA instruction (mma.sync
+//    and wmma per warp, wgmma per warpgroup, tcgen05.mma per CTA or CTA
+//    pair), under the counter role of its input and accumulator types
+//    (roofline/src/counter_metrics.cpp: "tensor_fp16_f32", "tensor_bf16",
+//    "tensor_tf32", "tensor_int8", "tensor_fp8_f32", "tensor_fp8_f16",
+//    "tensor_fp6_fp4_f32", "tensor_fp4", ...);
+//  - global bytes the project's copy paths request: cp.async sources, TMA
+//    loads (the in-bounds part of each box, once however many CTAs a
+//    multicast writes), TMA stores and reductions, bulk copies, and
+//    rl::load128 / rl::store128.  Plain C++ loads and stores in a kernel are
+//    invisible to the emulator: a cost model declares bytes_l2_load (or
+//    _store) only where every global load (store) of the kernel goes through
+//    a counted path.
+//
+// Counting is off until reset_counts(); while off a hook costs one relaxed
+// atomic load.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+
+namespace rl::emu {
+
+struct Counts {
+  std::map<std::string, double> tensor_ops;  // counter role key -> operations
+  double global_load_bytes = 0;
+  double global_store_bytes = 0;
+};
+
+// Zeroes the counts and turns counting on (all devices, all workers).
+void reset_counts();
+// The counts since reset_counts(), summed over every worker; call after the
+// launches to count have completed (cudaDeviceSynchronize / stream sync).
+Counts read_counts();
+// Turns counting off again (the counts stay readable).
+void stop_counting();
+
+// Hooks for the emulated instructions and the rl:: copy helpers.
+void count_global_load(std::size_t bytes);
+void count_global_store(std::size_t bytes);
+// `role`: a counter role key from the list above (a string literal).
+void count_tensor_ops(const char* role, double operations);
+
+}  // namespace rl::emu
