@@ -36,6 +36,11 @@ constexpr std::array<Spelling<Bound>, 5> kBounds{{
     {Bound::none, ""},
 }};
 
+constexpr std::array<Spelling<CounterSource>, 2> kCounterSources{{
+    {CounterSource::cupti, "cupti"},
+    {CounterSource::emulator, "emulator"},
+}};
+
 constexpr std::array<Spelling<LeftOutReason>, 2> kLeftOutReasons{{
     {LeftOutReason::interrupted, "interrupted"},
     {LeftOutReason::budget, "not reached: budget"},
@@ -74,6 +79,9 @@ std::string_view to_string(Bound bound) {
 std::string_view to_string(LeftOutReason reason) {
   return spelling(kLeftOutReasons, reason);
 }
+std::string_view to_string(CounterSource source) {
+  return spelling(kCounterSources, source);
+}
 
 namespace results_json {
 
@@ -97,6 +105,9 @@ Bound parse_bound(const std::string& pointer, const std::string& value) {
 }
 LeftOutReason parse_left_out_reason(const std::string& pointer, const std::string& value) {
   return parse(kLeftOutReasons, pointer, value);
+}
+CounterSource parse_counter_source(const std::string& pointer, const std::string& value) {
+  return parse(kCounterSources, pointer, value);
 }
 
 }  // namespace results_json

@@ -1,3 +1,4 @@
+#include "results_counters_json.hpp"
 #include "results_json_names.hpp"
 #include "results_json_reader.hpp"
 #include "results_topology_json.hpp"
@@ -123,6 +124,13 @@ ShapeDims read_shape(const Reader<J>& r) {
 }
 
 template <class J>
+std::optional<double> optional_non_negative(const Reader<J>& r, std::string_view key) {
+  auto value = r.optional_number(key);
+  if (value && *value < 0) fail(child(r.pointer(), key), "negative");
+  return value;
+}
+
+template <class J>
 KernelResult read_kernel(const Reader<J>& r) {
   KernelResult k;
   k.name = r.string("name");
@@ -143,6 +151,10 @@ KernelResult read_kernel(const Reader<J>& r) {
   k.flops = r.non_negative_or_nan("flops");
   k.bytes_min = r.non_negative_or_nan("bytes_min");
   k.bytes_model = r.non_negative_or_nan("bytes_model");
+  // Optional declarations (absent in older files and where a model states none).
+  k.bytes_l2_load = optional_non_negative(r, "bytes_l2_load");
+  k.bytes_l2_store = optional_non_negative(r, "bytes_l2_store");
+  k.tensor_ops = optional_non_negative(r, "tensor_ops");
   k.intensity = r.non_negative_or_nan("intensity");
   k.validated = r.boolean("validated");
   k.status = parse_status(child(r.pointer(), "status"), r.optional_string("status"));
@@ -174,6 +186,8 @@ KernelResult read_kernel(const Reader<J>& r) {
   k.temperature_c = r.optional_number("temperature_c");
   k.memory_roof = r.optional_string("memory_roof");
   k.ceiling = r.optional_string("ceiling");
+  if (const J* counters = r.find("counters"); counters != nullptr && !counters->is_null())
+    k.counters = read_counters(r.object("counters"));
   return k;
 }
 

@@ -3,6 +3,7 @@
 #include "rl/roofline/results_io.hpp"
 
 #include "analysis_json.hpp"
+#include "results_counters_json.hpp"
 #include "results_json_values.hpp"
 #include "results_topology_json.hpp"
 
@@ -106,6 +107,10 @@ J kernel_json(const KernelResult& k) {
   j["flops"] = number_or_null<J>(k.flops);
   j["bytes_min"] = number_or_null<J>(k.bytes_min);
   j["bytes_model"] = number_or_null<J>(k.bytes_model);
+  // The cost model's optional declarations (cost.hpp): written only when declared.
+  if (k.bytes_l2_load) j["bytes_l2_load"] = number_or_null<J>(*k.bytes_l2_load);
+  if (k.bytes_l2_store) j["bytes_l2_store"] = number_or_null<J>(*k.bytes_l2_store);
+  if (k.tensor_ops) j["tensor_ops"] = number_or_null<J>(*k.tensor_ops);
   j["intensity"] = number_or_null<J>(k.intensity);
   j["validated"] = k.validated;
   j["status"] = std::string(to_string(k.status));
@@ -131,6 +136,7 @@ J kernel_json(const KernelResult& k) {
   j["temperature_c"] = optional_number<J>(k.temperature_c);
   j["memory_roof"] = k.memory_roof;
   j["ceiling"] = k.ceiling;
+  if (k.counters) j["counters"] = counters_json<J>(*k.counters);  // absent without --counters
   return j;
 }
 

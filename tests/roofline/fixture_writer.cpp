@@ -1,6 +1,6 @@
 // Writes the test fixtures as results.json files (through the one writer), so
 // script-driven tests (schema validation, CLI, browser) read real files.
-//   roofline_fixture_writer <emulator|crowded|compare-base|compare-same|
+//   roofline_fixture_writer <emulator|counters|crowded|compare-base|compare-same|
 //                            compare-slow|compare-clock-up|compare-clock-drop> <path>
 // The compare files hold three compute-bound kernels, 20 repetitions each,
 // with the SM clock sampled during each kernel: compare-same repeats the base,
@@ -50,6 +50,8 @@ int main(int argc, char** argv) {
     Results r;
     if (kind == "emulator")
       r = testing::emulator_fixture();
+    else if (kind == "counters")
+      r = testing::counters_fixture();
     else if (kind == "crowded")
       r = testing::crowded_fixture(40);
     else if (kind.starts_with("compare-"))

@@ -126,6 +126,30 @@ Results emulator_fixture() {
   return r;
 }
 
+Results counters_fixture() {
+  Results r = emulator_fixture();
+  KernelResult& gemm = r.kernels[2];
+  gemm.bytes_l2_load = 4.0 * 256 * 256 * 2;  // A and B each read twice (two tile columns)
+  gemm.bytes_l2_store = 256.0 * 256 * 2;
+  gemm.tensor_ops = 2.0 * 256 * 256 * 256;
+  KernelCounters counted;
+  counted.source = CounterSource::emulator;
+  counted.passes = 1;
+  counted.values = {{"l2_load_bytes", *gemm.bytes_l2_load},
+                    {"l2_store_bytes", *gemm.bytes_l2_store},
+                    {"l2_bytes", *gemm.bytes_l2_load + *gemm.bytes_l2_store},
+                    {"tensor_bf16", *gemm.tensor_ops}};
+  counted.comparisons = {{"tensor_ops", *gemm.tensor_ops, *gemm.tensor_ops, 0, true, "equal"}};
+  gemm.counters = counted;
+
+  KernelCounters refused;
+  refused.source = CounterSource::cupti;
+  refused.chip = "GH100";
+  refused.unavailable = "no profiling permission (ERR_NVGPUCTRPERM)";
+  r.kernels[0].counters = refused;
+  return r;
+}
+
 Results crowded_fixture(int kernel_count) {
   Results r = emulator_fixture();
   r.kernels.clear();

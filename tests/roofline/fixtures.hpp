@@ -14,6 +14,12 @@ namespace rl::roofline::testing {
 // pair with the same shape, a failed validation (max_rel_err = +inf, not timed).
 Results emulator_fixture();
 
+// The emulator fixture with counters (issue 28): kernel 2 (gemm_bf16_wmma,
+// 256^3) declares bytes_l2_load/_store and tensor_ops and carries the
+// emulator's counts of them; kernel 0 carries CUPTI's refusal (no profiling
+// permission).  Invented inputs, never GPU counts.
+Results counters_fixture();
+
 // Many kernels at nearly the same intensity and rate: labels must not overlap.
 Results crowded_fixture(int kernel_count);
 

@@ -233,6 +233,83 @@ TEST(ResultsIo, control_characters_in_input_never_reach_the_message) {
   EXPECT_EQ(message.find('\x01'), std::string::npos);
 }
 
+// The counter fields (issue 28): a kernel's optional cost-model declarations
+// (bytes_l2_load, bytes_l2_store, tensor_ops) and its "counters" block.
+TEST(ResultsCounters, declarations_and_counters_round_trip) {
+  const Results in = testing::counters_fixture();
+  const Results out = parse_results(results_to_text(in), "counters.json");
+  EXPECT_EQ(results_to_text(out), results_to_text(in));
+
+  const KernelResult& gemm = out.kernels[2];
+  EXPECT_EQ(gemm.bytes_l2_load, in.kernels[2].bytes_l2_load);
+  EXPECT_EQ(gemm.bytes_l2_store, in.kernels[2].bytes_l2_store);
+  EXPECT_EQ(gemm.tensor_ops, in.kernels[2].tensor_ops);
+  ASSERT_TRUE(gemm.counters.has_value());
+  EXPECT_EQ(gemm.counters->source, CounterSource::emulator);
+  EXPECT_EQ(gemm.counters->passes, 1);
+  EXPECT_EQ(gemm.counters->values, in.kernels[2].counters->values);
+  ASSERT_EQ(gemm.counters->comparisons.size(), 1u);
+  const CounterComparison& c = gemm.counters->comparisons[0];
+  EXPECT_EQ(c.quantity, "tensor_ops");
+  EXPECT_EQ(c.counted, *in.kernels[2].tensor_ops);
+  EXPECT_EQ(c.tolerance, 0.0);
+  EXPECT_TRUE(c.agrees);
+  EXPECT_EQ(c.sentence, "equal");
+
+  ASSERT_TRUE(out.kernels[0].counters.has_value());
+  EXPECT_EQ(out.kernels[0].counters->source, CounterSource::cupti);
+  EXPECT_EQ(out.kernels[0].counters->chip, "GH100");
+  EXPECT_EQ(out.kernels[0].counters->unavailable, in.kernels[0].counters->unavailable);
+  EXPECT_TRUE(out.kernels[0].counters->values.empty());
+}
+
+TEST(ResultsCounters, keys_are_written_only_when_set) {
+  const nlohmann::json plain = to_json(testing::emulator_fixture());
+  for (const auto& k : plain["kernels"])
+    for (const char* key : {"bytes_l2_load", "bytes_l2_store", "tensor_ops", "counters"})
+      EXPECT_FALSE(k.contains(key)) << key;
+
+  const nlohmann::json json = to_json(testing::counters_fixture());
+  EXPECT_EQ(json["kernels"][2]["counters"]["source"], "emulator");
+  EXPECT_FALSE(json["kernels"][2]["counters"].contains("chip"));  // only when non-empty
+  EXPECT_FALSE(json["kernels"][2]["counters"].contains("unavailable"));
+  EXPECT_EQ(json["kernels"][0]["counters"]["chip"], "GH100");
+  EXPECT_FALSE(json["kernels"][1].contains("counters"));
+}
+
+TEST(ResultsCounters, files_without_them_read_as_before) {
+  const Results out = parse_results(results_to_text(testing::emulator_fixture()), "old.json");
+  for (const KernelResult& k : out.kernels) {
+    EXPECT_FALSE(k.counters.has_value()) << k.name;
+    EXPECT_FALSE(k.bytes_l2_load || k.bytes_l2_store || k.tensor_ops) << k.name;
+  }
+}
+
+TEST(ResultsCounters, unknown_source_is_one_error_naming_the_pointer) {
+  std::string text = results_to_text(testing::counters_fixture());
+  replace_once(text, "\"source\": \"emulator\"", "\"source\": \"nsight\"");
+  EXPECT_EQ(parse_error(text),
+            "in.json: /kernels/2/counters/source: \"nsight\" is not one of \"cupti\", "
+            "\"emulator\"");
+}
+
+TEST(ResultsCounters, bad_values_name_the_pointer) {
+  std::string text = results_to_text(testing::counters_fixture());
+  replace_once(text, "\"tensor_ops\": 33554432.0", "\"tensor_ops\": -1");
+  EXPECT_EQ(parse_error(text), "in.json: /kernels/2/tensor_ops: negative");
+
+  text = results_to_text(testing::counters_fixture());
+  replace_once(text, "\"tensor_bf16\": 33554432.0", "\"tensor_bf16\": \"many\"");
+  EXPECT_EQ(parse_error(text),
+            "in.json: /kernels/2/counters/values/tensor_bf16: expected a number, got string");
+
+  text = results_to_text(testing::counters_fixture());
+  replace_once(text, "\"agrees\": true", "\"agrees\": 1");
+  EXPECT_EQ(parse_error(text),
+            "in.json: /kernels/2/counters/comparisons/0/agrees: expected true or false, got "
+            "number");
+}
+
 class AtomicWrite : public ::testing::Test {
  protected:
   rl::test::ScratchDir scratch_{"rl_atomic"};
