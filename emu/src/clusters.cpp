@@ -14,6 +14,7 @@
 #include "hopper_shared_window.hpp"
 #include "rl/emu/arch.hpp"
 #include "rl/emu/cluster.hpp"
+#include "rl/emu/counters.hpp"
 #include "rl/emu/hopper.hpp"
 #include "sanitizer_hooks.hpp"
 
@@ -332,12 +333,14 @@ void tma_load_multicast(void* dst, const hopper::TensorMap& map, const std::int3
   // The issuer's window address, the same offset in every CTA: the swizzle
   // phase comes from it, not from where each CTA's memory lies on the host.
   const std::uint32_t window = hopper::shared_address(dst);
+  std::uint64_t read = 0;  // the same box for every CTA: L2 reads it once
   for (unsigned r = 0; r < c.size; ++r) {
     if (((cta_mask >> r) & 1U) == 0) continue;
     detail::reachable_cta(c, r, "cp.async.bulk.tensor .multicast::cluster");
-    hopper::impl::tma_load_at(map_shared(dst, r), window, map, coords, rank,
-                              static_cast<std::uint64_t*>(map_shared(bar, r)));
+    read = hopper::impl::tma_load_at(map_shared(dst, r), window, map, coords, rank,
+                                     static_cast<std::uint64_t*>(map_shared(bar, r)));
   }
+  count_global_load(read);
 }
 
 }  // namespace rl::emu::cluster

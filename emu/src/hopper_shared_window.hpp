@@ -52,8 +52,10 @@ unsigned char* pointer_in(const Window& w, std::uint32_t window_address);
 // tma_load with the destination's window address given: a multicast lands
 // at the issuer's window address in every CTA, so the swizzle phase is the
 // issuer's (shared_address of a peer's pointer would make up a slot).
-void tma_load_at(void* dst, std::uint32_t dst_window, const TensorMap& map,
-                 const std::int32_t* coords, std::uint32_t rank, std::uint64_t* bar);
+// Returns the box's in-bounds bytes, the global bytes read, which the caller
+// counts (once for a multicast: rl/emu/counters.hpp).
+std::uint64_t tma_load_at(void* dst, std::uint32_t dst_window, const TensorMap& map,
+                          const std::int32_t* coords, std::uint32_t rank, std::uint64_t* bar);
 // mbarrier.arrive on any CTA's barrier of the cluster (a remote arrive).
 void mbarrier_arrive_any_cta(std::uint64_t* bar);
 

@@ -12,6 +12,7 @@
 #include "clusters.hpp"
 #include "hopper_async_state.hpp"
 #include "hopper_shared_window.hpp"
+#include "rl/emu/counters.hpp"
 #include "rl/emu/hopper.hpp"
 
 namespace rl::emu::hopper {
@@ -170,15 +171,20 @@ namespace impl {
 void perform(const BulkStore& copy) {
   if (!copy.tensor) {
     std::memcpy(copy.dst, copy.src, copy.bytes);
+    count_global_store(copy.bytes);
     return;
   }
   MapFields f{};
   std::memcpy(&f, copy.map.words, sizeof f);
   const unsigned eb = f.element_bytes;
+  std::uint64_t written = 0;  // the box's in-bounds part (rl/emu/counters.hpp)
   for_each_box_element(f, copy.coords, const_cast<unsigned char*>(copy.src), copy.src_window,
-                       [eb](const unsigned char* from, unsigned char* to) {
-                         if (to != nullptr) std::memcpy(to, from, eb);
+                       [eb, &written](const unsigned char* from, unsigned char* to) {
+                         if (to == nullptr) return;
+                         std::memcpy(to, from, eb);
+                         written += eb;
                        });
+  count_global_store(written);
 }
 
 }  // namespace impl
@@ -227,11 +233,12 @@ void tma_load(void* dst, const TensorMap& map, const std::int32_t* coords, std::
   // The .shared::cta forms' operands: the running CTA's own memory.
   detail::require_own_cta(dst, "cp.async.bulk.tensor's destination");
   detail::require_own_cta(bar, "cp.async.bulk.tensor's mbarrier");
-  impl::tma_load_at(dst, shared_address(dst), map, coords, rank, bar);
+  count_global_load(impl::tma_load_at(dst, shared_address(dst), map, coords, rank, bar));
 }
 
-void impl::tma_load_at(void* dst, std::uint32_t dst_window, const TensorMap& map,
-                       const std::int32_t* coords, std::uint32_t rank, std::uint64_t* bar) {
+std::uint64_t impl::tma_load_at(void* dst, std::uint32_t dst_window, const TensorMap& map,
+                                const std::int32_t* coords, std::uint32_t rank,
+                                std::uint64_t* bar) {
   const MapFields f = checked_map(map, rank);
   if (TmaLoadLog& log = tma_load_log(); log.on.load(std::memory_order_relaxed)) {
     TmaLoadRecord r{reinterpret_cast<const void*>(f.address), {}, rank};
@@ -240,15 +247,19 @@ void impl::tma_load_at(void* dst, std::uint32_t dst_window, const TensorMap& map
     log.records.push_back(r);
   }
   const unsigned eb = f.element_bytes;
+  std::uint64_t read = 0;
   const std::uint64_t bytes =
       for_each_box_element(f, coords, static_cast<unsigned char*>(dst), dst_window,
-                           [eb](unsigned char* to, const unsigned char* from) {
-                             if (from != nullptr)
+                           [eb, &read](unsigned char* to, const unsigned char* from) {
+                             if (from != nullptr) {
                                std::memcpy(to, from, eb);
-                             else
+                               read += eb;
+                             } else {
                                std::memset(to, 0, eb);
+                             }
                            });
   mbarrier_complete_tx(bar, static_cast<std::uint32_t>(bytes));
+  return read;
 }
 
 void tma_store(const TensorMap& map, const std::int32_t* coords, std::uint32_t rank,
@@ -266,6 +277,7 @@ void tma_store(const TensorMap& map, const std::int32_t* coords, std::uint32_t r
 void bulk_load(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
   check_bulk(dst, src, bytes, "cp.async.bulk.shared::cluster.global");
   std::memcpy(dst, src, bytes);
+  count_global_load(bytes);
   mbarrier_complete_tx(bar, bytes);
 }
 

@@ -13,6 +13,7 @@
 #include "hopper_shared_window.hpp"
 #include "internal.hpp"
 #include "rl/emu/block.hpp"
+#include "rl/emu/counters.hpp"
 #include "rl/emu/fp16.hpp"
 #include "rl/emu/hopper.hpp"
 #include "rl/emu/warp.hpp"
@@ -116,6 +117,24 @@ double decode(WgmmaInput in, const unsigned char* p) {
   return 0.0;
 }
 
+// rl/emu/counters.hpp: wgmma's accumulators are f32 (s32 for s8).
+const char* tensor_role(WgmmaInput in) {
+  switch (in) {
+    case WgmmaInput::f16:
+      return "tensor_fp16_f32";
+    case WgmmaInput::bf16:
+      return "tensor_bf16";
+    case WgmmaInput::tf32:
+      return "tensor_tf32";
+    case WgmmaInput::e4m3:
+    case WgmmaInput::e5m2:
+      return "tensor_fp8_f32";
+    case WgmmaInput::s8:
+      break;
+  }
+  return "tensor_int8";
+}
+
 using impl::AsyncState;
 using impl::PendingWgmma;
 
@@ -194,6 +213,8 @@ void wgmma_exchange(void* const* posts, unsigned participants) {
     auto* regs = static_cast<std::uint32_t*>(post.d);
     for (unsigned i = 0; i < n / 2; ++i) regs[i] = kAccumulatorPoison;
   }
+  // This warp's quarter of the warpgroup's 2 * 64 * N * K.
+  count_tensor_ops(tensor_role(op.input), 2.0 * 16 * n * kk);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // sm_120a mma.sync as the runtime executes it: refused unless the emulated
 // device is an sm_120a / sm_121a, then one warp rendezvous whose last lane
 // computes every lane's D with the whole-warp forms of mma_sm120.cpp.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -8,6 +9,7 @@
 
 #include "internal.hpp"
 #include "rl/emu/arch.hpp"
+#include "rl/emu/counters.hpp"
 #include "rl/emu/mma_sm120.hpp"
 #include "rl/emu/warp.hpp"
 
@@ -83,6 +85,20 @@ void scatter(void* const* posts, const MmaCF32& d) {
   }
 }
 
+// rl/emu/counters.hpp: f32 accumulators; mixed operands count under the
+// wider of A and B, the block-scaled kinds under their element types.
+const char* tensor_role(const Mma& op) {
+  auto bits = [](Format f) {
+    return f == Format::e2m1 ? 4 : f == Format::e2m3 || f == Format::e3m2 ? 6 : 8;
+  };
+  const int widest = std::max(bits(op.a), bits(op.b));
+  return widest == 8 ? "tensor_fp8_f32" : widest == 6 ? "tensor_fp6_fp4_f32" : "tensor_fp4";
+}
+
+void count_mma(const Mma& op) {
+  count_tensor_ops(tensor_role(op), 2.0 * 16 * 8 * k_of(op.kind));
+}
+
 void mma_exchange(void* const* posts, unsigned participants) {
   ptx::require_full_warp("mma.sync", participants);
   const Post& first = agreed(posts);
@@ -93,6 +109,7 @@ void mma_exchange(void* const* posts, unsigned participants) {
   gather(posts, a, b, c);
   mma_warp(*first.op, a, b, c, d);
   scatter(posts, d);
+  count_mma(*first.op);
 }
 
 void mma_block_scaled_exchange(void* const* posts, unsigned participants) {
@@ -112,6 +129,7 @@ void mma_block_scaled_exchange(void* const* posts, unsigned participants) {
   mma_block_scaled_warp(*first.op, a, b, c, scale_a, first.scale_a.selector, scale_b,
                         first.scale_b.selector, d);
   scatter(posts, d);
+  count_mma(*first.op);
 }
 
 // Before the rendezvous, in the lane's own context: the message names it.

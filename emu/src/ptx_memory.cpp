@@ -16,6 +16,11 @@ namespace rl::emu::detail {
 [[gnu::weak]] bool in_kernel();
 [[gnu::weak]] void fail_current_thread(cudaError_t error, std::string message);
 }  // namespace rl::emu::detail
+// counters.cpp's hooks (rl/emu/counters.hpp), weak for the same reason.
+namespace rl::emu {
+[[gnu::weak]] void count_global_load(std::size_t bytes);
+[[gnu::weak]] void count_global_store(std::size_t bytes);
+}  // namespace rl::emu
 
 namespace rl::emu::ptx {
 namespace {
@@ -112,6 +117,7 @@ void load_streaming_v4(const void* address, std::uint32_t (&out)[4]) {
     misaligned_address("ld.global.cs.nc.v4.b32", address, 16U);
   }
   std::memcpy(out, address, sizeof out);
+  if (count_global_load != nullptr) count_global_load(sizeof out);
 }
 
 void store_streaming_v4(void* address, const std::uint32_t (&in)[4]) {
@@ -119,6 +125,7 @@ void store_streaming_v4(void* address, const std::uint32_t (&in)[4]) {
     misaligned_address("st.global.cs.v4.b32", address, 16U);
   }
   std::memcpy(address, in, sizeof in);
+  if (count_global_store != nullptr) count_global_store(sizeof in);
 }
 
 void CpAsyncQueue::issue(void* dst, const void* src, unsigned cp_size, unsigned src_bytes) {
@@ -129,6 +136,9 @@ void CpAsyncQueue::issue(void* dst, const void* src, unsigned cp_size, unsigned 
     misaligned_address("cp.async source", src, cp_size);
   }
   open_.push_back(Copy{dst, src, cp_size, src_bytes});
+  // Counted at issue, src-size bytes (the zero fill reads nothing): the GPU
+  // reads them even if no wait ever covers the copy.
+  if (count_global_load != nullptr) count_global_load(src_bytes);
 }
 
 void CpAsyncQueue::commit() {

@@ -4,6 +4,7 @@
 // tensor memory and the asynchronous queue of rl/emu/tcgen05.hpp.
 #include "rl/emu/tcgen05_mma.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "rl/emu/counters.hpp"
 #include "rl/emu/fp16.hpp"
 #include "rl/emu/hopper.hpp"
 #include "rl/emu/narrow_float.hpp"
@@ -143,6 +145,32 @@ unsigned scales_per_k(ScaleVec v) {
   return v == ScaleVec::x4 ? 4 : v == ScaleVec::x2 ? 2 : 1;
 }
 
+// rl/emu/counters.hpp: the role of A's and B's element types and D's type;
+// mixed FP8/FP6/FP4 operands count under the wider of the two.
+const char* tensor_role(const InstrDescriptor& id) {
+  const bool f16_d = id.d == Accumulator::f16;
+  switch (id.a) {
+    case Element::f16:
+      return f16_d ? "tensor_fp16_f16" : "tensor_fp16_f32";
+    case Element::bf16:
+      return "tensor_bf16";
+    case Element::tf32:
+      return "tensor_tf32";
+    case Element::u8:
+    case Element::s8:
+      return "tensor_int8";
+    default:
+      break;
+  }
+  auto narrow_bits = [](Element e) {
+    return e == Element::e2m1 ? 4 : e == Element::e2m3 || e == Element::e3m2 ? 6 : 8;
+  };
+  const int widest = std::max(narrow_bits(id.a), narrow_bits(id.b));
+  if (widest == 8) return f16_d ? "tensor_fp8_f16" : "tensor_fp8_f32";
+  if (widest == 6 || f16_d) return f16_d ? "tensor_fp6_fp4_f16" : "tensor_fp6_fp4_f32";
+  return "tensor_fp4";
+}
+
 }  // namespace
 
 MmaRanges ranges(const MmaOp& op, const InstrDescriptor& id) {
@@ -260,6 +288,7 @@ void mma(const MmaOp& op) {
   if (r.a.lanes != 0) tmem_cells(r.a, what);
   if (r.sfa.lanes != 0) tmem_cells(r.sfa, what);
   if (r.sfb.lanes != 0) tmem_cells(r.sfb, what);
+  count_tensor_ops(tensor_role(id), 2.0 * id.m * id.n * k_of(op.kind));
   enqueue_async(what, r.d, [op] {
     Memory mem;
     mem.tmem = [](TmemRange range) { return tmem_cells(range, "tcgen05.mma"); };

@@ -4,6 +4,7 @@
 // Kept out of ptx_*.cpp, which also build without the runtime for the tests.
 #include <cstdint>
 
+#include "rl/emu/counters.hpp"
 #include "rl/emu/ptx_warp.hpp"
 #include "rl/emu/warp.hpp"
 
@@ -39,6 +40,22 @@ void scatter(void* const* posts, const Regs& d) {
   }
 }
 
+// rl/emu/counters.hpp: m16n8kK, 2*16*8*K operations per warp instruction.
+template <MmaInput Input>
+void count_mma_f32() {
+  switch (Input) {
+    case MmaInput::f16:
+      return count_tensor_ops("tensor_fp16_f32", 2.0 * 16 * 8 * 16);
+    case MmaInput::bf16:
+      return count_tensor_ops("tensor_bf16", 2.0 * 16 * 8 * 16);
+    case MmaInput::tf32:
+      return count_tensor_ops("tensor_tf32", 2.0 * 16 * 8 * 8);
+    case MmaInput::e4m3:
+    case MmaInput::e5m2:
+      return count_tensor_ops("tensor_fp8_f32", 2.0 * 16 * 8 * 32);
+  }
+}
+
 // One exchange function per input type: lanes that disagree on the
 // instruction never complete one rendezvous (reported as a deadlock).
 template <MmaInput Input>
@@ -51,6 +68,7 @@ void mma_f32_exchange(void* const* posts, unsigned participants) {
   gather<float>(posts, a, b, c);
   mma_f32_warp(Input, a, b, c, d);
   scatter<float>(posts, d);
+  count_mma_f32<Input>();
 }
 
 void mma_s8_exchange(void* const* posts, unsigned participants) {
@@ -62,6 +80,7 @@ void mma_s8_exchange(void* const* posts, unsigned participants) {
   gather<std::int32_t>(posts, a, b, c);
   mma_m16n8k32_s8_s32_warp(a, b, c, d);
   scatter<std::int32_t>(posts, d);
+  count_tensor_ops("tensor_int8", 2.0 * 16 * 8 * 32);
 }
 
 struct MmaF16Post {
@@ -86,6 +105,7 @@ void mma_f16_exchange(void* const* posts, unsigned participants) {
     }
   }
   mma_m16n8k16_f16_f16_warp(a, b, c, d);
+  count_tensor_ops("tensor_fp16_f16", 2.0 * 16 * 8 * 16);
   for (unsigned lane = 0; lane < kWarpLanes; ++lane) {
     std::uint32_t* out = static_cast<const MmaF16Post*>(posts[lane])->d;
     out[0] = d[lane][0];

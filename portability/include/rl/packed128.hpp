@@ -17,6 +17,10 @@
 #include <cstring>
 #include <type_traits>
 
+#if defined(RL_EMULATE)
+#include "rl/emu/counters.hpp"
+#endif
+
 namespace rl {
 
 template <typename T>
@@ -28,9 +32,14 @@ struct alignas(16) Packed128 {
   __host__ __device__ const T& operator[](int i) const { return v[i]; }
 };
 
-// `address` must be 16-byte aligned.
+// `address` must be 16-byte aligned.  The emulator counts the 16 bytes
+// (rl/emu/counters.hpp): the cost models' bytes_l2_load / _store are checked
+// against it.
 template <typename T>
 __device__ __forceinline__ Packed128<T> load128(const T* address) {
+#if defined(RL_EMULATE)
+  rl::emu::count_global_load(16);
+#endif
   const int4 bits = *reinterpret_cast<const int4*>(address);
   Packed128<T> out;
   memcpy(&out, &bits, sizeof(bits));
@@ -39,6 +48,9 @@ __device__ __forceinline__ Packed128<T> load128(const T* address) {
 
 template <typename T>
 __device__ __forceinline__ void store128(T* address, const Packed128<T>& value) {
+#if defined(RL_EMULATE)
+  rl::emu::count_global_store(16);
+#endif
   int4 bits;
   memcpy(&bits, &value, sizeof(bits));
   *reinterpret_cast<int4*>(address) = bits;

@@ -5,21 +5,32 @@
 //
 // What is counted, exactly, whatever the schedule:
 //  - tensor-core operations, 2*m*n*k per executed MMA instruction (mma.sync
-//    and wmma per warp, wgmma per warpgroup, tcgen05.mma per CTA or CTA
-//    pair), under the counter role of its input and accumulator types
-//    (roofline/src/counter_metrics.cpp: "tensor_fp16_f32", "tensor_bf16",
-//    "tensor_tf32", "tensor_int8", "tensor_fp8_f32", "tensor_fp8_f16",
-//    "tensor_fp6_fp4_f32", "tensor_fp4", ...);
-//  - global bytes the project's copy paths request: cp.async sources, TMA
-//    loads (the in-bounds part of each box, once however many CTAs a
-//    multicast writes), TMA stores and reductions, bulk copies, and
-//    rl::load128 / rl::store128.  Plain C++ loads and stores in a kernel are
-//    invisible to the emulator: a cost model declares bytes_l2_load (or
-//    _store) only where every global load (store) of the kernel goes through
-//    a counted path.
+//    and wmma per warp, wgmma per warpgroup (each of its four warps counts
+//    its 16 rows), tcgen05.mma per issue (one CTA)), under the counter role
+//    of its input and accumulator types (roofline/src/counter_metrics.cpp):
+//    f16 -> "tensor_fp16_f32" / "tensor_fp16_f16" (by accumulator), bf16 ->
+//    "tensor_bf16", tf32 -> "tensor_tf32", s8/u8 -> "tensor_int8", e4m3/e5m2
+//    -> "tensor_fp8_f32" / "tensor_fp8_f16", e3m2/e2m3 -> "tensor_fp6_fp4_f32"
+//    / "_f16", e2m1 -> "tensor_fp4" (f16 accumulator: "tensor_fp6_fp4_f16").
+//    Mixed FP8/FP6/FP4 operands count under the wider of A and B.  The
+//    block-scaled kinds (mxf8f6f4, mxf4, mxf4nvf4) have no roles of their
+//    own: they count under their element types' roles (e4m3 ->
+//    "tensor_fp8_f32", e2m3 -> "tensor_fp6_fp4_f32", e2m1 -> "tensor_fp4");
+//  - global bytes the project's copy paths request: cp.async (the source
+//    bytes it reads: src-size, so a zero-filling copy counts less than
+//    cp-size), TMA loads (the in-bounds part of each box, once however many
+//    CTAs a multicast writes), TMA stores (the in-bounds part), bulk copies
+//    both ways, ld.global.cs / st.global.cs (rl::ptx streaming, 16 bytes),
+//    and rl::load128 / rl::store128 (16 bytes).  Loads count when issued;
+//    bulk and TMA stores when performed (their wait, or the thread's exit).
+//    Plain C++ loads and stores in a kernel are invisible to the emulator: a
+//    cost model declares bytes_l2_load (or _store) only where every global
+//    load (store) of the kernel goes through a counted path.
 //
-// Counting is off until reset_counts(); while off a hook costs one relaxed
-// atomic load.
+// One count for the process: several emulated devices add to the same
+// counts.  Counting is off until reset_counts(); while off a hook costs a
+// call and one relaxed atomic load.  Thread-safe (per host thread
+// accumulators summed at read; racecheck-clean).
 #pragma once
 
 #include <cstddef>

@@ -26,6 +26,7 @@
 #include "rl/emu/ptx_warp.hpp"
 
 #if defined(RL_EMULATE)
+#include "rl/emu/counters.hpp"
 #include "rl/emu/warp.hpp"
 #endif
 
@@ -321,6 +322,12 @@ void mma_sync(fragment<accumulator, M, N, K, TC>& d,
         }
         detail::mma_warp<M, N, K>(all_a, all_b, all_c, all_d,
                                   static_cast<const Post*>(posts[0])->satf);
+        // rl/emu/counters.hpp: once per warp instruction.
+        constexpr const char* role = std::is_same_v<TA, precision::tf32> ? "tensor_tf32"
+                                     : !std::is_same_v<TA, __half>       ? "tensor_bf16"
+                                     : std::is_same_v<TC, __half>        ? "tensor_fp16_f16"
+                                                                         : "tensor_fp16_f32";
+        rl::emu::count_tensor_ops(role, 2.0 * M * N * K);
       },
       &post);
 }
