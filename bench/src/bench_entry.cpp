@@ -27,6 +27,11 @@ BenchEntry make_entry(Instance instance) {
   if (record.device_bytes)
     result.device_bytes = static_cast<double>(record.device_bytes(entry.shape));
   set_cost(result, entry.cost);
+  // What the counters check the model against (--counters); recorded with or
+  // without it, as the model's other figures are.
+  result.bytes_l2_load = entry.cost.bytes_l2_load;
+  result.bytes_l2_store = entry.cost.bytes_l2_store;
+  result.tensor_ops = entry.cost.tensor_ops;
   return entry;
 }
 

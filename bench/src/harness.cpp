@@ -38,6 +38,8 @@ Harness::Harness(HarnessConfig config, roofline::Context context, std::unique_pt
                      .l2_bytes = static_cast<std::size_t>(results_.context.device.l2_bytes),
                      .dump_tensors = config_.dump_tensors},
       nvml_.get());
+  // A session that cannot count at all prints why once, here (counters.hpp).
+  if (config_.open_counters) counter_session_ = config_.open_counters(results_.context);
 }
 
 Harness::~Harness() = default;
@@ -237,7 +239,27 @@ roofline::KernelResult Harness::record_of(
     // matched SKU row (nothing for an unknown device).
     roofline::attach_vendor_claims(results_);
   }
+  // Counted after the timed samples and before on_runs releases the workload.
+  if (counter_session_) result.counters = counters_of(entry);
   return result;
+}
+
+roofline::KernelCounters Harness::counters_of(BenchEntry& entry) {
+  roofline::KernelCounters counters;
+  try {
+    counters = measurer_->count(entry, *counter_session_);
+  } catch (const std::exception& error) {
+    // The launch itself failed (the session reports its own refusals): the
+    // timed result stands, its counts are missing, and the line says which.
+    counters = {};
+    counters.source = results_.context.backend == roofline::Backend::emulator
+                          ? roofline::CounterSource::emulator
+                          : roofline::CounterSource::cupti;
+    counters.unavailable = std::string("the counted launch failed: ") + error.what();
+    std::fprintf(stderr, "counters unavailable for %s: %s\n", entry.name.c_str(),
+                 counters.unavailable.c_str());
+  }
+  return counters;
 }
 
 void Harness::on_runs(const std::vector<benchmark::BenchmarkReporter::Run>& runs) {

@@ -10,6 +10,7 @@
 
 #include "bench_entry.hpp"
 #include "measurer.hpp"
+#include "rl/bench/counters.hpp"
 #include "rl/bench/nvml.hpp"
 #include "rl/bench/options.hpp"
 #include "rl/bench/policy.hpp"
@@ -22,9 +23,11 @@
 #include <chrono>
 #include <deque>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +52,11 @@ struct HarnessConfig {
   // --budget: no kernel starts after this many seconds of the run (the
   // ceilings always run); what is not reached is listed as left out.
   std::optional<double> budget_s;
+  // --counters: opens the backend's session (open_counter_session), once per
+  // run, with the run's context (its L2 policy included); each finished
+  // instance's one extra launch is counted through it.  Empty without
+  // --counters: no session, nothing counted, no result has counters.
+  std::function<std::shared_ptr<CounterSession>(const roofline::Context&)> open_counters;
 };
 
 class Harness {
@@ -92,6 +100,8 @@ class Harness {
   // The finished entry as its results.json record.
   roofline::KernelResult record_of(BenchEntry& entry,
                                    const std::vector<benchmark::BenchmarkReporter::Run>& runs);
+  // --counters: the counts of one more launch of the finished entry.
+  roofline::KernelCounters counters_of(BenchEntry& entry);
   void flush();
   // results.json marked complete or interrupted, benchmarks.json marked
   // after an interrupt, roofline.svg and report.html.
@@ -110,7 +120,8 @@ class Harness {
   std::size_t ceilings_version_ = 0;
   int interrupted_signal_ = 0;
   std::chrono::steady_clock::time_point run_started_ = std::chrono::steady_clock::now();
-  std::optional<std::size_t> abort_after_;  // RL_BENCH_TEST_ABORT_AFTER (tests only)
+  std::optional<std::size_t> abort_after_;           // RL_BENCH_TEST_ABORT_AFTER (tests only)
+  std::shared_ptr<CounterSession> counter_session_;  // --counters, else null
 };
 
 }  // namespace rl::bench

@@ -7,6 +7,7 @@
 
 #include "rl/bench/assembly.hpp"
 #include "rl/bench/backend.hpp"
+#include "rl/bench/counters.hpp"
 #include "rl/bench/interrupt.hpp"
 #include "rl/bench/options.hpp"
 #include "rl/bench/run_info.hpp"
@@ -175,6 +176,9 @@ int run_main(int argc, char** argv) {
   config.command_line.assign(argv, argv + argc);
   config.benchmarks_json = our_benchmarks_json(options, out_dir);
   config.budget_s = options.budget_s;
+  // One session a run, and only when asked: without --counters nothing of it
+  // is created and no result carries counters.
+  if (options.counters) config.open_counters = open_counter_session;
   install_interrupt_handlers(program);
   Harness harness(config, std::move(context), std::move(nvml));
   harness.register_benchmarks();

@@ -122,6 +122,15 @@ Workload& Measurer::workload_for(BenchEntry& entry) {
   return *workload_;
 }
 
+roofline::KernelCounters Measurer::count(BenchEntry& entry, CounterSession& session) {
+  const ScopedDevice on(device_of(entry));
+  DeviceTools& tools = tools_for(device_of(entry));
+  Workload& workload = workload_for(entry);
+  // No timed launch is still in flight when the counting starts.
+  RL_CUDA_CHECK(cudaStreamSynchronize(tools.stream));
+  return session.count([&] { workload.run(tools.stream); }, tools.stream);
+}
+
 void Measurer::release_workload_of(const BenchEntry& entry) {
   if (workload_owner_ != &entry) return;
   drop_workload();

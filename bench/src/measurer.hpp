@@ -9,6 +9,7 @@
 #pragma once
 
 #include "bench_entry.hpp"
+#include "rl/bench/counters.hpp"
 #include "rl/bench/nvml.hpp"
 #include "rl/bench/options.hpp"
 #include "rl/bench/policy.hpp"
@@ -54,6 +55,11 @@ class Measurer {
   ClockWindow clock_window(const BenchEntry& entry) const;
   // How the entry's live workload did its work (a library's algorithm), "".
   std::string notes_of(const BenchEntry& entry) const;
+  // --counters: one more call of the entry's workload's run() on its device
+  // and stream, counted by `session`.  Called after its timed samples (the
+  // harness does it when the benchmark reports), so the count is never part
+  // of a sample.
+  roofline::KernelCounters count(BenchEntry& entry, CounterSession& session);
   // Frees the workload when `entry` owns it (its benchmark is over).
   void release_workload_of(const BenchEntry& entry);
 

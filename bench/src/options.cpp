@@ -152,6 +152,9 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (name == "--no-ceilings") {
       no_value();
       options.no_ceilings = true;
+    } else if (name == "--counters") {
+      no_value();
+      options.counters = true;
     } else if (name == "--family") {
       for (std::string& family : split(take_value(), ',')) {
         if (family.empty()) throw UsageError("--family expects NAME[,NAME...]");
@@ -229,6 +232,9 @@ std::string our_flags_help(std::string_view program) {
          "  --budget SECONDS           start no kernel after this long (the ceilings always\n"
          "                             run): headline shapes come before the others, and\n"
          "                             results.json lists what was left out\n"
+         "  --counters                 after each kernel is timed, count one more launch\n"
+         "                             (CUPTI's profiler on a GPU, the emulator's exact\n"
+         "                             counts) and compare the counts with its cost model\n"
          "  --ceilings-from FILE       reuse the roofs of an earlier results.json from this\n"
          "                             device instead of measuring them\n"
          "  --seed N                   seed of the input generator (default 1)\n"

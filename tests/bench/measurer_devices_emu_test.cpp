@@ -5,7 +5,7 @@
 // (the emulator refuses a launch into another device's stream), device 0 is
 // current again after, and a record short of devices is recorded as skipped
 // with the reason, never built.
-#include "harness.hpp"
+#include "emu_harness_run.hpp"
 
 #include "rl/check.hpp"
 #include "rl/cuda.hpp"
@@ -85,28 +85,10 @@ RL_REGISTER_KERNEL(on_device_record("measurer_devices_test_b_needs_4", 4));
 TEST(MeasurerOnDevices, each_instance_runs_on_its_device_and_a_short_machine_skips) {
   ASSERT_EQ(rl::emu::set_device_count(3), cudaSuccess);
   rl::test::ScratchDir scratch("rl_measurer_devices_test");
-  std::string a0 = "measurer_devices_test", a1 = "--benchmark_filter=^measurer_devices_test_",
-              a2 = "--benchmark_repetitions=1";
-  char* argv[] = {a0.data(), a1.data(), a2.data()};
-  int argc = 3;
-  benchmark::Initialize(&argc, argv);
   rl::bench::HarnessConfig config;
-  config.sampling.timeout_s = 0.02;
-  config.repetitions = 1;
-  config.selection.preset = rl::SizePreset::small;
-  config.selection.filter = "^measurer_devices_test_";
   config.selection.no_ceilings = true;
-  config.out_dir = scratch.path();
-  rl::roofline::Context context;
-  context.backend = rl::roofline::Backend::emulator;
-  context.device.compute_capability = "8.9";
-  {
-    rl::bench::Harness harness(config, context, nullptr);
-    harness.register_benchmarks();
-    harness.run();
-    EXPECT_EQ(harness.finish(), 0u);
-  }
-  benchmark::ClearRegisteredBenchmarks();
+  EXPECT_EQ(rl::test::run_emu_harness(config, "^measurer_devices_test_", 1, scratch.path()).failed,
+            0u);
   int current = -1;
   ASSERT_EQ(cudaGetDevice(&current), cudaSuccess);
   EXPECT_EQ(current, 0) << "the harness left another device current";

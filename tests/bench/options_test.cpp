@@ -75,13 +75,22 @@ TEST(CommandLine, sampling_and_budget_flags_take_seconds_and_fractions) {
   EXPECT_THROW(parse_options({"--budget", "soon"}), UsageError);
 }
 
+TEST(CommandLine, counters_is_off_by_default_and_takes_no_value) {
+  EXPECT_FALSE(parse_options({}).counters);
+  EXPECT_TRUE(parse_options({"--counters"}).counters);
+  EXPECT_TRUE(parse_options({"--size", "small", "--counters", "--warm-l2"}).counters);
+  EXPECT_THROW(parse_options({"--counters=yes"}), UsageError);
+  // Not a Google Benchmark flag: it is never handed to benchmark::Initialize.
+  EXPECT_TRUE(parse_options({"--counters"}).benchmark_args.empty());
+}
+
 TEST(CommandLine, help_is_recognised_and_lists_every_flag) {
   EXPECT_TRUE(parse_options({"--help"}).help);
   EXPECT_TRUE(parse_options({"-h"}).help);
   const std::string help = rl::bench::our_flags_help("bench_roofline");
   for (const char* flag :
        {"--size", "--out", "--warm-l2", "--seed", "--list", "--ceilings-only", "--budget",
-        "--timeout", "--max-noise", "--min-samples", "--benchmark_filter"})
+        "--timeout", "--max-noise", "--min-samples", "--counters", "--benchmark_filter"})
     EXPECT_NE(help.find(flag), std::string::npos) << flag;
 }
 

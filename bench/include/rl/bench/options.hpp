@@ -36,6 +36,10 @@ struct Options {
   std::optional<std::filesystem::path> ceilings_from;  // --ceilings-from results.json
   SamplingPolicy sampling;  // --max-noise PCT (a fraction here), --timeout S, --min-samples N
   std::optional<double> budget_s;  // --budget S: no kernel starts after S seconds of the run
+  // --counters: after each instance's timed samples, one more launch is
+  // counted (CUPTI on a GPU, the emulator's exact counts) and compared with
+  // its cost model (rl/bench/counters.hpp).
+  bool counters = false;
   bool help = false;
   bool version = false;                  // --version: version, commit, build type, CUDA, backends
   bool display_aggregates_only = false;  // --benchmark_display_aggregates_only
