@@ -1,5 +1,6 @@
 #include "fixtures.hpp"
 
+#include "rl/roofline/counter_agreement.hpp"
 #include "rl/roofline/model.hpp"
 
 #include <algorithm>
@@ -132,15 +133,27 @@ Results counters_fixture() {
   gemm.bytes_l2_load = 4.0 * 256 * 256 * 2;  // A and B each read twice (two tile columns)
   gemm.bytes_l2_store = 256.0 * 256 * 2;
   gemm.tensor_ops = 2.0 * 256 * 256 * 256;
-  KernelCounters counted;
-  counted.source = CounterSource::emulator;
-  counted.passes = 1;
-  counted.values = {{"l2_load_bytes", *gemm.bytes_l2_load},
-                    {"l2_store_bytes", *gemm.bytes_l2_store},
-                    {"l2_bytes", *gemm.bytes_l2_load + *gemm.bytes_l2_store},
-                    {"tensor_bf16", *gemm.tensor_ops}};
-  counted.comparisons = {{"tensor_ops", *gemm.tensor_ops, *gemm.tensor_ops, 0, true, "equal"}};
-  gemm.counters = counted;
+  KernelCounters exact;
+  exact.source = CounterSource::emulator;
+  exact.passes = 1;
+  exact.values = {{"l2_load_bytes", *gemm.bytes_l2_load},
+                  {"l2_store_bytes", *gemm.bytes_l2_store},
+                  {"l2_bytes", *gemm.bytes_l2_load + *gemm.bytes_l2_store},
+                  {"tensor_bf16", *gemm.tensor_ops}};
+  gemm.counters = exact;
+  compare_counters(gemm);
+
+  // A deliberately wrong model: it declares one read of the input, the
+  // counts say the kernel loaded a quarter more.
+  KernelResult& fused = r.kernels[1];
+  fused.bytes_l2_load = 4.0 * (1 << 20);
+  fused.bytes_l2_store = 4.0 * (1 << 20);
+  KernelCounters wrong = exact;
+  wrong.values = {{"l2_load_bytes", 5.0 * (1 << 20)},
+                  {"l2_store_bytes", 4.0 * (1 << 20)},
+                  {"l2_bytes", 9.0 * (1 << 20)}};
+  fused.counters = wrong;
+  compare_counters(fused);
 
   KernelCounters refused;
   refused.source = CounterSource::cupti;

@@ -14,9 +14,11 @@ namespace rl::roofline::testing {
 // pair with the same shape, a failed validation (max_rel_err = +inf, not timed).
 Results emulator_fixture();
 
-// The emulator fixture with counters (issue 28): kernel 2 (gemm_bf16_wmma,
-// 256^3) declares bytes_l2_load/_store and tensor_ops and carries the
-// emulator's counts of them; kernel 0 carries CUPTI's refusal (no profiling
+// The emulator fixture with counters (issue 28), comparisons filled by
+// compare_counters: kernel 2 (gemm_bf16_wmma, 256^3) declares bytes_l2_load,
+// bytes_l2_store and tensor_ops and the emulator's counts equal them; kernel 1
+// (gelu_tanh_f32_fused_vec4) declares L2 bytes the counts exceed by a quarter
+// on loads (a wrong model); kernel 0 carries CUPTI's refusal (no profiling
 // permission).  Invented inputs, never GPU counts.
 Results counters_fixture();
 

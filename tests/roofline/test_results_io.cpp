@@ -248,13 +248,14 @@ TEST(ResultsCounters, declarations_and_counters_round_trip) {
   EXPECT_EQ(gemm.counters->source, CounterSource::emulator);
   EXPECT_EQ(gemm.counters->passes, 1);
   EXPECT_EQ(gemm.counters->values, in.kernels[2].counters->values);
-  ASSERT_EQ(gemm.counters->comparisons.size(), 1u);
-  const CounterComparison& c = gemm.counters->comparisons[0];
+  ASSERT_EQ(gemm.counters->comparisons.size(), 4u);  // l2, l2 load, l2 store, tensor ops
+  const CounterComparison& c = gemm.counters->comparisons[3];
   EXPECT_EQ(c.quantity, "tensor_ops");
   EXPECT_EQ(c.counted, *in.kernels[2].tensor_ops);
   EXPECT_EQ(c.tolerance, 0.0);
   EXPECT_TRUE(c.agrees);
-  EXPECT_EQ(c.sentence, "equal");
+  EXPECT_EQ(c.sentence, "equal (exact emulator count)");
+  EXPECT_FALSE(out.kernels[1].counters->comparisons[0].agrees);  // the fixture's wrong model
 
   ASSERT_TRUE(out.kernels[0].counters.has_value());
   EXPECT_EQ(out.kernels[0].counters->source, CounterSource::cupti);
@@ -274,7 +275,7 @@ TEST(ResultsCounters, keys_are_written_only_when_set) {
   EXPECT_FALSE(json["kernels"][2]["counters"].contains("chip"));  // only when non-empty
   EXPECT_FALSE(json["kernels"][2]["counters"].contains("unavailable"));
   EXPECT_EQ(json["kernels"][0]["counters"]["chip"], "GH100");
-  EXPECT_FALSE(json["kernels"][1].contains("counters"));
+  EXPECT_FALSE(json["kernels"][3].contains("counters"));
 }
 
 TEST(ResultsCounters, files_without_them_read_as_before) {
@@ -289,7 +290,7 @@ TEST(ResultsCounters, unknown_source_is_one_error_naming_the_pointer) {
   std::string text = results_to_text(testing::counters_fixture());
   replace_once(text, "\"source\": \"emulator\"", "\"source\": \"nsight\"");
   EXPECT_EQ(parse_error(text),
-            "in.json: /kernels/2/counters/source: \"nsight\" is not one of \"cupti\", "
+            "in.json: /kernels/1/counters/source: \"nsight\" is not one of \"cupti\", "
             "\"emulator\"");
 }
 
@@ -304,9 +305,9 @@ TEST(ResultsCounters, bad_values_name_the_pointer) {
             "in.json: /kernels/2/counters/values/tensor_bf16: expected a number, got string");
 
   text = results_to_text(testing::counters_fixture());
-  replace_once(text, "\"agrees\": true", "\"agrees\": 1");
+  replace_once(text, "\"agrees\": false", "\"agrees\": 0");
   EXPECT_EQ(parse_error(text),
-            "in.json: /kernels/2/counters/comparisons/0/agrees: expected true or false, got "
+            "in.json: /kernels/1/counters/comparisons/0/agrees: expected true or false, got "
             "number");
 }
 

@@ -1,0 +1,37 @@
+// The counters beside the cost model (issue 28): which quantities a kernel's
+// counts check, the one tolerance policy for both sources, and the sentence a
+// reader sees.  docs/counters.md explains each choice.
+//
+// Quantities (each compared only where the counts and the model both have it):
+//   dram_bytes      dram_bytes_read + dram_bytes_write  vs bytes_model
+//   l2_bytes        l2_bytes                            vs bytes_l2_load + bytes_l2_store
+//   l2_load_bytes   l2_load_bytes (the emulator's)      vs bytes_l2_load
+//   l2_store_bytes  l2_store_bytes (the emulator's)     vs bytes_l2_store
+//   tensor_ops      the sum of the tensor_* roles       vs tensor_ops
+//   flops           (CUPTI) counted FLOPs               vs flops, where the model's
+//                   convention and the instructions' agree (see the .cpp)
+#pragma once
+
+#include "rl/roofline/results.hpp"
+
+#include <string>
+
+namespace rl::roofline {
+
+// Fills kernel.counters->comparisons (replacing any) for each quantity the
+// counted values and the cost model both have, each with its tolerance: 0 for
+// the emulator (its counts are exact), per quantity for CUPTI (the .cpp says
+// why each).  Nothing to do without counters or when they are unavailable.
+void compare_counters(KernelResult& kernel);
+
+// What the views say about a kernel's counters, in one line.
+struct CounterVerdict {
+  bool disagrees = false;  // some comparison is beyond its tolerance: flag it
+  // "agree" (every comparison within its tolerance), the disagreeing
+  // comparisons' sentences joined by "; ", "unavailable: <why>", or "nothing
+  // to compare" (counted, but the model declares none of the quantities).
+  std::string text;
+};
+CounterVerdict counter_verdict(const KernelCounters& counters);
+
+}  // namespace rl::roofline

@@ -1,0 +1,247 @@
+// compare_counters (issue 28): which quantities a kernel's counts check
+// against its cost model, the one tolerance policy (the emulator exact, CUPTI
+// per quantity) and the sentences.  Small hand-made results: the counts are
+// test inputs, not measurements.
+#include "rl/roofline/counter_agreement.hpp"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace rl::roofline {
+namespace {
+
+KernelResult kernel(std::string family, ComputeUnit unit) {
+  KernelResult k;
+  k.name = family + "_kernel";
+  k.family = std::move(family);
+  k.unit = unit;
+  k.flops = 1e9;
+  k.bytes_min = k.bytes_model = 2e9;
+  return k;
+}
+
+KernelCounters counted(CounterSource source, std::map<std::string, double> values) {
+  KernelCounters c;
+  c.source = source;
+  c.chip = source == CounterSource::cupti ? "GH100" : "";
+  c.passes = 1;
+  c.values = std::move(values);
+  return c;
+}
+
+// The comparison of `quantity`, failing the test when there is none.
+const CounterComparison& only(const KernelResult& k, const std::string& quantity) {
+  for (const CounterComparison& c : k.counters->comparisons)
+    if (c.quantity == quantity) return c;
+  ADD_FAILURE() << "no comparison of " << quantity;
+  static const CounterComparison none;
+  return none;
+}
+
+std::vector<std::string> quantities(const KernelResult& k) {
+  std::vector<std::string> out;
+  for (const CounterComparison& c : k.counters->comparisons) out.push_back(c.quantity);
+  return out;
+}
+
+TEST(CounterAgreement, emulator_counts_equal_to_the_model_agree_exactly) {
+  KernelResult k = kernel("gemm", ComputeUnit::tc_bf16);
+  k.bytes_l2_load = 4096;
+  k.bytes_l2_store = 1024;
+  k.tensor_ops = 1e9;
+  k.counters = counted(CounterSource::emulator, {{"l2_load_bytes", 4096},
+                                                 {"l2_store_bytes", 1024},
+                                                 {"l2_bytes", 5120},
+                                                 {"tensor_bf16", 6e8},
+                                                 {"tensor_fp16_f32", 4e8}});
+  compare_counters(k);
+  // No DRAM bytes (the emulator has none) and no FLOPs (CUPTI's only).
+  EXPECT_EQ(quantities(k), (std::vector<std::string>{"l2_bytes", "l2_load_bytes", "l2_store_bytes",
+                                                     "tensor_ops"}));
+  for (const CounterComparison& c : k.counters->comparisons) {
+    EXPECT_TRUE(c.agrees) << c.quantity;
+    EXPECT_EQ(c.tolerance, 0.0) << c.quantity;
+    EXPECT_EQ(c.sentence, "equal (exact emulator count)") << c.quantity;
+  }
+  EXPECT_EQ(only(k, "tensor_ops").counted, 1e9);  // the tensor roles summed
+  const CounterVerdict verdict = counter_verdict(*k.counters);
+  EXPECT_FALSE(verdict.disagrees);
+  EXPECT_EQ(verdict.text, "agree");
+}
+
+TEST(CounterAgreement, one_byte_off_the_model_disagrees_under_the_emulator) {
+  KernelResult k = kernel("gemm", ComputeUnit::tc_bf16);
+  k.bytes_l2_load = 4096;
+  k.counters = counted(CounterSource::emulator, {{"l2_load_bytes", 4097}});
+  compare_counters(k);
+  const CounterComparison& c = only(k, "l2_load_bytes");
+  EXPECT_FALSE(c.agrees);
+  EXPECT_EQ(c.sentence,
+            "counted 0.024% more bytes loaded from L2 than the model (4.097 kB vs 4.096 kB): the "
+            "kernel's instructions did more than its model declares; the count is exact, so fix "
+            "the model");
+  const CounterVerdict verdict = counter_verdict(*k.counters);
+  EXPECT_TRUE(verdict.disagrees);
+  EXPECT_EQ(verdict.text, c.sentence);
+}
+
+TEST(CounterAgreement, declared_tensor_ops_the_emulator_never_saw_are_counted_as_zero) {
+  KernelResult k = kernel("gemm", ComputeUnit::tc_bf16);
+  k.tensor_ops = 1e9;
+  k.counters = counted(CounterSource::emulator, {{"l2_load_bytes", 0}});
+  compare_counters(k);
+  const CounterComparison& c = only(k, "tensor_ops");
+  EXPECT_EQ(c.counted, 0.0);
+  EXPECT_FALSE(c.agrees);
+  EXPECT_NE(c.sentence.find("counted 100% fewer tensor-core ops than the model"), std::string::npos)
+      << c.sentence;
+
+  k.tensor_ops = 0;  // a model declaring none, and the kernel issued some
+  k.counters = counted(CounterSource::emulator, {{"tensor_bf16", 2e6}});
+  compare_counters(k);
+  EXPECT_FALSE(only(k, "tensor_ops").agrees);
+  EXPECT_EQ(only(k, "tensor_ops").sentence,
+            "counted 2 Mop where the model declares no tensor-core ops: the kernel's instructions "
+            "did more than its model declares; the count is exact, so fix the model");
+}
+
+TEST(CounterAgreement, nothing_the_model_leaves_undeclared_is_compared) {
+  KernelResult k = kernel("gelu", ComputeUnit::fp32);  // declares no L2 bytes, no tensor ops
+  k.counters = counted(CounterSource::emulator,
+                       {{"l2_load_bytes", 4096}, {"l2_store_bytes", 4096}, {"l2_bytes", 8192}});
+  compare_counters(k);
+  EXPECT_TRUE(k.counters->comparisons.empty());
+  EXPECT_EQ(counter_verdict(*k.counters).text, "nothing to compare");
+
+  // l2_bytes needs both halves declared; the declared half is still compared.
+  k.bytes_l2_load = 4096;
+  compare_counters(k);
+  EXPECT_EQ(quantities(k), std::vector<std::string>{"l2_load_bytes"});
+}
+
+TEST(CounterAgreement, cupti_dram_bytes_say_which_way_and_why) {
+  KernelResult k = kernel("layernorm", ComputeUnit::fp32);
+  k.counters =
+      counted(CounterSource::cupti, {{"dram_bytes_read", 2.0e9}, {"dram_bytes_write", 0.46e9}});
+  compare_counters(k);
+  const CounterComparison& more = only(k, "dram_bytes");
+  EXPECT_FALSE(more.agrees);
+  EXPECT_DOUBLE_EQ(more.tolerance, 0.10);
+  EXPECT_EQ(more.sentence,
+            "counted 23% more DRAM bytes than the model (2.46 GB vs 2 GB): the model misses "
+            "traffic, e.g. L2 misses of re-read tiles or partly used sectors");
+
+  k.counters =
+      counted(CounterSource::cupti, {{"dram_bytes_read", 1.0e9}, {"dram_bytes_write", 0.6e9}});
+  compare_counters(k);
+  EXPECT_EQ(only(k, "dram_bytes").sentence,
+            "counted 20% fewer DRAM bytes than the model (1.6 GB vs 2 GB): caches served what the "
+            "model sends to DRAM");
+}
+
+TEST(CounterAgreement, cupti_tolerances_hold_at_their_boundaries) {
+  // Bytes: 10% either way agrees, one byte beyond does not.
+  KernelResult k = kernel("layernorm", ComputeUnit::fp32);
+  k.bytes_model = 1e9;
+  auto dram = [&](double total) {
+    k.counters =
+        counted(CounterSource::cupti, {{"dram_bytes_read", total}, {"dram_bytes_write", 0}});
+    compare_counters(k);
+    return only(k, "dram_bytes");
+  };
+  EXPECT_TRUE(dram(1.1e9).agrees);
+  EXPECT_EQ(
+      dram(1.1e9).sentence,
+      "within the 10% tolerance: counted 10% more DRAM bytes than the model (1.1 GB vs 1 GB)");
+  EXPECT_FALSE(dram(1.1e9 + 1).agrees);
+  EXPECT_TRUE(dram(0.9e9).agrees);
+  EXPECT_FALSE(dram(0.9e9 - 1).agrees);
+
+  // Tensor ops: 2%.
+  k = kernel("gemm", ComputeUnit::tc_fp16);
+  k.tensor_ops = 1e9;
+  auto tensor = [&](double ops) {
+    k.counters = counted(CounterSource::cupti, {{"tensor_fp16_f32", ops}});
+    compare_counters(k);
+    return only(k, "tensor_ops");
+  };
+  EXPECT_DOUBLE_EQ(tensor(1e9).tolerance, 0.02);
+  EXPECT_EQ(tensor(1e9).sentence, "equal");
+  EXPECT_TRUE(tensor(1.02e9).agrees);
+  EXPECT_FALSE(tensor(1.02e9 + 1).agrees);
+  EXPECT_TRUE(tensor(0.98e9).agrees);
+  EXPECT_FALSE(tensor(0.98e9 - 1).agrees);
+}
+
+TEST(CounterAgreement, cupti_flops_only_where_the_model_and_the_instructions_count_alike) {
+  // A tensor-unit library record (no tensor_ops declared): its tensor ops are its FLOPs.
+  KernelResult library = kernel("gemm", ComputeUnit::tc_bf16);
+  library.counters = counted(CounterSource::cupti, {{"tensor_bf16", 1.3e9}});
+  compare_counters(library);
+  EXPECT_EQ(quantities(library), std::vector<std::string>{"flops"});
+  EXPECT_FALSE(only(library, "flops").agrees);
+  EXPECT_NE(only(library, "flops").sentence.find("30% more FLOPs"), std::string::npos);
+
+  // Declared tensor_ops: they are the check; flops may differ by padding.
+  library.tensor_ops = 1.3e9;
+  compare_counters(library);
+  EXPECT_EQ(quantities(library), std::vector<std::string>{"tensor_ops"});
+
+  // An FP32 GEMM: 2 per FFMA plus adds and multiplies, within 5%.
+  KernelResult sgemm = kernel("gemm", ComputeUnit::fp32);
+  sgemm.counters =
+      counted(CounterSource::cupti, {{"ffma", 0.5e9}, {"fadd", 0.02e9}, {"fmul", 0.02e9}});
+  compare_counters(sgemm);
+  EXPECT_EQ(only(sgemm, "flops").counted, 1.04e9);
+  EXPECT_DOUBLE_EQ(only(sgemm, "flops").tolerance, 0.05);
+  EXPECT_TRUE(only(sgemm, "flops").agrees);
+
+  // An element-wise FP32 kernel: the model's convention (a tanh is 1) is not
+  // the instructions' (a polynomial of FFMAs), so its FLOPs are not compared.
+  KernelResult gelu = kernel("gelu", ComputeUnit::fp32);
+  gelu.counters = sgemm.counters;
+  compare_counters(gelu);
+  EXPECT_TRUE(gelu.counters->comparisons.empty());
+
+  // The emulator never compares FLOPs (it counts no SIMT instructions).
+  sgemm.counters->source = CounterSource::emulator;
+  compare_counters(sgemm);
+  EXPECT_TRUE(sgemm.counters->comparisons.empty());
+}
+
+TEST(CounterAgreement, unavailable_counts_compare_nothing_and_say_why) {
+  KernelResult k = kernel("gemm", ComputeUnit::tc_bf16);
+  k.tensor_ops = 1e9;
+  KernelCounters refused = counted(CounterSource::cupti, {});
+  refused.unavailable = "no profiling permission";
+  k.counters = refused;
+  compare_counters(k);
+  EXPECT_TRUE(k.counters->comparisons.empty());
+  const CounterVerdict verdict = counter_verdict(*k.counters);
+  EXPECT_FALSE(verdict.disagrees);
+  EXPECT_EQ(verdict.text, "unavailable: no profiling permission");
+
+  KernelResult none = kernel("gemm", ComputeUnit::tc_bf16);
+  compare_counters(none);  // no counters: nothing to do
+  EXPECT_FALSE(none.counters.has_value());
+}
+
+TEST(CounterAgreement, a_second_call_replaces_the_comparisons_and_joins_disagreements) {
+  KernelResult k = kernel("gemm", ComputeUnit::tc_bf16);
+  k.bytes_l2_load = 100;
+  k.bytes_l2_store = 100;
+  k.counters = counted(CounterSource::emulator,
+                       {{"l2_load_bytes", 150}, {"l2_store_bytes", 50}, {"l2_bytes", 200}});
+  compare_counters(k);
+  compare_counters(k);
+  EXPECT_EQ(k.counters->comparisons.size(), 3u);
+  EXPECT_TRUE(only(k, "l2_bytes").agrees);  // the sum hides what the halves show
+  const CounterVerdict verdict = counter_verdict(*k.counters);
+  EXPECT_TRUE(verdict.disagrees);
+  EXPECT_EQ(verdict.text,
+            only(k, "l2_load_bytes").sentence + "; " + only(k, "l2_store_bytes").sentence);
+}
+
+}  // namespace
+}  // namespace rl::roofline
