@@ -57,6 +57,48 @@ inline roofline::Cost cost(const Dims& d, ReuseTile tile, std::size_t input_byte
       .unit = unit};
 }
 
+// ------------------------------------------------ what the counters check
+//
+// (issue 28, docs/counters.md; the emulator counts exactly what rl/emu/
+// counters.hpp lists.)  For a rung that issues its MMAs over whole block
+// tiles BlockM x BlockN x BlockK, the edge tiles padded:
+//
+//   tensor_ops    = 2 ceil(M / BlockM) BlockM  ceil(N / BlockN) BlockN
+//                     ceil(K / BlockK) BlockK
+//   bytes_l2_load = M K ceil(N / BlockN) sizeof(A) + K N ceil(M / BlockM) sizeof(B)
+//
+// The loads are bytes_model's A and B terms: a cp.async with src-size reads
+// only a chunk's in-bounds bytes and a TMA box only its in-bounds elements,
+// so each block reads its in-bounds panels exactly (rows past M or K, columns
+// past N or K: nothing).  Declared only where `loads_counted` (every load of
+// A and B goes through those paths at this shape); C's plain stores are not
+// declared, except by a rung that stores C through TMA (c_stores_counted):
+//
+//   bytes_l2_store = M N sizeof(C)   (a box's out-of-bounds part is not written)
+struct CountedTile {
+  int M;
+  int N;
+  int K;
+};
+
+inline void declare_counted(roofline::Cost& c, const Dims& d, CountedTile tile,
+                            std::size_t input_bytes, bool loads_counted, bool c_stores_counted) {
+  const double M = static_cast<double>(d.M), N = static_cast<double>(d.N),
+               K = static_cast<double>(d.K);
+  c.tensor_ops = 2.0 * ceil_div(M, tile.M) * tile.M * ceil_div(N, tile.N) * tile.N *
+                 ceil_div(K, tile.K) * tile.K;
+  const double in = static_cast<double>(input_bytes);
+  if (loads_counted)
+    c.bytes_l2_load = M * K * ceil_div(N, tile.N) * in + K * N * ceil_div(M, tile.M) * in;
+  if (c_stores_counted) c.bytes_l2_store = M * N * sizeof(float);
+}
+
+// loads_counted of a rung that reads A and B through TMA only: the records
+// pad rows to TMA's 16-byte pitch, so at every shape.
+inline bool tma_loads_counted(const Dims&, std::size_t) {
+  return true;
+}
+
 // How an instance stores B on the device (its host copies are always the
 // logical, row-major K x N): as K x N, or transposed, N x K, for a kernel that
 // takes B K-major only (Hopper's fp8 wgmma), as cuBLASLt's fp8 "TN" does.

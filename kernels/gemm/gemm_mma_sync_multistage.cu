@@ -450,6 +450,15 @@ Launcher<__nv_bfloat16> faults::mma_sync_multistage_bf16(PipelineFault fault) {
 #endif
 
 #if !defined(__CUDA_ARCH__)
+// What the counters check (declare_counted): every block issues all its
+// mma k steps over the 128 x 128 x BlockK tile, edges padded; A and B go
+// through cp.async (src-size: in-bounds bytes only) when their rows are
+// 16-byte aligned (lda = K, ldb = N here), else through element loads.
+bool mma_sync_loads_counted(const Dims& d, std::size_t input_bytes) {
+  return static_cast<std::size_t>(d.K) * input_bytes % 16 == 0 &&
+         static_cast<std::size_t>(d.N) * input_bytes % 16 == 0;
+}
+
 template <typename P>
 KernelRecord mma_sync_record(roofline::Precision precision, roofline::ComputeUnit unit,
                              std::string baseline, ErrorModel error, int min_cc = 0,
@@ -468,7 +477,10 @@ KernelRecord mma_sync_record(roofline::Precision precision, roofline::ComputeUni
        .min_cc = min_cc,
        .idea = "mma.sync fed by ldmatrix from swizzled shared memory, 3-stage cp.async pipeline",
        .refuse = refuse,
-       .refuse_on = refuse_on});
+       .refuse_on = refuse_on,
+       .counted_tile =
+           CountedTile{kMmaBlockM, kMmaBlockN, 64 / static_cast<int>(sizeof(typename P::Storage))},
+       .loads_counted = &mma_sync_loads_counted});
 }
 
 void refuse_emulated_fp8_gemm() {

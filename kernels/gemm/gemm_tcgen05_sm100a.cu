@@ -311,7 +311,11 @@ KernelRecord tcgen05_record(std::string name, std::string baseline, roofline::Pr
                       .refuse = nullptr,
                       .refuse_on = nullptr,
                       .ld_multiple = 16 / static_cast<int>(sizeof(T)),
-                      .b_storage = Operands<T>::kFp8 ? BStorage::n_by_k : BStorage::k_by_n});
+                      .b_storage = Operands<T>::kFp8 ? BStorage::n_by_k : BStorage::k_by_n,
+                      // Every k-tile's MMAs over the whole 128 x 256 tile; A and B
+                      // through TMA; C through plain stores (not declared).
+                      .counted_tile = CountedTile{kBlockM, kBlockN, Operands<T>::Ring::kBlockK},
+                      .loads_counted = &tma_loads_counted});
   record.max_cc = 103;
   return record;
 }

@@ -402,11 +402,15 @@ constexpr ErrorModel kWgmmaError =
 // (RL_EMU_CC=90); the reuse tile of the cost model is the block tile; T's
 // tensor-core error model; rows padded to TMA's pitch (8 16-bit or 16 8-bit
 // elements); B stored as R reads it (N x K for a K-major B).  device_bytes
-// (A + B + C at storage size, rows padded) comes from make_record.
+// (A + B + C at storage size, rows padded) comes from make_record.  The
+// counters' declarations (declare_counted): every consumer warpgroup issues
+// its BlockK / kWgmmaK wgmmas on every k-tile of every block tile, A and B
+// come through TMA; C through TMA where c_stores_counted says so.
 template <typename R, typename T>
 KernelRecord sm90a_record(std::string name, std::string variant, std::string baseline,
                           roofline::Precision precision, roofline::ComputeUnit unit,
-                          Launcher<T> launcher, std::string idea) {
+                          Launcher<T> launcher, std::string idea,
+                          bool (*c_stores_counted)(const Dims&) = nullptr) {
   KernelRecord record =
       make_record<T>({.name = std::move(name),
                       .variant = std::move(variant),
@@ -422,7 +426,10 @@ KernelRecord sm90a_record(std::string name, std::string variant, std::string bas
                       .refuse = nullptr,
                       .refuse_on = nullptr,
                       .ld_multiple = 16 / R::kElementBytes,
-                      .b_storage = R::kBKMajor ? BStorage::n_by_k : BStorage::k_by_n});
+                      .b_storage = R::kBKMajor ? BStorage::n_by_k : BStorage::k_by_n,
+                      .counted_tile = CountedTile{R::kBlockM, R::kBlockN, R::kBlockK},
+                      .loads_counted = &tma_loads_counted,
+                      .c_stores_counted = c_stores_counted});
   record.max_cc = 90;
   return record;
 }

@@ -208,6 +208,12 @@ RL_DEVICE_INSTANCES(&launch_gemm_wgmma_tma_store<__nv_bfloat16>,
 #if !defined(__CUDA_ARCH__)
 namespace {
 
+// The counters' C stores: TMA boxes (in-bounds part) where the launcher
+// takes that path, ldc = N a multiple of 4 fp32 (16 bytes).
+bool c_stores_through_tma(const Dims& d) {
+  return d.N % 4 == 0;
+}
+
 template <typename T>
 KernelRecord wgmma_tma_store_record(std::string name, std::string baseline,
                                     roofline::Precision precision, roofline::ComputeUnit unit) {
@@ -215,7 +221,8 @@ KernelRecord wgmma_tma_store_record(std::string name, std::string baseline,
       std::move(name), "wgmma_tma_store", std::move(baseline), precision, unit,
       launch_gemm_wgmma_tma_store<T>,
       "the epilogue through shared memory and TMA stores, each warp double-buffering 16 x 32 "
-      "boxes, so a tile's C is written while the next tile's wgmmas run");
+      "boxes, so a tile's C is written while the next tile's wgmmas run",
+      &c_stores_through_tma);
 }
 
 }  // namespace

@@ -253,6 +253,13 @@ struct RecordSpec {
   int ld_multiple = 1;
   // How B is stored on the device: n_by_k for a kernel that takes B K-major.
   BStorage b_storage = BStorage::k_by_n;
+  // What the counters check (declare_counted in gemm_cost.hpp): the block
+  // tile the rung issues its MMAs over (nullopt: nothing declared), and
+  // whether every load of A and B goes through cp.async / TMA at a shape.
+  std::optional<CountedTile> counted_tile = {};
+  bool (*loads_counted)(const Dims& d, std::size_t input_bytes) = nullptr;
+  // Whether C goes out through TMA stores at a shape (else plain stores).
+  bool (*c_stores_counted)(const Dims& d) = nullptr;
 };
 
 // The reason a rung with a FLOP limit (a slow rung at the largest shapes:
@@ -282,8 +289,18 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .gpu_only = spec.gpu_only,
       .min_cc = spec.min_cc,
       .shapes = [](SizePreset preset) { return shapes(preset); },
-      .cost = [tile = spec.tile, unit = spec.unit](
-                  const Shape& shape) { return cost(dims(shape), tile, sizeof(T), unit); },
+      .cost =
+          [tile = spec.tile, unit = spec.unit, counted_tile = spec.counted_tile,
+           loads_counted = spec.loads_counted,
+           c_stores_counted = spec.c_stores_counted](const Shape& shape) {
+            const Dims d = dims(shape);
+            roofline::Cost c = cost(d, tile, sizeof(T), unit);
+            if (counted_tile)
+              declare_counted(c, d, *counted_tile, sizeof(T),
+                              loads_counted != nullptr && loads_counted(d, sizeof(T)),
+                              c_stores_counted != nullptr && c_stores_counted(d));
+            return c;
+          },
       .make_workload =
           [launcher = spec.launcher, error = spec.error, refuse = spec.refuse,
            ld_multiple = spec.ld_multiple,
