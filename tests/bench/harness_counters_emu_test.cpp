@@ -7,12 +7,16 @@
 // session is opened once, with the run's context; a session's reason it
 // cannot count is carried by every result (the session prints it, once:
 // counters.hpp) and the run goes on; a count that throws leaves the timed
-// result standing and says so in one line naming the kernel.
+// result standing and says so in one line naming the kernel.  And the
+// emulator's session itself (bench/emu_only/counters_emu.cpp): the counts of
+// exactly the launch it is given, under the role keys results.json stores,
+// and counting off again after it, a launch that throws included.
 #include "emu_harness_run.hpp"
 
 #include "rl/check.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_buffer.hpp"
+#include "rl/emu/counters.hpp"
 #include "rl/registry.hpp"
 #include "scratch_dir.hpp"
 
@@ -236,6 +240,43 @@ TEST_F(HarnessCounters, a_count_that_throws_keeps_the_timed_result_and_says_why)
                              "launch failed: replay refused\n"),
             1)
       << stderr_;
+}
+
+// The emulator's hooks called from the host stand in for a kernel's
+// instructions: the session's arithmetic, not the emulator's, is under test.
+TEST(EmulatorCounterSession, counts_only_the_launch_it_is_given_under_role_keys) {
+  rl::roofline::Context context;
+  context.backend = rl::roofline::Backend::emulator;
+  const auto session = rl::bench::open_counter_session(context);
+  rl::emu::reset_counts();
+  rl::emu::count_global_load(1000);  // before the count: not the launch's
+  const rl::roofline::KernelCounters counters = session->count(
+      [] {
+        rl::emu::count_tensor_ops("tensor_bf16", 4096);
+        rl::emu::count_tensor_ops("tensor_bf16", 4096);
+        rl::emu::count_global_load(256);
+        rl::emu::count_global_store(64);
+      },
+      nullptr);
+  EXPECT_EQ(counters.source, rl::roofline::CounterSource::emulator);
+  EXPECT_EQ(counters.passes, 1);
+  EXPECT_TRUE(counters.chip.empty());
+  EXPECT_TRUE(counters.unavailable.empty());
+  EXPECT_EQ(counters.values, (std::map<std::string, double>{{"tensor_bf16", 8192},
+                                                            {"l2_load_bytes", 256},
+                                                            {"l2_store_bytes", 64},
+                                                            {"l2_bytes", 320}}));
+  // Off after the count: the next instance's timed launches add nothing.
+  rl::emu::count_global_load(16);
+  EXPECT_EQ(rl::emu::read_counts().global_load_bytes, 256);
+}
+
+TEST(EmulatorCounterSession, a_launch_that_throws_leaves_counting_off) {
+  const auto session = rl::bench::open_counter_session(rl::roofline::Context{});
+  EXPECT_THROW(session->count([] { throw std::runtime_error("launch failed"); }, nullptr),
+               std::runtime_error);
+  rl::emu::count_global_store(16);
+  EXPECT_EQ(rl::emu::read_counts().global_store_bytes, 0);
 }
 
 }  // namespace

@@ -1,0 +1,92 @@
+"""bench_roofline_emu --counters end to end (ctest label e2e).
+
+usage: counters_checks.py BINARY SCHEMA
+A small filtered run (one mma.sync GEMM at a tile-multiple shape, one vec128
+GELU) with --counters, and the same without it.  Protects: every timed kernel
+carries the emulator's counts (source "emulator", one pass, no reason they
+are missing); the GEMM's tensor operations are one launch's worth, 2*M*N*K,
+so the timed launches (dozens here) were not counted; results.json stays
+schema-valid; without --counters no kernel has a "counters" key.
+Exit 0: passed, 1: failed (reason printed).
+"""
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_checks import fail, load_schema_valid_results, run  # noqa: E402
+
+GEMM = "gemm_mma_sync_multistage_fp16"
+GELU = "gelu_tanh_f32_vec4"
+# A multiple of the rung's 128 x 128 block tile and of its k-tile: no padded
+# edge tiles, so its tensor operations are exactly 2*M*N*K.
+M, N, K = 128, 128, 64
+ARGS = ["--size", "small", "--no-ceilings", f"--shape=gemm:M={M},N={N},K={K}",
+        f"--benchmark_filter=^({GEMM}|{GELU})/", "--benchmark_repetitions=2",
+        "--timeout=0.05", "--min-samples=3"]
+
+
+def kernels_of(binary, schema, *flags):
+    """(kernels by name, stderr, None) or (None, None, why) for one run."""
+    with tempfile.TemporaryDirectory() as out:
+        r = run(binary, *ARGS, *flags, "--out", out)
+        if r.returncode != 0:
+            return None, None, f"{flags}: exit {r.returncode}; stderr {r.stderr!r}"
+        results, why = load_schema_valid_results(out, schema)
+        if why:
+            return None, None, f"{flags}: {why}"
+        kernels = {k["name"]: k for k in results["kernels"]}
+        if sorted(kernels) != sorted([GEMM, GELU]):
+            return None, None, f"{flags}: kernels {sorted(kernels)}, expected {GEMM} and {GELU}"
+        for k in kernels.values():
+            if k["status"] != "ok":
+                return None, None, f"{flags}: {k['name']}: {k['status']}: {k.get('error')}"
+        return kernels, r.stderr, None
+
+
+def check_counted(kernels, stderr):
+    if "counters unavailable" in stderr:
+        return f"the emulator's session said it cannot count: {stderr!r}"
+    for name, k in kernels.items():
+        c = k.get("counters")
+        if c is None:
+            return f"{name} has no counters"
+        if c.get("source") != "emulator" or c.get("passes") != 1 or c.get("unavailable"):
+            return f"{name}: counters {c}"
+        v = c["values"]
+        if v.get("l2_bytes") != v.get("l2_load_bytes", 0) + v.get("l2_store_bytes", 0):
+            return f"{name}: l2_bytes is not l2_load_bytes + l2_store_bytes: {v}"
+        if not v.get("l2_bytes", 0) > 0:
+            return f"{name}: no global bytes counted through its copy paths: {v}"
+    timed = kernels[GEMM]["time_s"]["samples_taken"]
+    tensor = {key: value for key, value in kernels[GEMM]["counters"]["values"].items()
+              if key.startswith("tensor_")}
+    if tensor != {"tensor_fp16_f32": 2.0 * M * N * K}:
+        return (f"{GEMM}: tensor ops {tensor}, expected one launch's "
+                f"{{'tensor_fp16_f32': {2 * M * N * K}}} ({timed} timed samples)")
+    gelu = [key for key in kernels[GELU]["counters"]["values"] if key.startswith("tensor_")]
+    if gelu:
+        return f"{GELU} counted tensor operations {gelu}"
+    return None
+
+
+def main():
+    binary, schema = sys.argv[1:3]
+    counted, stderr, why = kernels_of(binary, schema, "--counters")
+    if why:
+        return fail(why)
+    why = check_counted(counted, stderr)
+    if why:
+        return fail(why)
+    plain, _, why = kernels_of(binary, schema)
+    if why:
+        return fail(why)
+    with_key = [name for name, k in plain.items() if "counters" in k]
+    if with_key:
+        return fail(f"without --counters, {with_key} have a counters key")
+    print(f"{GEMM}: {counted[GEMM]['counters']['values']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
