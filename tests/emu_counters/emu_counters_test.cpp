@@ -192,7 +192,8 @@ h::TensorMap tensor_map(std::int32_t* tensor, int cols, int rows, int box_cols, 
 
 // One thread loads the box at (0, 0) (in bounds) and at (8, 4) (4 x 2 of its
 // 8 x 4 elements in bounds), 64 bytes with a bulk copy, then stores the
-// second box at (8, 4) of `out` and 48 bytes with a bulk store.
+// second box into `out` with 4 x 2 elements in bounds (block 0 at (8, 4),
+// block 1 at (8, -2): rows apart) and 48 bytes with a bulk store.
 __global__ void tma_boxes(const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap in,
                           const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap out,
                           const std::int32_t* plain, std::int32_t* plain_out) {
@@ -207,8 +208,8 @@ __global__ void tma_boxes(const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap in,
   rl::ptx::bulk_load(smem + 2 * kBoxBytes, plain, 64, bar);
   rl::ptx::mbarrier_wait_parity(bar, 0);
   rl::ptx::fence_proxy_async_shared();
-  rl::ptx::tma_store_2d(&out, 8, 4, smem + kBoxBytes);
-  rl::ptx::bulk_store(plain_out, smem + 2 * kBoxBytes, 48);
+  rl::ptx::tma_store_2d(&out, 8, blockIdx.x == 0 ? 4 : -2, smem + kBoxBytes);
+  rl::ptx::bulk_store(plain_out + 16 * blockIdx.x, smem + 2 * kBoxBytes, 48);
   rl::ptx::bulk_commit_group();
   rl::ptx::bulk_wait_group<0>();
 }
@@ -217,7 +218,7 @@ TEST(Counts, tma_counts_the_in_bounds_part_of_each_box_and_bulk_copies_their_byt
   std::int32_t* in = device_array<std::int32_t>(kCols * kRows);
   std::int32_t* out = device_array<std::int32_t>(kCols * kRows);
   std::int32_t* plain = device_array<std::int32_t>(16);
-  std::int32_t* plain_out = device_array<std::int32_t>(16);
+  std::int32_t* plain_out = device_array<std::int32_t>(2 * 16);
   const h::TensorMap in_map = tensor_map(in, kCols, kRows, kBoxCols, kBoxRows);
   const h::TensorMap out_map = tensor_map(out, kCols, kRows, kBoxCols, kBoxRows);
   Expected want;
