@@ -5,6 +5,7 @@
 #include "rl/bench/interrupt.hpp"
 #include "rl/bench/run_output.hpp"
 #include "rl/bench/test_hooks.hpp"
+#include "rl/roofline/counter_agreement.hpp"
 #include "rl/roofline/model.hpp"
 #include "rl/roofline/report.hpp"
 #include "rl/roofline/results_io.hpp"
@@ -239,8 +240,12 @@ roofline::KernelResult Harness::record_of(
     // matched SKU row (nothing for an unknown device).
     roofline::attach_vendor_claims(results_);
   }
-  // Counted after the timed samples and before on_runs releases the workload.
-  if (counter_session_) result.counters = counters_of(entry);
+  // Counted after the timed samples and before on_runs releases the workload,
+  // then set beside the cost model (roofline's one tolerance policy).
+  if (counter_session_) {
+    result.counters = counters_of(entry);
+    roofline::compare_counters(result);
+  }
   return result;
 }
 

@@ -3,14 +3,13 @@
 // tests/e2e/counters_checks.py).  Protects: each timed instance, a ceiling
 // included, is counted through the session exactly once, after its timed
 // samples (no launch of it follows the counted one), on the stream its samples
-// used; a failed instance is not counted; without a session nothing is; the
-// session is opened once, with the run's context; a session's reason it
-// cannot count is carried by every result (the session prints it, once:
-// counters.hpp) and the run goes on; a count that throws leaves the timed
-// result standing and says so in one line naming the kernel.  And the
-// emulator's session itself (bench/emu_only/counters_emu.cpp): the counts of
-// exactly the launch it is given, under the role keys results.json stores,
-// and counting off again after it, a launch that throws included.
+// used, and compared with its cost model; a failed instance is not counted; without a session
+// nothing is; the session is opened once, with the run's context; a session's reason it cannot
+// count is carried by every result (the session prints it, once: counters.hpp) and the run goes on;
+// a count that throws leaves the timed result standing and says so in one line naming the kernel.
+// And the emulator's session itself (bench/emu_only/counters_emu.cpp): the counts of exactly the
+// launch it is given, under the role keys results.json stores, and counting off again after it, a
+// launch that throws included.
 #include "emu_harness_run.hpp"
 
 #include "rl/check.hpp"
@@ -184,6 +183,10 @@ TEST_F(HarnessCounters, each_timed_instance_and_ceiling_is_counted_once_after_it
     ASSERT_TRUE(k.counters.has_value()) << name;
     EXPECT_EQ(k.counters->values.at("l2_store_bytes"), 128);
     EXPECT_TRUE(k.counters->unavailable.empty());
+    // Set beside the model's one declaration (roofline's compare_counters).
+    ASSERT_EQ(k.counters->comparisons.size(), 1u) << name;
+    EXPECT_EQ(k.counters->comparisons[0].quantity, "l2_store_bytes");
+    EXPECT_TRUE(k.counters->comparisons[0].agrees);
   }
   EXPECT_EQ(kernels.at("counters_test_b_wrong_output").status,
             rl::roofline::Status::failed_validation);

@@ -5,7 +5,8 @@ A small filtered run (one mma.sync GEMM at a tile-multiple shape, one vec128
 GELU) with --counters, and the same without it.  Protects: every timed kernel
 carries the emulator's counts (source "emulator", one pass, no reason they
 are missing); the GEMM's tensor operations are one launch's worth, 2*M*N*K,
-so the timed launches (dozens here) were not counted; results.json stays
+so the timed launches (dozens here) were not counted; each quantity the cost
+model declares is compared, exactly, and agrees; results.json stays
 schema-valid; without --counters no kernel has a "counters" key.
 Exit 0: passed, 1: failed (reason printed).
 """
@@ -58,6 +59,20 @@ def check_counted(kernels, stderr):
             return f"{name}: l2_bytes is not l2_load_bytes + l2_store_bytes: {v}"
         if not v.get("l2_bytes", 0) > 0:
             return f"{name}: no global bytes counted through its copy paths: {v}"
+        # Compared with each quantity the model declares, and equal: the
+        # emulator's counts are exact (tolerance 0), so a difference is a
+        # wrong model (or a kernel that bypasses the counted copy paths).
+        declared = {"tensor_ops": "tensor_ops", "bytes_l2_load": "l2_load_bytes",
+                    "bytes_l2_store": "l2_store_bytes"}
+        want = {quantity for field, quantity in declared.items() if field in k}
+        if "bytes_l2_load" in k and "bytes_l2_store" in k:
+            want.add("l2_bytes")
+        got = {comparison["quantity"]: comparison for comparison in c["comparisons"]}
+        if set(got) != want:
+            return f"{name}: compared {sorted(got)}, expected {sorted(want)} from its model"
+        for comparison in got.values():
+            if not comparison["agrees"] or comparison["tolerance"] != 0:
+                return f"{name}: {comparison}"
     timed = kernels[GEMM]["time_s"]["samples_taken"]
     tensor = {key: value for key, value in kernels[GEMM]["counters"]["values"].items()
               if key.startswith("tensor_")}
