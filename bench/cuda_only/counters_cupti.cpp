@@ -1,24 +1,255 @@
-// --counters on the CUDA backend: CUPTI's range profiler replays one launch
-// of the instance.  Stub until issue 28's CUPTI session lands.
+// --counters on the CUDA backend: CUPTI's Range Profiler (CUDA 13:
+// cupti_range_profiler.h, with the Profiler Host API of cupti_profiler_host.h
+// through rl::roofline::CounterHost; not the deprecated Event/Metric APIs)
+// counts one launch of the instance after its timed samples.
+//
+// The metrics are the chip's plan (rl/roofline/counter_plan.hpp, what
+// `roofline counters --chip` prints).  One user range holds one call of
+// `launch`, so a library call of several kernels is counted whole; user
+// replay calls `launch` once per pass CUPTI asks for.  Before each pass the
+// L2 is flushed, as before a cold sample, unless the run keeps it warm
+// (--warm-l2): the DRAM bytes are then those the cost model's bytes_model
+// describes, not what the previous pass left in the L2.
+//
+// The session is opened once a run.  It probes CUPTI then (initialise, the
+// device's support, its chip and plan, the counter availability image, an
+// enable of the range profiler): a refusal (no permission, an unsupported
+// chip, another profiler attached; cupti_refusal.hpp) is printed once, as
+// "counters unavailable: <why and what to do>", and every count() returns it
+// as `unavailable`.  A build without CUPTI (RL_HAVE_CUPTI undefined) says so
+// the same way.  A collection that fails otherwise (a CUPTI error of that
+// count, a dropped range) is that kernel's `unavailable`, its reason said once
+// a run; the run goes on counting the others.
 #include "rl/bench/counters.hpp"
+
+#include "rl/roofline/counter_plan.hpp"
+
+#include <cstdio>
+#include <string>
+#include <utility>
+
+#if defined(RL_HAVE_CUPTI)
+#include "counter_readout.hpp"
+#include "cupti_range_profiler.hpp"
+#include "cupti_refusal.hpp"
+#include "rl/bench/timing.hpp"
+#include "rl/check.hpp"
+
+#include <cupti_profiler_target.h>
+#include <cupti_target.h>
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <stdexcept>
+#include <vector>
+#endif
 
 namespace rl::bench {
 namespace {
 
-class NotBuiltYet final : public CounterSession {
+void say_unavailable(const std::string& why) {
+  std::fprintf(stderr, "counters unavailable: %s\n", why.c_str());
+}
+
+// Every count() of a run that cannot count returns the one reason.
+roofline::KernelCounters unavailable(std::string why) {
+  roofline::KernelCounters counters;
+  counters.source = roofline::CounterSource::cupti;
+  counters.unavailable = std::move(why);
+  return counters;
+}
+
+#if !defined(RL_HAVE_CUPTI)
+
+class WithoutCupti final : public CounterSession {
  public:
   roofline::KernelCounters count(const std::function<void()>&, cudaStream_t) override {
-    roofline::KernelCounters counters;
-    counters.source = roofline::CounterSource::cupti;
-    counters.unavailable = "CUPTI counter collection is not built yet";
-    return counters;
+    return unavailable(std::string(roofline::counter_plan_unavailable_reason()));
   }
 };
 
 }  // namespace
 
 std::unique_ptr<CounterSession> open_counter_session(const roofline::Context&) {
-  return std::make_unique<NotBuiltYet>();
+  say_unavailable(std::string(roofline::counter_plan_unavailable_reason()));
+  return std::make_unique<WithoutCupti>();
 }
+
+#else
+
+// What a device needs for every collection: its chip's plan as a readout,
+// the host object that configured it and evaluates, and an L2 flusher.
+struct DeviceCounting {
+  std::string chip;
+  CounterReadout readout;
+  std::unique_ptr<roofline::CounterHost> host;
+  roofline::CounterHost::Config config;
+  std::unique_ptr<L2Flusher> flusher;  // null with --warm-l2
+};
+
+std::vector<std::uint8_t> counter_availability(CUcontext context) {
+  CUpti_Profiler_GetCounterAvailability_Params p{};
+  p.structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE;
+  p.ctx = context;
+  check_cupti(cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
+  std::vector<std::uint8_t> image(p.counterAvailabilityImageSize);
+  p.pCounterAvailabilityImage = image.data();
+  check_cupti(cuptiProfilerGetCounterAvailability(&p), "cuptiProfilerGetCounterAvailability");
+  return image;
+}
+
+// Throws CuptiError, roofline::CounterPlanError (unknown chip, host API) or
+// std::runtime_error with the sentence of a refusal.
+DeviceCounting prepare(int ordinal, bool flush_l2) {
+  CUpti_Profiler_DeviceSupported_Params support{};
+  support.structSize = CUpti_Profiler_DeviceSupported_Params_STRUCT_SIZE;
+  support.cuDevice = ordinal;
+  support.api = CUPTI_PROFILER_RANGE_PROFILING;
+  check_cupti(cuptiProfilerDeviceSupported(&support), "cuptiProfilerDeviceSupported");
+  if (auto why = device_support_refusal(support)) throw std::runtime_error(*why);
+
+  DeviceCounting device;
+  CUpti_Device_GetChipName_Params name{};
+  name.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+  name.deviceIndex = static_cast<std::size_t>(ordinal);
+  check_cupti(cuptiDeviceGetChipName(&name), "cuptiDeviceGetChipName");
+  device.chip = name.pChipName;
+  try {
+    device.readout = readout_of(roofline::plan_counters(device.chip));
+  } catch (const roofline::CounterPlanError& error) {
+    throw std::runtime_error(unknown_chip_refusal(device.chip, error.what()));
+  }
+  const CUcontext context = current_context();
+  device.host = std::make_unique<roofline::CounterHost>(device.chip, counter_availability(context));
+  device.config = device.host->configure(device.readout.metrics);
+  {  // Permission and another attached profiler show here, once, not per kernel.
+    const RangeProfiler probe(context);
+  }
+  if (flush_l2) {
+    int l2_bytes = 0;
+    RL_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, ordinal));
+    device.flusher = std::make_unique<L2Flusher>(static_cast<std::size_t>(l2_bytes));
+  }
+  return device;
+}
+
+class CuptiSession final : public CounterSession {
+ public:
+  explicit CuptiSession(const roofline::Context& context) : flush_l2_(context.l2_flushed) {
+    guarded([&] {
+      CUpti_Profiler_Initialize_Params p{};
+      p.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+      check_cupti(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
+      initialized_ = true;
+      device_for(current_device());
+    });
+  }
+  ~CuptiSession() override {
+    devices_.clear();
+    if (!initialized_) return;
+    CUpti_Profiler_DeInitialize_Params p{};
+    p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+    cuptiProfilerDeInitialize(&p);
+  }
+
+  roofline::KernelCounters count(const std::function<void()>& launch,
+                                 cudaStream_t stream) override {
+    if (!refusal_.empty()) return unavailable(refusal_);
+    roofline::KernelCounters counters;
+    counters.source = roofline::CounterSource::cupti;
+    const DeviceCounting* device = nullptr;
+    guarded([&] { device = &device_for(current_device()); });
+    if (!refusal_.empty()) return unavailable(refusal_);
+    counters.chip = device->chip;
+    try {
+      RangeProfiler profiler(current_context());
+      profiler.configure(device->config.image, device->readout.metrics);
+      // CUPTI says how many passes it needs; a few more than its plan means
+      // it is not converging, which would otherwise replay forever.
+      const std::size_t most = device->config.passes + 2;
+      bool done = false;
+      while (!done) {
+        if (static_cast<std::size_t>(counters.passes) == most)
+          throw CountError("CUPTI asked for more than " + std::to_string(most) +
+                           " passes (its plan: " + std::to_string(device->config.passes) + ")");
+        if (device->flusher) {
+          device->flusher->flush(stream);
+          RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+        }
+        done = profiler.pass([&] {
+          launch();
+          RL_CUDA_CHECK(cudaStreamSynchronize(stream));
+        });
+        ++counters.passes;
+      }
+      const auto values = device->host->evaluate(profiler.decode(), device->readout.metrics);
+      counters.values = role_values(device->readout, values);
+    } catch (const CuptiError& error) {
+      if (auto why = cupti_refusal(error.result)) {
+        refuse(*why);
+        return unavailable(refusal_);
+      }
+      counters.unavailable = error.what();
+    } catch (const roofline::CounterPlanError& error) {
+      counters.unavailable = error.what();
+    } catch (const CountError& error) {
+      counters.unavailable = error.what();
+    }
+    // Anything else (the launch itself failed) reaches the harness, which
+    // records the kernel's counts as unavailable with it.
+    if (!counters.unavailable.empty()) {
+      counters.values.clear();
+      if (said_.insert(counters.unavailable).second) say_unavailable(counters.unavailable);
+    }
+    return counters;
+  }
+
+ private:
+  static int current_device() {
+    int ordinal = 0;
+    RL_CUDA_CHECK(cudaGetDevice(&ordinal));
+    return ordinal;
+  }
+
+  DeviceCounting& device_for(int ordinal) {
+    auto found = devices_.find(ordinal);
+    if (found == devices_.end())
+      found = devices_.emplace(ordinal, prepare(ordinal, flush_l2_)).first;
+    return found->second;
+  }
+
+  // Runs a setup step; whatever stops it refuses counting for the whole run.
+  template <typename Step>
+  void guarded(Step&& step) {
+    try {
+      step();
+    } catch (const CuptiError& error) {
+      refuse(cupti_refusal(error.result).value_or(error.what()));
+    } catch (const std::exception& error) {
+      refuse(error.what());
+    }
+  }
+
+  void refuse(std::string why) {
+    if (!refusal_.empty()) return;
+    refusal_ = std::move(why);
+    say_unavailable(refusal_);
+  }
+
+  bool flush_l2_ = true;
+  bool initialized_ = false;
+  std::string refusal_;
+  std::set<std::string> said_;             // one count's failures, each said once a run
+  std::map<int, DeviceCounting> devices_;  // by device ordinal
+};
+
+}  // namespace
+
+std::unique_ptr<CounterSession> open_counter_session(const roofline::Context& context) {
+  return std::make_unique<CuptiSession>(context);
+}
+
+#endif
 
 }  // namespace rl::bench

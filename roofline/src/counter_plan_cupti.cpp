@@ -38,11 +38,16 @@ bool iequal(std::string_view a, std::string_view b) {
 // One profiler host object (range profiler) for one chip.
 class HostObject {
  public:
-  explicit HostObject(const std::string& chip) {
+  // `counter_availability`: a device's image (cuptiProfilerGetCounterAvailability),
+  // which leaves out counters that device cannot collect; empty for the plan.
+  explicit HostObject(const std::string& chip,
+                      std::span<const std::uint8_t> counter_availability = {}) {
     CUpti_Profiler_Host_Initialize_Params p{};
     p.structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE;
     p.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     p.pChipName = chip.c_str();
+    p.pCounterAvailabilityImage =
+        counter_availability.empty() ? nullptr : counter_availability.data();
     check(cuptiProfilerHostInitialize(&p), "cuptiProfilerHostInitialize(" + chip + ")");
     object_ = p.pHostObject;
   }
@@ -111,12 +116,10 @@ class ChipMetrics {
   std::map<std::string, std::vector<std::string>> submetrics_;
 };
 
-// Passes the range profiler replays a kernel to collect `names`.
-std::size_t count_passes(const HostObject& host, const std::vector<std::string_view>& names) {
-  if (names.empty()) return 0;
-  std::vector<std::string> owned(names.begin(), names.end());
+// The range profiler's configuration image of `names` on the host's chip.
+std::vector<std::uint8_t> config_image(const HostObject& host, std::span<const std::string> names) {
   std::vector<const char*> c_names;
-  for (const auto& n : owned) c_names.push_back(n.c_str());
+  for (const auto& n : names) c_names.push_back(n.c_str());
   CUpti_Profiler_Host_ConfigAddMetrics_Params add{};
   add.structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE;
   add.pHostObject = host.get();
@@ -136,13 +139,24 @@ std::size_t count_passes(const HostObject& host, const std::vector<std::string_v
   get.configImageSize = image.size();
   get.pConfigImage = image.data();
   check(cuptiProfilerHostGetConfigImage(&get), "cuptiProfilerHostGetConfigImage");
+  return image;
+}
 
+// Passes the range profiler replays a kernel to collect a configuration.
+std::size_t passes_of(std::span<const std::uint8_t> image) {
   CUpti_Profiler_Host_GetNumOfPasses_Params passes{};
   passes.structSize = CUpti_Profiler_Host_GetNumOfPasses_Params_STRUCT_SIZE;
   passes.configImageSize = image.size();
-  passes.pConfigImage = image.data();
+  passes.pConfigImage =
+      const_cast<std::uint8_t*>(image.data());  // only read; the field is not const
   check(cuptiProfilerHostGetNumOfPasses(&passes), "cuptiProfilerHostGetNumOfPasses");
   return passes.numOfPasses;
+}
+
+std::size_t count_passes(const HostObject& host, const std::vector<std::string_view>& names) {
+  if (names.empty()) return 0;
+  const std::vector<std::string> owned(names.begin(), names.end());
+  return passes_of(config_image(host, owned));
 }
 
 std::size_t max_hardware_metrics_per_pass(const std::string& chip) {
@@ -188,6 +202,44 @@ CounterPlan plan_counters(std::string_view chip, std::span<const CounterRole> ro
   plan.passes = count_passes(host, plan.metric_names());
   plan.max_hardware_metrics_per_pass = max_hardware_metrics_per_pass(plan.chip);
   return plan;
+}
+
+struct CounterHost::Impl {
+  Impl(std::string_view chip_name, std::span<const std::uint8_t> counter_availability)
+      : chip(chip_name), host(chip, counter_availability) {}
+  std::string chip;
+  HostObject host;
+};
+
+CounterHost::CounterHost(std::string_view chip, std::span<const std::uint8_t> counter_availability)
+    : impl_(std::make_unique<Impl>(chip, counter_availability)) {}
+
+CounterHost::~CounterHost() = default;
+
+CounterHost::Config CounterHost::configure(std::span<const std::string> metrics) {
+  Config config{.image = config_image(impl_->host, metrics)};
+  config.passes = passes_of(config.image);
+  return config;
+}
+
+std::vector<double> CounterHost::evaluate(std::span<const std::uint8_t> counter_data,
+                                          std::span<const std::string> metrics,
+                                          std::size_t range) const {
+  std::vector<const char*> c_names;
+  for (const auto& n : metrics) c_names.push_back(n.c_str());
+  std::vector<double> values(metrics.size());
+  CUpti_Profiler_Host_EvaluateToGpuValues_Params p{};
+  p.structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE;
+  p.pHostObject = impl_->host.get();
+  p.pCounterDataImage = counter_data.data();
+  p.counterDataImageSize = counter_data.size();
+  p.rangeIndex = range;
+  p.ppMetricNames = c_names.data();
+  p.numMetrics = c_names.size();
+  p.pMetricValues = values.data();
+  check(cuptiProfilerHostEvaluateToGpuValues(&p),
+        "cuptiProfilerHostEvaluateToGpuValues(" + impl_->chip + ")");
+  return values;
 }
 
 }  // namespace rl::roofline

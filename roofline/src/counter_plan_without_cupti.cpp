@@ -26,4 +26,21 @@ CounterPlan plan_counters(std::string_view, std::span<const CounterRole>) {
   throw CounterPlanError(std::string(kReason));
 }
 
+struct CounterHost::Impl {};
+
+CounterHost::CounterHost(std::string_view, std::span<const std::uint8_t>) {
+  throw CounterPlanError(std::string(kReason));
+}
+
+CounterHost::~CounterHost() = default;
+
+CounterHost::Config CounterHost::configure(std::span<const std::string>) {
+  throw CounterPlanError(std::string(kReason));
+}
+
+std::vector<double> CounterHost::evaluate(std::span<const std::uint8_t>,
+                                          std::span<const std::string>, std::size_t) const {
+  throw CounterPlanError(std::string(kReason));
+}
+
 }  // namespace rl::roofline

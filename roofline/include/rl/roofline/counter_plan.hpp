@@ -11,6 +11,8 @@
 #include "rl/roofline/counter_metrics.hpp"
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -65,5 +67,34 @@ std::vector<std::string> counter_plan_chips();
 // CounterPlanError for an unknown chip, naming the known ones.
 CounterPlan plan_counters(std::string_view chip,
                           std::span<const CounterRole> roles = counter_roles());
+
+// CUPTI's profiler host object for one chip, as the range profiler on a
+// device needs it (bench/cuda_only/counters_cupti.cpp): made with the
+// device's counter availability image, it builds the configuration image of
+// a plan's metrics and evaluates the counter data the profiler decoded.
+// Bytes in and out, so this header stays free of CUPTI's types.  Throws
+// CounterPlanError (a build without CUPTI, an unknown chip, a CUPTI failure).
+class CounterHost {
+ public:
+  CounterHost(std::string_view chip, std::span<const std::uint8_t> counter_availability);
+  ~CounterHost();
+  CounterHost(const CounterHost&) = delete;
+  CounterHost& operator=(const CounterHost&) = delete;
+
+  struct Config {
+    std::vector<std::uint8_t> image;  // for cuptiRangeProfilerSetConfig
+    std::size_t passes = 0;           // replays the range profiler will ask for
+  };
+  // Once per host object: CUPTI adds each call's metrics to the ones before.
+  Config configure(std::span<const std::string> metrics);
+  // The values of `metrics` (in that order) in range `range` of a decoded
+  // counter data image.
+  std::vector<double> evaluate(std::span<const std::uint8_t> counter_data,
+                               std::span<const std::string> metrics, std::size_t range = 0) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
 
 }  // namespace rl::roofline
