@@ -152,7 +152,8 @@ class GpuStandIns(unittest.TestCase):
         self.assertIn("-j 1", ctest)
         self.assertNotIn("--stop-time", ctest)  # no --test-budget: each test its own timeout
         bench = self.read(self.log, "bench.args")
-        for flag in ("--size large", "--timeout ", "--max-noise 1", "--min-samples 10"):
+        for flag in ("--size large", "--counters", "--timeout ", "--max-noise 1",
+                     "--min-samples 10"):
             self.assertIn(flag, bench)
         self.assertEqual(self.read(self.out, "system", "nvidia-smi-q.txt"),
                          "stand-in nvidia-smi -q\n")
