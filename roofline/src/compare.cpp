@@ -2,6 +2,8 @@
 
 #include "compare_statistics.hpp"
 
+#include "rl/roofline/counter_agreement.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -325,6 +327,11 @@ Comparison compare_results(const Results& base, const Results& next, const Compa
   }
   for (const auto& k : next.kernels)
     if (!matched.contains({k.name, shape_text(k.shape)})) out.only_in_new.push_back(label_of(k));
+  for (const auto& [file, label] : {std::pair{&base, &out.base_label}, {&next, &out.new_label}})
+    for (const auto& k : file->kernels)
+      if (k.counters)
+        if (const CounterVerdict v = counter_verdict(*k.counters); v.disagrees)
+          out.counter_flags.push_back({label_of(k), *label, v.text});
   return out;
 }
 

@@ -151,6 +151,14 @@ std::string render_comparison_html(const Comparison& c) {
   };
   names("Only in " + c.new_label, c.only_in_new);
   names("Not compared", c.not_compared);
+  if (!c.counter_flags.empty()) {
+    h += "<h2>Counters differ from the cost model</h2>\n<p class=\"muted\">Flagged; the gate "
+         "does not judge counters (they check the model, not the speed).</p>\n<ul>\n";
+    for (const auto& f : c.counter_flags)
+      h += fmt::format("<li><b>{}</b> in {}: <span class=\"bad\">differ</span>: {}</li>\n",
+                       esc(f.kernel), esc(f.file), esc(f.sentence));
+    h += "</ul>\n";
+  }
   h += "<h2>Context differences</h2>\n";
   if (c.context.empty()) {
     h += "<p>None.</p>\n";

@@ -53,6 +53,11 @@ std::string comparison_markdown(const Comparison& c) {
   };
   names("Only in " + c.new_label, c.only_in_new);
   names("Not compared", c.not_compared);
+  if (!c.counter_flags.empty()) {
+    s += "\n**Counters differ from the cost model** (flagged; the gate does not judge them):\n";
+    for (const auto& f : c.counter_flags)
+      s += fmt::format("- {} in {}: {}\n", f.kernel, f.file, f.sentence);
+  }
   s += "\n### Context differences\n\n";
   if (c.context.empty()) {
     s += "None.\n";
@@ -103,6 +108,9 @@ nlohmann::json comparison_json(const Comparison& c) {
     for (const auto& f : items) out.push_back({{"kernel", f.kernel}, {"reason", f.reason}});
     return out;
   };
+  nlohmann::json counter_flags = nlohmann::json::array();
+  for (const auto& f : c.counter_flags)
+    counter_flags.push_back({{"kernel", f.kernel}, {"file", f.file}, {"sentence", f.sentence}});
   nlohmann::json context = nlohmann::json::array();
   for (const auto& d : c.context)
     context.push_back({{"field", d.field}, {"base", d.base}, {"new", d.next}});
@@ -122,6 +130,7 @@ nlohmann::json comparison_json(const Comparison& c) {
           {"allowed_missing", failures(c.allowed)},
           {"only_in_new", c.only_in_new},
           {"not_compared", c.not_compared},
+          {"counter_flags", counter_flags},
           {"context_differences", context},
           {"verdict_counts", counts},
           {"exit_code", static_cast<int>(c.exit_status())},

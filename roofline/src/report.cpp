@@ -60,6 +60,7 @@ std::string render_report_html(const Results& r, const ReportOptions& options) {
        "descending. Hover a median time for min – max over the repetitions.</p>\n";
   h += kernel_table(r);
   h += left_out_section(r);
+  h += counters_section(r);
 
   h += ladder_section(r);
   h += analysis_sections(analyse(r));

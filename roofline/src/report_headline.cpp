@@ -1,5 +1,6 @@
 #include "report_headline.hpp"
 
+#include "rl/roofline/counter_agreement.hpp"
 #include "rl/roofline/model.hpp"
 #include "rl/roofline/text.hpp"
 
@@ -30,6 +31,28 @@ Claim claim_for(const Ceiling& c, const Results& r, const Sku* sku, bool sku_cho
 }
 
 namespace {
+
+void add_distinct(std::vector<std::string>& list, std::string item) {
+  if (std::find(list.begin(), list.end(), item) == list.end()) list.push_back(std::move(item));
+}
+
+void count_counters(const KernelResult& k, Headline& h) {
+  if (!k.counters) return;
+  ++h.counted;
+  const KernelCounters& c = *k.counters;
+  add_distinct(h.counter_sources, c.source == CounterSource::emulator ? "emulator (exact)"
+                                  : c.chip.empty()                    ? "CUPTI"
+                                                                      : "CUPTI on " + c.chip);
+  const CounterVerdict verdict = counter_verdict(c);
+  if (!c.unavailable.empty()) {
+    ++h.counters_unavailable;
+    add_distinct(h.counters_unavailable_why, c.unavailable);
+  } else if (verdict.disagrees) {
+    ++h.counters_differ;
+  } else if (!c.comparisons.empty()) {
+    ++h.counters_agree;
+  }
+}
 
 CeilingVerdict ceiling_verdict(const Ceiling& c, const Claim& claim) {
   CeilingVerdict v{c.name, si(c.value) + c.unit, "", false, {}};
@@ -111,6 +134,7 @@ Headline headline_facts(const Results& r, const ReportOptions& options) {
   for (const auto& ceiling : r.ceilings)
     if (!ceiling.throttle_reasons.empty())
       h.throttled_ceilings += (h.throttled_ceilings.empty() ? "" : ", ") + ceiling.name;
+  for (const auto& k : r.kernels) count_counters(k, h);
   return h;
 }
 
@@ -135,6 +159,24 @@ std::string throttling_text(const Headline& h) {
                      h.throttled_ceilings.empty()
                          ? ""
                          : "; ceilings with throttle reasons: " + h.throttled_ceilings);
+}
+
+std::string counters_text(const Headline& h) {
+  if (h.counted == 0) return "";
+  auto join = [](const std::vector<std::string>& items, std::string_view separator) {
+    std::string out;
+    for (const auto& item : items) out += (out.empty() ? "" : std::string(separator)) + item;
+    return out;
+  };
+  const int nothing = h.counted - h.counters_agree - h.counters_differ - h.counters_unavailable;
+  std::string text =
+      fmt::format("Counters beside the cost model ({}): {} agree, {} differ",
+                  join(h.counter_sources, ", "), h.counters_agree, h.counters_differ);
+  if (nothing > 0) text += fmt::format(", {} with nothing the model declares to compare", nothing);
+  if (h.counters_unavailable > 0)
+    text += fmt::format("; {} unavailable: {}", h.counters_unavailable,
+                        join(h.counters_unavailable_why, "; "));
+  return text;
 }
 
 }  // namespace rl::roofline::report_detail

@@ -1,6 +1,6 @@
 // What the report's headline says (internal), computed once for the HTML page
 // and the terminal summary: the device and datasheet row, kernel counts, each
-// ceiling against its claim, noise and throttling.
+// ceiling against its claim, noise, throttling and the counters.
 #pragma once
 
 #include "rl/roofline/report.hpp"
@@ -50,6 +50,11 @@ struct Headline {
   std::string nvml_note;
   int throttled = 0, discarded = 0;
   std::string throttled_ceilings;
+  // --counters (issue 28): kernels counted, and how their counts stand
+  // against the cost model (counter_agreement.hpp's counter_verdict).
+  int counted = 0, counters_agree = 0, counters_differ = 0, counters_unavailable = 0;
+  std::vector<std::string> counter_sources;           // "emulator (exact)", "CUPTI on GH100"
+  std::vector<std::string> counters_unavailable_why;  // distinct reasons
 };
 
 Headline headline_facts(const Results& r, const ReportOptions& options);
@@ -58,5 +63,8 @@ Headline headline_facts(const Results& r, const ReportOptions& options);
 std::string noise_text(const Headline& h);
 // Throttling: only what NVML watched; without it nothing can be said.
 std::string throttling_text(const Headline& h);
+// "Counters beside the cost model (emulator (exact)): 1 agree, 1 differ, ...";
+// "" when no kernel was counted (a run without --counters).
+std::string counters_text(const Headline& h);
 
 }  // namespace rl::roofline::report_detail

@@ -33,6 +33,9 @@ figure.chart figcaption{font-size:13px;color:#444;margin:2px 0 4px}
 .ktable .kb:nth-child(even){background:#fbfbfb}
 .ktable .num{text-align:right;font-variant-numeric:tabular-nums}
 .ktable small{color:#666}
+table.counters{width:100%}table.counters td:first-child{width:26%}
+table.counters td:nth-child(2){width:16%}table.counters small{color:#666}
+ul.counters{margin:2px 0 0;padding-left:16px}ul.counters li.bad{font-weight:normal}
 )";
 
 std::string esc(std::string_view s) {
@@ -99,7 +102,11 @@ std::string headline_html(const Results& r, const ReportOptions& options) {
     throttling = "<b>unknown</b>" + throttling.substr(std::string("unknown").size());
   else if (f.throttled > 0 || f.discarded > 0 || !f.throttled_ceilings.empty())
     throttling = "<span class=\"bad\">" + throttling + "</span>";
-  h += "<p>Throttling: " + throttling + ".</p>\n</section>\n";
+  h += "<p>Throttling: " + throttling + ".</p>\n";
+  if (std::string counters = esc(counters_text(f)); !counters.empty())
+    h += fmt::format("<p>{}{}{}.</p>\n", f.counters_differ > 0 ? "<span class=\"bad\">" : "",
+                     counters, f.counters_differ > 0 ? "</span>" : "");
+  h += "</section>\n";
   return h;
 }
 

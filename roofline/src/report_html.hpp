@@ -35,6 +35,9 @@ std::string ladder_section(const Results& r);
 std::string analysis_sections(const Analysis& a);
 // Declared fusion pairs (a record's `fuses`).
 std::string fusion_section(const Results& r);
+// Each counted kernel's counts against its cost model (--counters); "" when
+// no kernel was counted.
+std::string counters_section(const Results& r);
 // What a run cut short did not measure (run.left_out), in run order; "" when
 // nothing was left out.
 std::string left_out_section(const Results& r);

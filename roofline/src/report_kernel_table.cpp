@@ -1,5 +1,6 @@
 #include "report_html.hpp"
 
+#include "rl/roofline/counter_agreement.hpp"
 #include "rl/roofline/model.hpp"
 #include "rl/roofline/text.hpp"
 
@@ -120,6 +121,13 @@ std::string kernel_table(const Results& r) {
           "<span class=\"bad\">{}</span> <small>{}</small>",
           esc(k.status == Status::none ? "failed" : to_string(k.status)),
           esc(fmt::format("({}{})", validation_text(k), k.error.empty() ? "" : "; " + k.error)));
+    // Flagged beside the name like throttling; the sentence is its hover title
+    // and the counters section's row.
+    std::string flags = k.throttled ? " <span class=\"bad\">(throttled)</span>" : "";
+    if (k.counters)
+      if (const CounterVerdict v = counter_verdict(*k.counters); v.disagrees)
+        flags +=
+            fmt::format(" <span class=\"bad\" title=\"{}\">(counters differ)</span>", esc(v.text));
     const double ai = intensity(k.flops, k.bytes_model), ai_min = intensity(k.flops, k.bytes_min);
     std::string ai_text = fmt::format("{:.3g}", ai);
     if (std::abs(ai - ai_min) > 1e-9 * std::max(1.0, ai))
@@ -133,9 +141,8 @@ std::string kernel_table(const Results& r) {
         "{}</small></div><div>{} <small>({})</small></div><div>{}</div><div class=\"num\" "
         "title=\"{}\">{}</div><div class=\"num\">{}</div><div class=\"num\">{}</div><div "
         "class=\"num\">{}</div><div class=\"num\">{}</div><div>{}</div><div>{}</div></div>\n",
-        style, breakable(k.name), k.throttled ? " <span class=\"bad\">(throttled)</span>" : "",
-        esc(k.family), esc(k.variant), esc(to_string(k.precision)), esc(compute_unit_name(k.unit)),
-        breakable(shape_text(k.shape)), esc(spread), esc(time),
+        style, breakable(k.name), flags, esc(k.family), esc(k.variant), esc(to_string(k.precision)),
+        esc(compute_unit_name(k.unit)), breakable(shape_text(k.shape)), esc(spread), esc(time),
         noise ? fmt::format("{:.2f}%", 100 * *noise) : "—",
         k.time_s ? rate(k.achieved_flops_per_s, "FLOP/s") : "—",
         k.time_s ? rate(k.achieved_bytes_per_s, "B/s") : "—", ai_text, bound, validation);

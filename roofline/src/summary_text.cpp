@@ -2,6 +2,7 @@
 
 #include "report_headline.hpp"
 
+#include "rl/roofline/counter_agreement.hpp"
 #include "rl/roofline/node_report.hpp"
 #include "rl/roofline/text.hpp"
 
@@ -14,6 +15,7 @@ namespace rl::roofline {
 
 namespace {
 
+using report_detail::counters_text;
 using report_detail::headline_facts;
 using report_detail::noise_text;
 using report_detail::throttling_text;
@@ -90,6 +92,8 @@ std::string render_summary_text(const Results& r, const ReportOptions& options, 
   // Node links (issue 29): the report's verdict per link type.
   for (const auto& v : analyse_node(r, options.sku).verdicts)
     s += wrap(fmt::format("Link {}{}.", v.ok() ? "" : "FAILED: ", v.line), width);
+  if (const std::string counters = counters_text(f); !counters.empty())
+    s += wrap(counters + ".", width);
 
   // name | shape | median | FLOP/s | bound, % of roof | status; the shape only
   // when the terminal is wide enough to keep 24 columns for the name.
@@ -116,6 +120,15 @@ std::string render_summary_text(const Results& r, const ReportOptions& options, 
     s += line(k.name, shape_text(k.shape), k.time_s ? si(k.time_s->median) + "s" : "—",
               k.time_s && k.flops > 0 ? si(k.achieved_flops_per_s) + "FLOP/s" : "—", bound, status);
   }
+  // Each kernel whose counts disagree with its cost model, with the sentence.
+  std::string differ;
+  for (const auto& k : r.kernels)
+    if (k.counters)
+      if (const CounterVerdict v = counter_verdict(*k.counters); v.disagrees)
+        differ +=
+            wrap(fmt::format("Counters differ: {} [{}]: {}.", k.name, shape_text(k.shape), v.text),
+                 width);
+  if (!differ.empty()) s += "\n" + differ;
   return s;
 }
 

@@ -25,6 +25,9 @@
 // kernel's own samples, only when both sides are compute-bound) is shown and
 // annotates the verdict; it never changes it.
 //
+// A kernel whose counters (--counters) disagree with its cost model in either
+// file is flagged (counter_flags); the gate does not judge counters.
+//
 // The gate (GateExit): 1 when any kernel is SLOW, failed or errored in NEW, or
 // is missing / not run in NEW (unless allowed); else 3 when any kernel is
 // UNSURE or INCONCLUSIVE, or nothing was compared; else 0.  Inputs it refuses
@@ -134,6 +137,15 @@ struct GateFailure {
   std::string reason;  // "failed validation in NEW: ...", "missing from NEW", ...
 };
 
+// A kernel whose counts disagree with its cost model in one of the files
+// (--counters; counter_agreement.hpp): flagged beside the verdicts, never a
+// gate failure, since the counts check the model, not the speed.
+struct CounterFlag {
+  std::string kernel;    // "name [shape]"
+  std::string file;      // the file's label (BASE / NEW)
+  std::string sentence;  // the disagreements, joined by "; "
+};
+
 struct ContextDifference {
   std::string field, base, next;
 };
@@ -145,7 +157,8 @@ struct Comparison {
   std::vector<GateFailure> failures;      // fail the gate
   std::vector<GateFailure> allowed;       // missing or not run in NEW, allowed by the user
   std::vector<std::string> only_in_new;
-  std::vector<std::string> not_compared;  // "name [shape]: why" (not timed in BASE)
+  std::vector<std::string> not_compared;   // "name [shape]: why" (not timed in BASE)
+  std::vector<CounterFlag> counter_flags;  // BASE's first, then NEW's, in file order
   std::vector<ContextDifference> context;
   std::string cross_device_note;  // what differs when cross_device allowed it
   int count(Verdict verdict) const;

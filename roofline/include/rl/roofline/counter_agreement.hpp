@@ -5,6 +5,7 @@
 // Quantities (each compared only where the counts and the model both have it):
 //   dram_bytes      dram_bytes_read + dram_bytes_write  vs bytes_model
 //   l2_bytes        l2_bytes                            vs bytes_l2_load + bytes_l2_store
+//                   (not where the emulator counted the two parts: they say more)
 //   l2_load_bytes   l2_load_bytes (the emulator's)      vs bytes_l2_load
 //   l2_store_bytes  l2_store_bytes (the emulator's)     vs bytes_l2_store
 //   tensor_ops      the sum of the tensor_* roles       vs tensor_ops
