@@ -57,6 +57,8 @@ bool is_free(const PlacedChart& c, const TextBox& b, const Segment* own = nullpt
     if (overlaps(b, marker_box(p))) return false;
   for (const auto& s : c.segments)
     if (&s != own && crosses(s, b)) return false;
+  for (const auto& join : c.joins)
+    if (crosses(join.first, b)) return false;
   if (c.spec.leaders_clear_labels)
     for (const auto& l : c.leaders)
       if (crosses(l, b)) return false;
@@ -194,6 +196,7 @@ std::optional<TextBox> free_spot(const PlacedChart& c, std::size_t i) {
 void place_point_labels(PlacedChart& c) {
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < c.points.size(); ++i) {
+    if (!c.points[i].label_anchor) continue;  // the kernel's label goes by another of its points
     if (std::find(c.spec.labelled.begin(), c.spec.labelled.end(), c.points[i].kernel) !=
         c.spec.labelled.end())
       order.push_back(i);

@@ -1,5 +1,6 @@
 #include "chart_layout.hpp"
 
+#include "chart_hierarchy.hpp"
 #include "chart_labels.hpp"
 
 #include "rl/roofline/model.hpp"
@@ -53,14 +54,19 @@ class Placer {
 
  private:
   void collect_keys() {
+    // The hierarchy view's markers are levels and its colours kernels: no
+    // family or unit key (its kernels are named on the plot).
+    const bool by_level = !c.spec.hierarchy.empty();
     std::set<std::string> families;
-    for (const auto* k : c.spec.kernels) families.insert(k->family);
+    for (const auto* k : c.spec.kernels)
+      if (!by_level) families.insert(k->family);
     int i = 0;
     for (const auto& f : families) c.family_shape[f] = kMarkerShapes[i++ % kMarkerShapes.size()];
     std::set<std::string> units;
-    for (const auto* k : c.spec.kernels) units.insert(std::string(compute_unit_name(k->unit)));
+    for (const auto* k : c.spec.kernels)
+      if (!by_level) units.insert(std::string(compute_unit_name(k->unit)));
     for (const auto& roof : c.spec.roofs)
-      if (!roof.memory)
+      if (!roof.memory && !by_level)
         if (auto u = parse_compute_unit(roof.name))
           units.insert(std::string(compute_unit_name(*u)));
     c.units.assign(units.begin(), units.end());
@@ -83,15 +89,45 @@ class Placer {
     return std::nullopt;
   }
 
+  // What each point is before it has a position: a kernel at an intensity.
+  struct Mark {
+    const KernelResult* kernel;
+    double intensity;
+    std::string_view shape;
+    std::string colour;
+    const LevelPoint* level;
+    bool anchor;
+  };
+
+  // One mark per kernel at bytes_model's intensity, or in the hierarchy view
+  // one per level it has, its label beside the last (highest intensity).
+  std::vector<Mark> marks() const {
+    std::vector<Mark> out;
+    for (const auto& h : c.spec.hierarchy)
+      for (std::size_t i = 0; i < h.levels.size(); ++i) {
+        const LevelPoint& l = h.levels[i];
+        out.push_back(
+            {h.kernel, l.intensity, level_marker(l.level), h.colour, &l, i + 1 == h.levels.size()});
+      }
+    if (!c.spec.hierarchy.empty()) return out;
+    for (const auto* k : c.spec.kernels)
+      out.push_back({k, intensity(k->flops, k->bytes_model), c.family_shape.at(k->family),
+                     unit_colour(compute_unit_name(k->unit)), nullptr, true});
+    return out;
+  }
+
   // Axes fitted to what is drawn: the points with their whiskers, the compute
   // roofs and their ridge points, with room above for the roof labels.
   void choose_ranges() {
+    const std::vector<Mark> drawn = marks();
+    const bool whiskers = c.spec.whiskers;
     std::vector<double> xs, ys;
-    for (const auto* k : c.spec.kernels) {
-      xs.push_back(intensity(k->flops, k->bytes_model));
+    for (const Mark& m : drawn) {
+      const KernelResult* k = m.kernel;
+      xs.push_back(m.intensity);
       ys.push_back(k->achieved_flops_per_s);
-      if (k->time_s->min > 0) ys.push_back(k->flops / k->time_s->min);
-      if (k->time_s->max > 0) ys.push_back(k->flops / k->time_s->max);
+      if (whiskers && k->time_s->min > 0) ys.push_back(k->flops / k->time_s->min);
+      if (whiskers && k->time_s->max > 0) ys.push_back(k->flops / k->time_s->max);
     }
     for (const auto& roof : c.spec.roofs) {
       if (roof.memory) continue;
@@ -138,12 +174,19 @@ class Placer {
     c.top = c.emulator ? 96 : 66;
     c.bottom = c.options.height - 62;
 
-    for (const auto* k : c.spec.kernels) {
-      double x = c.px(intensity(k->flops, k->bytes_model)), y = c.py(k->achieved_flops_per_s);
-      double hi = k->time_s->min > 0 ? c.py(k->flops / k->time_s->min) : y;
-      double lo = k->time_s->max > 0 ? c.py(k->flops / k->time_s->max) : y;
-      c.points.push_back({k, x, y, std::min(hi, y), std::max(lo, y)});
+    for (const Mark& m : drawn) {
+      const KernelResult* k = m.kernel;
+      double x = c.px(m.intensity), y = c.py(k->achieved_flops_per_s);
+      double hi = whiskers && k->time_s->min > 0 ? c.py(k->flops / k->time_s->min) : y;
+      double lo = whiskers && k->time_s->max > 0 ? c.py(k->flops / k->time_s->max) : y;
+      c.points.push_back(
+          {k, x, y, std::min(hi, y), std::max(lo, y), m.shape, m.colour, m.level, m.anchor});
       c.layout.points.push_back(k->name);
+      // A kernel's levels follow one another: join each to the one before.
+      if (m.level && c.points.size() > 1) {
+        const PlotPoint& before = c.points[c.points.size() - 2];
+        if (before.kernel == k) c.joins.push_back({{before.x, before.y, x, y}, m.colour});
+      }
     }
   }
 
@@ -170,9 +213,8 @@ class Placer {
     for (double v : tick_values(c.ly0, c.ly1))
       add_text(
           text_box(y_tick_text(v), c.left - 6, c.py(v) + 4, "y-tick", kFontSize, false, "end"));
-    add_text(text_box("Arithmetic intensity (FLOP/byte, against bytes_model)",
-                      (c.left + c.right) / 2, c.bottom + 36, "x-axis-title", kFontSize, false,
-                      "middle"));
+    add_text(text_box(c.spec.x_title, (c.left + c.right) / 2, c.bottom + 36, "x-axis-title",
+                      kFontSize, false, "middle"));
     // Rotated -90 degrees about (cx, cy): the glyphs extend to the left of cx.
     std::string y_title = "Performance (FLOP/s)";
     double cx = 10 + kFontSize, cy = (c.top + c.bottom) / 2;
@@ -180,8 +222,9 @@ class Placer {
     add_text({y_title, cx - kFontSize, cy - h / 2, cx + kDescent * kFontSize, cy + h / 2,
               "y-axis-title"});
     if (c.spec.kernels.empty())
-      add_text(text_box("no timed kernels with FLOPs in this view", (c.left + c.right) / 2,
-                        (c.top + c.bottom) / 2, "empty-note", kFontSize, false, "middle"));
+      add_text(text_box(fit_text(c.spec.empty_note, c.right - c.left - 8, kFontSize),
+                        (c.left + c.right) / 2, (c.top + c.bottom) / 2, "empty-note", kFontSize,
+                        false, "middle"));
   }
 
   // Roof lines first (labels avoid them), then their labels at the line's end.
@@ -230,6 +273,7 @@ class Placer {
       for (const auto& [family, shape] : c.family_shape)
         entry(family, {LegendMark::marker, std::string(shape), "#cccccc", 0});
     }
+    place_level_keys(heading, entry);
     if (!c.units.empty()) {
       heading("Compute unit (colour)");
       for (const auto& unit : c.units) {
@@ -242,14 +286,20 @@ class Placer {
     entry("measured roof", {LegendMark::line, "", std::string(kHbmColour), 0});
     if (c.has_datasheet)
       entry("datasheet roof", {LegendMark::dotted, "", std::string(kHbmColour), 0});
-    bool l2 = false;
-    for (const auto& roof : c.spec.roofs) l2 = l2 || roof.name.starts_with("l2");
+    bool l2 = false, l1 = false;
+    for (const auto& roof : c.spec.roofs) {
+      l2 = l2 || roof.name.starts_with("l2");
+      l1 = l1 || roof.name.starts_with("smem");
+    }
     if (l2) entry("L2 roof", {LegendMark::line, "", std::string(kL2Colour), 0});
+    if (l1) entry("L1 / shared roof", {LegendMark::line, "", std::string(kL1Colour), 0});
+    if (!c.joins.empty()) entry("one kernel's levels", {LegendMark::join, "", "#333333", 0});
     bool ridges = false;
     for (const auto& d : c.roofs) ridges = ridges || d.ridge.has_value();
     if (ridges) entry("ridge (DRAM meets roof)", {LegendMark::ridge, "", "#444444", 0});
     if (!c.arrows().empty()) entry("baseline → rung", {LegendMark::arrow, "", "#333333", 0});
-    entry("whisker: min–max over reps", {LegendMark::whisker, "", "#333333", 0});
+    if (c.spec.whiskers)
+      entry("whisker: min–max over reps", {LegendMark::whisker, "", "#333333", 0});
     // A roof whose label found no room on the plot is named here instead.
     if (!c.layout.unlabelled_roofs.empty()) {
       heading("Other roofs (no room)");
@@ -262,6 +312,27 @@ class Placer {
               {roof.datasheet ? LegendMark::dotted : LegendMark::line, "", roof.colour, 0});
       }
     }
+  }
+
+  // The hierarchy view's key: a marker per level drawn, and the hollow
+  // marker of a level the cost model stands in for.
+  template <typename Heading, typename Entry>
+  void place_level_keys(Heading& heading, Entry& entry) {
+    bool any[3] = {false, false, false}, modelled = false;
+    static const char* const kLevels[3] = {"L1", "L2", "DRAM"};
+    static const char* const kKeys[3] = {"L1 / shared (l1_bytes)", "L2 (l2_bytes)",
+                                         "DRAM (read + write)"};
+    for (const auto& p : c.points) {
+      if (!p.level) continue;
+      for (int i = 0; i < 3; ++i) any[i] = any[i] || p.level->level == kLevels[i];
+      modelled = modelled || !p.level->counted;
+    }
+    if (!any[0] && !any[1] && !any[2]) return;
+    heading("Memory level (marker)");
+    for (int i = 0; i < 3; ++i)
+      if (any[i])
+        entry(kKeys[i], {LegendMark::marker, std::string(level_marker(kLevels[i])), "#cccccc", 0});
+    if (modelled) entry("hollow: modelled", {LegendMark::hollow, "circle", "#333333", 0});
   }
 
   void place_footnote() {
@@ -324,7 +395,8 @@ std::vector<std::pair<std::size_t, std::size_t>> PlacedChart::arrows() const {
 PlacedChart place_chart(const Results& results, const ChartOptions& options) {
   if (!valid_view_name(options.view))
     throw std::invalid_argument(fmt::format(
-        "unknown chart view '{}' (overview, memory, simt, tensor or family:NAME)", options.view));
+        "unknown chart view '{}' (overview, memory, simt, tensor, hierarchy or family:NAME)",
+        options.view));
   PlacedChart c;
   c.options = options;
   c.spec = view_spec(results, c.options.view);

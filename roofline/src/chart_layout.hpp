@@ -25,8 +25,12 @@ inline constexpr double kDescent = 0.3;
 
 struct PlotPoint {
   const KernelResult* kernel;
-  double x, y;        // pixels
-  double y_hi, y_lo;  // whisker ends (pixels): fastest and slowest sample
+  double x, y;                        // pixels
+  double y_hi, y_lo;                  // whisker ends (pixels): fastest and slowest sample
+  std::string_view shape;             // marker: the family's, or in the hierarchy view the level's
+  std::string colour;                 // the unit's, or in the hierarchy view the kernel's
+  const LevelPoint* level = nullptr;  // the hierarchy view's level (into the spec)
+  bool label_anchor = true;           // the kernel's label goes beside this point (one per kernel)
 };
 
 struct Segment {  // a roof line or arrow, pixels
@@ -40,7 +44,7 @@ struct DrawnRoof {
 };
 
 struct LegendMark {
-  enum Kind { marker, swatch, line, dotted, ridge, arrow, whisker } kind;
+  enum Kind { marker, hollow, swatch, line, dotted, join, ridge, arrow, whisker } kind;
   std::string shape, colour;
   double y;
 };
@@ -66,7 +70,10 @@ struct PlacedChart {
   double lx0 = -1, lx1 = 3, ly0 = 9, ly1 = 13;      // log10 of the axis ends
   std::vector<PlotPoint> points;
   std::vector<DrawnRoof> roofs;
-  std::vector<Segment> segments;                         // every roof line, in the order of `roofs`
+  std::vector<Segment> segments;  // every roof line, in the order of `roofs`
+  // The hierarchy view's thin lines from each kernel's point to its next
+  // level's, with the kernel's colour; labels keep clear of them too.
+  std::vector<std::pair<Segment, std::string>> joins;
   std::map<std::string, std::string_view> family_shape;  // family -> marker shape
   std::vector<std::string> units;
   std::vector<std::pair<const Roof*, TextBox>> roof_labels;

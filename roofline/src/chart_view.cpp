@@ -1,5 +1,7 @@
 #include "chart_view.hpp"
 
+#include "chart_hierarchy.hpp"
+
 #include "rl/roofline/model.hpp"
 #include "rl/roofline/svg.hpp"
 #include "rl/roofline/text.hpp"
@@ -80,6 +82,41 @@ std::optional<ShapeDims> busiest_shape(const Results& r, const std::string& fami
   return best->first;
 }
 
+void add_compute_roof(ViewSpec& v, const Ceiling& c, bool with_datasheet) {
+  for (const auto& r : v.roofs)
+    if (r.name == c.name && !r.datasheet) return;
+  v.roofs.push_back({c.name, false, false, c.value, unit_colour(c.name)});
+  if (with_datasheet && c.datasheet && *c.datasheet > 0 && std::isfinite(*c.datasheet))
+    v.roofs.push_back({c.name, false, true, *c.datasheet, unit_colour(c.name)});
+}
+
+void add_memory_roof(ViewSpec& v, const Ceiling& c) {
+  const std::string_view colour = c.name.starts_with("l2")     ? kL2Colour
+                                  : c.name.starts_with("smem") ? kL1Colour
+                                                               : kHbmColour;
+  v.roofs.push_back({c.name, true, false, c.value, std::string(colour)});
+}
+
+void each_kernel_once(ViewSpec& v, const Results& r, bool (*keep)(const KernelResult&)) {
+  std::map<std::string, std::optional<ShapeDims>> family_shape;
+  std::map<std::string, std::size_t> index_of;  // kernel name -> index in v.kernels
+  auto at_busiest = [&](const KernelResult& k) { return k.shape == family_shape[k.family]; };
+  for (const auto& k : r.kernels) {
+    if (!keep(k)) continue;
+    if (!family_shape.contains(k.family)) family_shape[k.family] = busiest_shape(r, k.family);
+    auto [it, first] = index_of.try_emplace(k.name, v.kernels.size());
+    if (first) {
+      v.kernels.push_back(&k);
+      continue;
+    }
+    const KernelResult*& kept = v.kernels[it->second];
+    if (at_busiest(*kept)) continue;
+    if (at_busiest(k) || k.flops > kept->flops ||
+        (k.flops == kept->flops && k.bytes_min > kept->bytes_min))
+      kept = &k;
+  }
+}
+
 namespace {
 
 bool tensor_unit(ComputeUnit unit) {
@@ -120,19 +157,6 @@ std::vector<std::string> ladder_families(const Results& r) {
   return families;
 }
 
-void add_compute_roof(ViewSpec& v, const Ceiling& c) {
-  for (const auto& r : v.roofs)
-    if (r.name == c.name && !r.datasheet) return;
-  v.roofs.push_back({c.name, false, false, c.value, unit_colour(c.name)});
-  if (c.datasheet && *c.datasheet > 0 && std::isfinite(*c.datasheet))
-    v.roofs.push_back({c.name, false, true, *c.datasheet, unit_colour(c.name)});
-}
-
-void add_memory_roof(ViewSpec& v, const Ceiling& c) {
-  bool l2 = c.name.starts_with("l2");
-  v.roofs.push_back({c.name, true, false, c.value, std::string(l2 ? kL2Colour : kHbmColour)});
-}
-
 // The datasheet DRAM bandwidth is one figure, whichever hbm.* ceiling carries it.
 void add_datasheet_memory(ViewSpec& v, const std::vector<Ceiling>& ceilings, bool with_l2) {
   double hbm = 0, l2 = 0;
@@ -146,31 +170,21 @@ void add_datasheet_memory(ViewSpec& v, const std::vector<Ceiling>& ceilings, boo
   if (with_l2 && l2 > 0) v.roofs.push_back({"l2", true, true, l2, std::string(kL2Colour)});
 }
 
+bool overview_kernel(const KernelResult& k) {
+  return plottable(k) && k.family != "ceilings";
+}
+
 // The overview draws each kernel (record name) once, so ~100 timed
-// instances of an emulated run become one point per kernel: at its family's
-// busiest shape, or, for a kernel not timed there, at its own shape with the
-// most FLOPs (then the most bytes_min).  Only the fastest kernel of each
-// family at the busiest shape (the most FLOP/s: the shape's FLOPs are the
-// operation's, so also the shortest time) is labelled; the family views name
-// every rung.
+// instances of an emulated run become one point per kernel (each_kernel_once).
+// Only the fastest kernel of each family at the busiest shape (the most
+// FLOP/s: the shape's FLOPs are the operation's, so also the shortest time)
+// is labelled; the family views name every rung.
 void add_overview_kernels(ViewSpec& v, const Results& r) {
+  each_kernel_once(v, r, overview_kernel);
   std::map<std::string, std::optional<ShapeDims>> family_shape;
-  std::map<std::string, std::size_t> index_of;  // kernel name -> index in v.kernels
+  for (const auto* k : v.kernels)
+    if (!family_shape.contains(k->family)) family_shape[k->family] = busiest_shape(r, k->family);
   auto at_busiest = [&](const KernelResult& k) { return k.shape == family_shape[k.family]; };
-  for (const auto& k : r.kernels) {
-    if (!plottable(k) || k.family == "ceilings") continue;
-    if (!family_shape.contains(k.family)) family_shape[k.family] = busiest_shape(r, k.family);
-    auto [it, first] = index_of.try_emplace(k.name, v.kernels.size());
-    if (first) {
-      v.kernels.push_back(&k);
-      continue;
-    }
-    const KernelResult*& kept = v.kernels[it->second];
-    if (at_busiest(*kept)) continue;
-    if (at_busiest(k) || k.flops > kept->flops ||
-        (k.flops == kept->flops && k.bytes_min > kept->bytes_min))
-      kept = &k;
-  }
   std::map<std::string, const KernelResult*> fastest;  // family -> its labelled kernel
   for (const auto* k : v.kernels) {
     if (!at_busiest(*k)) continue;
@@ -191,6 +205,7 @@ void add_overview_kernels(ViewSpec& v, const Results& r) {
 }  // namespace
 
 ViewSpec view_spec(const Results& r, std::string_view view) {
+  if (view == "hierarchy") return hierarchy_spec(r);
   ViewSpec v;
   const auto& ceilings = r.ceilings;
   const Ceiling* hbm = best_hbm(ceilings);
@@ -218,8 +233,9 @@ ViewSpec view_spec(const Results& r, std::string_view view) {
   if (view == "overview") add_overview_kernels(v, r);
   if (view == "memory") {
     v.title = "Memory-bound kernels against the HBM and L2 roofs";
+    // smem.read is a level no kernel is judged against: the hierarchy view's alone.
     for (const auto& c : ceilings)
-      if (c.kind == "memory" && usable(c)) add_memory_roof(v, c);
+      if (c.kind == "memory" && usable(c) && !c.name.starts_with("smem.")) add_memory_roof(v, c);
     add_datasheet_memory(v, ceilings, true);
     return v;
   }
@@ -252,7 +268,7 @@ ViewSpec view_spec(const Results& r, std::string_view view) {
 
 bool valid_view_name(std::string_view view) {
   return view == "overview" || view == "memory" || view == "simt" || view == "tensor" ||
-         (view.starts_with("family:") && view.size() > 7);
+         view == "hierarchy" || (view.starts_with("family:") && view.size() > 7);
 }
 
 std::vector<ChartView> chart_views(const Results& results) {

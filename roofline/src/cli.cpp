@@ -147,8 +147,10 @@ int cli_main(int argc, char** argv, std::span<const RegisteredKernel> registered
   plot->add_option("-o,--output", plot_out, "chart.svg to write")->required();
   std::string plot_view = "overview";
   plot->add_option("--view", plot_view,
-                   "overview (default: every kernel), memory, simt, tensor or family:NAME "
-                   "(family:gemm: one ladder with arrows up its rungs)")
+                   "overview (default: every kernel), memory, simt, tensor, hierarchy (each "
+                   "kernel with counters at its L1, L2 and DRAM intensities; hollow: the cost "
+                   "model's bytes) or family:NAME (family:gemm: one ladder with arrows up its "
+                   "rungs)")
       ->check([](const std::string& v) {
         return valid_view_name(v) ? std::string() : "unknown view '" + v + "'";
       });

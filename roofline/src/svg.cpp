@@ -24,7 +24,6 @@ using chart::LegendMark;
 using chart::PlacedChart;
 using chart::Roof;
 using chart::tick_values;
-using chart::unit_colour;
 
 // Every coordinate goes through here: a non-finite value would make the SVG
 // unreadable, so it is clamped (the callers never produce one; this is the guard).
@@ -155,10 +154,42 @@ std::string arrows_svg(const PlacedChart& c) {
   return s;
 }
 
+// The hierarchy view's thin line through one kernel's levels, under its markers.
+std::string joins_svg(const PlacedChart& c) {
+  if (c.joins.empty()) return "";
+  std::string s = "<g class=\"level-joins\" stroke-width=\"1\" fill=\"none\">\n";
+  for (const auto& [j, colour] : c.joins)
+    s += fmt::format(
+        "<line class=\"level-join\" x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>\n",
+        num(j.x0), num(j.y0), num(j.x1), num(j.y1), colour);
+  s += "</g>\n";
+  return s;
+}
+
+// A point of the hierarchy view: filled where counted, hollow (white inside,
+// a thicker outline in the kernel's colour) where the cost model stands in.
+std::string level_point_svg(const chart::PlotPoint& p) {
+  const auto& k = *p.kernel;
+  const chart::LevelPoint& l = *p.level;
+  const std::string source = l.counted ? "counted" : "modelled";
+  return fmt::format(
+      "<path class=\"kernel-point level-point\" data-name=\"{}\" data-level=\"{}\" "
+      "data-source=\"{}\" d=\"{}\" fill=\"{}\" stroke=\"{}\" stroke-width=\"{}\"><title>{} ({}, "
+      "{}): {} {} {}B, {:.3g} FLOP/B, {}FLOP/s</title></path>\n",
+      xml_escape(k.name), l.level, source, marker_path(p.shape, p.x, p.y, 4.5),
+      l.counted ? p.colour : "#ffffff", l.counted ? "#000" : p.colour, l.counted ? "0.7" : "1.8",
+      xml_escape(k.name), xml_escape(k.family), xml_escape(shape_text(k.shape)), l.level, source,
+      si(l.bytes), l.intensity, si(k.achieved_flops_per_s));
+}
+
 std::string points_svg(const PlacedChart& c) {
   std::string s = "<g class=\"points\">\n";
   for (const auto& p : c.points) {
     const auto& k = *p.kernel;
+    if (p.level) {
+      s += level_point_svg(p);
+      continue;
+    }
     if (p.y_lo - p.y_hi > 2)
       s += fmt::format(
           "<path class=\"whisker\" d=\"M{},{} L{},{} M{},{} L{},{} M{},{} L{},{}\" "
@@ -169,11 +200,11 @@ std::string points_svg(const PlacedChart& c) {
         "<path class=\"kernel-point\" data-name=\"{}\" d=\"{}\" fill=\"{}\" stroke=\"#000\" "
         "stroke-width=\"0.7\"><title>{} ({}, {} on {}, {}): {:.3g} FLOP/B, {}FLOP/s "
         "(min–max {}–{}){}</title></path>\n",
-        xml_escape(k.name), marker_path(c.family_shape.at(k.family), p.x, p.y, 4.5),
-        unit_colour(compute_unit_name(k.unit)), xml_escape(k.name), xml_escape(k.family),
-        xml_escape(to_string(k.precision)), xml_escape(compute_unit_name(k.unit)),
-        xml_escape(shape_text(k.shape)), intensity(k.flops, k.bytes_model),
-        si(k.achieved_flops_per_s), k.time_s->max > 0 ? si(k.flops / k.time_s->max) : "n/a",
+        xml_escape(k.name), marker_path(p.shape, p.x, p.y, 4.5), p.colour, xml_escape(k.name),
+        xml_escape(k.family), xml_escape(to_string(k.precision)),
+        xml_escape(compute_unit_name(k.unit)), xml_escape(shape_text(k.shape)),
+        intensity(k.flops, k.bytes_model), si(k.achieved_flops_per_s),
+        k.time_s->max > 0 ? si(k.flops / k.time_s->max) : "n/a",
         k.time_s->min > 0 ? si(k.flops / k.time_s->min) : "n/a",
         k.pct_of_roof ? fmt::format(", {:.0f}% of roof", *k.pct_of_roof) : "");
   }
@@ -236,6 +267,15 @@ std::string legend_marks_svg(const PlacedChart& c) {
       case LegendMark::marker:
         s += fmt::format("<path d=\"{}\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.6\"/>\n",
                          marker_path(m.shape, x + 7, cy, 4.5), m.colour);
+        break;
+      case LegendMark::hollow:
+        s += fmt::format("<path d=\"{}\" fill=\"#ffffff\" stroke=\"{}\" stroke-width=\"1.8\"/>\n",
+                         marker_path(m.shape, x + 7, cy, 4.5), m.colour);
+        break;
+      case LegendMark::join:
+        s += fmt::format(
+            "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"1\"/>\n",
+            num(x), num(cy), num(x + 16), num(cy), m.colour);
         break;
       case LegendMark::swatch:
         s += fmt::format(
@@ -305,6 +345,7 @@ std::string render(const PlacedChart& c) {
   s += grid_svg(c);
   s += roofs_svg(c);
   s += arrows_svg(c);
+  s += joins_svg(c);
   s += points_svg(c);
   s += texts_svg(c);
   s += legend_marks_svg(c);

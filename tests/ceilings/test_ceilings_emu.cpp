@@ -23,7 +23,7 @@ const std::vector<std::string> kEmulatedCeilings = {
     "hbm_read_vec16",         "hbm_write_vec16",    "hbm_copy_vec16",     "hbm_triad_vec16",
     "l2_read_vec16_rotating", "fma_chains_fp32",    "fma_chains_fp64",    "hfma2_chains_fp16",
     "hfma2_chains_bf16",      "mma_sync_loop_tf32", "mma_sync_loop_fp16", "mma_sync_loop_bf16",
-    "mma_sync_loop_fp8_e4m3", "mma_sync_loop_int8",
+    "mma_sync_loop_fp8_e4m3", "mma_sync_loop_int8", "smem_read_lds128",
 };
 
 // The record's small shape, every dimension shrunk to what the emulator runs
@@ -71,6 +71,13 @@ TEST_P(EmulatedCeiling, cost_model_is_finite_and_never_divides_by_zero) {
         EXPECT_DOUBLE_EQ(cost.bytes_min, 4.0 * static_cast<double>(shape.at("n")));
         EXPECT_DOUBLE_EQ(cost.bytes_model,
                          cost.bytes_min * static_cast<double>(shape.at("passes")));
+      } else if (record->ceiling == "smem.read") {
+        // bytes_min: the one float a thread writes; bytes_model: the
+        // shared-memory bytes read (four 16-byte loads a trip), what it measures.
+        const double threads =
+            static_cast<double>(shape.at("blocks")) * static_cast<double>(shape.at("threads"));
+        EXPECT_DOUBLE_EQ(cost.bytes_min, 4.0 * threads);
+        EXPECT_DOUBLE_EQ(cost.bytes_model, threads * static_cast<double>(shape.at("iters")) * 64);
       } else {
         EXPECT_EQ(cost.bytes_min, cost.bytes_model) << "ceilings move exactly what they declare";
       }
@@ -94,9 +101,9 @@ TEST(CeilingRegistry, every_emulatable_ceiling_is_tested) {
               kEmulatedCeilings.end())
         << record.name << " (" << record.ceiling << ") runs under the emulator but is not tested";
   }
-  for (const char* name :
-       {"hbm.read", "hbm.write", "hbm.copy", "hbm.triad", "l2.read", "fp32.fma", "fp64.fma",
-        "fp16.hfma2", "bf16.hfma2", "tc.tf32", "tc.fp16", "tc.bf16", "tc.fp8", "tc.int8"})
+  for (const char* name : {"hbm.read", "hbm.write", "hbm.copy", "hbm.triad", "l2.read", "fp32.fma",
+                           "fp64.fma", "fp16.hfma2", "bf16.hfma2", "tc.tf32", "tc.fp16", "tc.bf16",
+                           "tc.fp8", "tc.int8", "smem.read"})
     EXPECT_TRUE(ceilings_seen.contains(name)) << "no record measures " << name;
 }
 
@@ -127,6 +134,21 @@ TEST(CeilingFmaLoops, large_preset_runs_whole_trips_of_the_hot_loop) {
     SCOPED_TRACE(name);
     for (const Shape& shape : find_kernel(name)->shapes(SizePreset::large))
       EXPECT_EQ(shape.at("iters") % steps, 0);
+  }
+}
+
+// The emulator shape's 5 trips stay inside the shared-memory loop's 16-trip
+// offset period; 37 runs two whole periods and 5 more, 64 threads a block
+// (each warp still reads 32 consecutive float4s), and 16 blocks repeat the
+// pattern's 15-block period.
+TEST(CeilingSmemRead, whole_offset_periods_and_the_rest_give_the_analytic_value) {
+  for (const std::int64_t iters : {16, 37}) {
+    SCOPED_TRACE(iters);
+    auto workload =
+        find_kernel("smem_read_lds128")
+            ->make_workload(Shape{{{"blocks", 16}, {"threads", 64}, {"iters", iters}}}, 3);
+    const Validation v = workload->validate(nullptr);
+    EXPECT_TRUE(v.passed) << v.detail;
   }
 }
 

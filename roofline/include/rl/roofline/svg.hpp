@@ -9,7 +9,11 @@
 //   simt      FP32/FP64 (and packed half) SIMT kernels and their roofs;
 //   tensor    tensor-core kernels, one roof per precision;
 //   family:F  one ladder (gelu, layernorm, gemm, attention, ...) at one shape,
-//             with an arrow from each rung's baseline up to the rung.
+//             with an arrow from each rung's baseline up to the rung;
+//   hierarchy each kernel with counters at its L1, L2 and DRAM intensities
+//             (one colour a kernel, its points joined; hollow where the cost
+//             model stands in for a counter) against the smem, L2 and DRAM
+//             roofs (chart_hierarchy.hpp).
 // Each kernel is coloured by its compute unit, and that unit's roof has the
 // same colour (Okabe-Ito palette, colour-blind safe); markers say the family.
 // Measured roofs are solid, datasheet roofs dotted and labelled "datasheet".
@@ -33,7 +37,8 @@ namespace rl::roofline {
 struct ChartOptions {
   double width = 1000;
   double height = 660;
-  std::string view = "overview";  // "overview" | "memory" | "simt" | "tensor" | "family:NAME"
+  // "overview" | "memory" | "simt" | "tensor" | "hierarchy" | "family:NAME"
+  std::string view = "overview";
 };
 
 struct ChartView {
@@ -47,7 +52,7 @@ struct ChartView {
 // baseline is another kernel of the family).  The overview is not listed.
 std::vector<ChartView> chart_views(const Results& results);
 
-// True for "overview", "memory", "simt", "tensor" and "family:NAME".
+// True for "overview", "memory", "simt", "tensor", "hierarchy" and "family:NAME".
 bool valid_view_name(std::string_view view);
 
 struct TextBox {  // a drawn text, in SVG user units (y grows downwards)
