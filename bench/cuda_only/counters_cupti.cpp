@@ -186,10 +186,15 @@ class CuptiSession final : public CounterSession {
       const auto values = device->host->evaluate(profiler.decode(), device->readout.metrics);
       counters.values = role_values(device->readout, values);
     } catch (const CuptiError& error) {
-      if (auto why = cupti_refusal(error.result)) {
-        refuse(*why);
-        return unavailable(refusal_);
-      }
+      // The device passed the session's probe, so "not supported" now
+      // concerns this launch, not the machine; the other refusals (a
+      // permission checked only at a pass, another profiler or client that
+      // took the counters since) hold for the rest of the run.
+      if (error.result != CUPTI_ERROR_NOT_SUPPORTED)
+        if (auto why = cupti_refusal(error.result)) {
+          refuse(*why);
+          return unavailable(refusal_);
+        }
       counters.unavailable = error.what();
     } catch (const roofline::CounterPlanError& error) {
       counters.unavailable = error.what();
