@@ -21,7 +21,7 @@ namespace rl {
 namespace {
 
 bool is_bandwidth_ceiling(const std::string& ceiling) {
-  return ceiling.starts_with("hbm.") || ceiling.starts_with("l2.");
+  return ceiling.starts_with("hbm.") || ceiling.starts_with("l2.") || ceiling.starts_with("smem.");
 }
 
 int device_cc() {
@@ -105,6 +105,21 @@ TEST(CeilingsOnGpu, l2_read_is_faster_than_every_hbm_ceiling) {
       EXPECT_GT(rates.at("l2.read"), rate) << ceiling;
     }
   }
+}
+
+// Shared memory serves 32 banks of 4 bytes a clock per SM (the CUDA C++
+// Programming Guide's shared-memory section): at the maximum SM clock that
+// bounds smem.read from above, and L2, shared by all SMs, from below.
+TEST(CeilingsOnGpu, smem_read_lies_between_l2_read_and_32_banks_a_clock) {
+  RL_REQUIRE_GPU();
+  int device = 0, clock_khz = 0, sms = 0;
+  RL_CUDA_CHECK(cudaGetDevice(&device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const auto rates = measure_ceilings();
+  ASSERT_TRUE(rates.contains("smem.read") && rates.contains("l2.read"));
+  EXPECT_GT(rates.at("smem.read"), rates.at("l2.read"));
+  EXPECT_LE(rates.at("smem.read"), 1.05 * sms * 32 * 4 * clock_khz * 1e3);
 }
 
 // The issue asks for "<= 1.05 x derived peak at the observed clock"; the SM
