@@ -64,10 +64,12 @@ double counted_tensor_ops(const roofline::KernelCounters& counters) {
 
 TEST(CountersOnGpu, gemm_tensor_ops_and_hbm_copy_dram_bytes_match_their_models) {
   RL_REQUIRE_GPU();
+  const char* bench = std::getenv("RL_BENCH_ROOFLINE");  // set by ctest (CMakeLists.txt)
+  ASSERT_NE(bench, nullptr) << "RL_BENCH_ROOFLINE names no benchmark; run this through ctest";
   rl::test::ScratchDir dir("counters_cupti_gpu");
   const auto out = dir.path() / "run";
   const auto log = dir.path() / "stderr.txt";
-  const std::string command = std::string(RL_BENCH_ROOFLINE) +
+  const std::string command = "'" + std::string(bench) + "'" +
                               " --counters --size small --timeout 0.5 --min-samples 3" +
                               " --shape gemm:M=512,N=512,K=512 --shape ceilings:n=134217728" +
                               " '--benchmark_filter=^(" + kGemm + "|" + kCopy + ")/'" + " --out '" +
