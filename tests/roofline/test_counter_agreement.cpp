@@ -56,10 +56,9 @@ TEST(CounterAgreement, emulator_counts_equal_to_the_model_agree_exactly) {
                                                  {"tensor_bf16", 6e8},
                                                  {"tensor_fp16_f32", 4e8}});
   compare_counters(k);
-  // No DRAM bytes (the emulator has none), no FLOPs (CUPTI's only), and no
-  // l2_bytes: the two parts it sums are compared.
-  EXPECT_EQ(quantities(k),
-            (std::vector<std::string>{"l2_load_bytes", "l2_store_bytes", "tensor_ops"}));
+  // No DRAM bytes (the emulator has none) and no FLOPs (CUPTI's only).
+  EXPECT_EQ(quantities(k), (std::vector<std::string>{"l2_bytes", "l2_load_bytes", "l2_store_bytes",
+                                                     "tensor_ops"}));
   for (const CounterComparison& c : k.counters->comparisons) {
     EXPECT_TRUE(c.agrees) << c.quantity;
     EXPECT_EQ(c.tolerance, 0.0) << c.quantity;
@@ -252,11 +251,28 @@ TEST(CounterAgreement, a_second_call_replaces_the_comparisons_and_joins_disagree
                        {{"l2_load_bytes", 150}, {"l2_store_bytes", 50}, {"l2_bytes", 200}});
   compare_counters(k);
   compare_counters(k);
-  EXPECT_EQ(k.counters->comparisons.size(), 2u);
+  EXPECT_EQ(k.counters->comparisons.size(), 3u);
+  EXPECT_TRUE(only(k, "l2_bytes").agrees);  // the sum hides what the parts show
   const CounterVerdict verdict = counter_verdict(*k.counters);
   EXPECT_TRUE(verdict.disagrees);
   EXPECT_EQ(verdict.text,
             only(k, "l2_load_bytes").sentence + "; " + only(k, "l2_store_bytes").sentence);
+}
+
+TEST(CounterAgreement, the_verdict_leaves_out_a_differing_sum_whose_part_says_more) {
+  KernelResult k = kernel("gelu", ComputeUnit::fp32);
+  k.bytes_l2_load = 100;
+  k.bytes_l2_store = 100;
+  k.counters = counted(CounterSource::emulator,
+                       {{"l2_load_bytes", 125}, {"l2_store_bytes", 100}, {"l2_bytes", 225}});
+  compare_counters(k);
+  EXPECT_FALSE(only(k, "l2_bytes").agrees);  // still compared, and in the file
+  EXPECT_EQ(counter_verdict(*k.counters).text, only(k, "l2_load_bytes").sentence);
+
+  // CUPTI's l2_bytes has no parts: its sentence is the verdict.
+  k.counters = counted(CounterSource::cupti, {{"l2_bytes", 300}});
+  compare_counters(k);
+  EXPECT_EQ(counter_verdict(*k.counters).text, only(k, "l2_bytes").sentence);
 }
 
 }  // namespace

@@ -248,8 +248,8 @@ TEST(ResultsCounters, declarations_and_counters_round_trip) {
   EXPECT_EQ(gemm.counters->source, CounterSource::emulator);
   EXPECT_EQ(gemm.counters->passes, 1);
   EXPECT_EQ(gemm.counters->values, in.kernels[2].counters->values);
-  ASSERT_EQ(gemm.counters->comparisons.size(), 3u);  // l2 load, l2 store, tensor ops
-  const CounterComparison& c = gemm.counters->comparisons[2];
+  ASSERT_EQ(gemm.counters->comparisons.size(), 4u);  // l2, l2 load, l2 store, tensor ops
+  const CounterComparison& c = gemm.counters->comparisons[3];
   EXPECT_EQ(c.quantity, "tensor_ops");
   EXPECT_EQ(c.counted, *in.kernels[2].tensor_ops);
   EXPECT_EQ(c.tolerance, 0.0);

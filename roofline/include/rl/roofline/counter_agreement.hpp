@@ -5,7 +5,6 @@
 // Quantities (each compared only where the counts and the model both have it):
 //   dram_bytes      dram_bytes_read + dram_bytes_write  vs bytes_model
 //   l2_bytes        l2_bytes                            vs bytes_l2_load + bytes_l2_store
-//                   (not where the emulator counted the two parts: they say more)
 //   l2_load_bytes   l2_load_bytes (the emulator's)      vs bytes_l2_load
 //   l2_store_bytes  l2_store_bytes (the emulator's)     vs bytes_l2_store
 //   tensor_ops      the sum of the tensor_* roles       vs tensor_ops
@@ -29,8 +28,9 @@ void compare_counters(KernelResult& kernel);
 struct CounterVerdict {
   bool disagrees = false;  // some comparison is beyond its tolerance: flag it
   // "agree" (every comparison within its tolerance), the disagreeing
-  // comparisons' sentences joined by "; ", "unavailable: <why>", or "nothing
-  // to compare" (counted, but the model declares none of the quantities).
+  // comparisons' sentences joined by "; " (l2_bytes left out where a part it
+  // sums, l2_load_bytes or l2_store_bytes, differs and says more), "unavailable: <why>", or
+  // "nothing to compare" (counted, but the model declares none of the quantities).
   std::string text;
 };
 CounterVerdict counter_verdict(const KernelCounters& counters);
