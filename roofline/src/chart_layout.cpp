@@ -100,7 +100,8 @@ class Placer {
   };
 
   // One mark per kernel at bytes_model's intensity, or in the hierarchy view
-  // one per level it has, its label beside the last (highest intensity).
+  // one per level it has, its label beside the last (DRAM: usually the
+  // highest intensity).
   std::vector<Mark> marks() const {
     std::vector<Mark> out;
     for (const auto& h : c.spec.hierarchy)
