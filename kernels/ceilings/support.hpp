@@ -67,6 +67,16 @@ std::int64_t one_wave_blocks(void (*kernel)(Params...), int block_threads, std::
   }
 }
 
+// A tensor roof loop's cost: `mmas` MMA instructions of 2 m n k operations
+// each (`ops_per_mma`), `bytes` its output.  Every FLOP of the loop is an
+// MMA's, so it declares them as tensor_ops too (issue 28: what the counters
+// check, exactly on the emulator).
+inline roofline::Cost tensor_loop_cost(double mmas, double ops_per_mma, double bytes,
+                                       roofline::ComputeUnit unit) {
+  const double ops = mmas * ops_per_mma;
+  return {.flops = ops, .bytes_min = bytes, .bytes_model = bytes, .unit = unit, .tensor_ops = ops};
+}
+
 // Launch shape of the compute-ceiling loops: the cost model needs the thread
 // count, so it is part of the shape (one or more full resident waves, found
 // when the shapes are listed).

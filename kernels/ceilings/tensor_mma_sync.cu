@@ -298,7 +298,7 @@ KernelRecord mma_record(std::string name, roofline::Precision precision, rooflin
                 static_cast<double>(s.blocks) * static_cast<double>(s.threads) / 32;
             const double mmas = warps * kAccumulators * static_cast<double>(s.iters);
             const double bytes = warps * 32 * 4 * sizeof(typename Mma::Acc);
-            return roofline::Cost{mmas * 2.0 * 16 * 8 * Mma::kK, bytes, bytes, unit};
+            return tensor_loop_cost(mmas, 2.0 * 16 * 8 * Mma::kK, bytes, unit);
           },
       .make_workload = [=](const Shape& shape, std::uint64_t) -> std::unique_ptr<Workload> {
         return std::make_unique<MmaSyncLoop<Mma>>(parse_loop_shape(shape, kMmaMaxIters<Mma>));

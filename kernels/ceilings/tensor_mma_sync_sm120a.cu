@@ -336,7 +336,7 @@ KernelRecord sm120a_record(std::string name, roofline::Precision precision,
                 static_cast<double>(s.blocks) * static_cast<double>(s.threads) / 32;
             const double mmas = warps * kAccumulators * static_cast<double>(s.iters);
             const double bytes = warps * 32 * 4 * sizeof(float);
-            return roofline::Cost{mmas * 2.0 * 16 * 8 * Mma::kK, bytes, bytes, unit};
+            return tensor_loop_cost(mmas, 2.0 * 16 * 8 * Mma::kK, bytes, unit);
           },
       .make_workload = [](const Shape& shape, std::uint64_t) -> std::unique_ptr<Workload> {
         return std::make_unique<MmaSm120aLoop<Mma>>(parse_loop_shape(shape, kMaxIters));

@@ -254,7 +254,7 @@ roofline::Cost narrow_cost(const Shape& shape) {
   const double mmas =
       static_cast<double>(s.blocks) * (static_cast<double>(s.iters) * tcgen05::kStepsPerCommit + 1);
   const double bytes = static_cast<double>(s.blocks) * kTileM * kTileN * sizeof(float);
-  return {mmas * 2.0 * kTileM * kTileN * P::kK, bytes, bytes, P::kUnit};
+  return tensor_loop_cost(mmas, 2.0 * kTileM * kTileN * P::kK, bytes, P::kUnit);
 }
 
 template <typename P>

@@ -245,7 +245,7 @@ roofline::Cost tcgen05_cost(const Shape& shape) {
   const LoopShape s = parse_loop_shape(shape, kMaxIters<P>);
   const double mmas = static_cast<double>(s.blocks) * mmas_per_block<P>(s.iters);
   const double bytes = static_cast<double>(s.blocks * s.threads) * 2 * sizeof(typename P::Acc);
-  return {mmas * 2.0 * kTileM * kTileN * P::kK, bytes, bytes, P::kUnit};
+  return tensor_loop_cost(mmas, 2.0 * kTileM * kTileN * P::kK, bytes, P::kUnit);
 }
 
 template <typename P>

@@ -267,7 +267,7 @@ roofline::Cost wgmma_cost(const Shape& shape) {
   const LoopShape s = parse_loop_shape(shape, kWgmmaMaxIters<P>);
   const double wgmmas = static_cast<double>(s.blocks) * wgmmas_per_block<P>(s.iters);
   const double bytes = static_cast<double>(s.blocks * s.threads) * 2 * sizeof(typename P::Acc);
-  return {wgmmas * 2.0 * kTileM * kTileN * P::kK, bytes, bytes, P::kUnit};
+  return tensor_loop_cost(wgmmas, 2.0 * kTileM * kTileN * P::kK, bytes, P::kUnit);
 }
 
 template <typename P>

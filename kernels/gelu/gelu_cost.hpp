@@ -33,6 +33,21 @@ inline roofline::Cost cost(Form form, const Shape& shape, std::size_t element_by
           .unit = roofline::ComputeUnit::fp32};
 }
 
+// What the counters check (issue 28, docs/counters.md), for the vector rungs
+// (gelu_vec128.cu): each full 16-byte vector is one rl::load128 of x and one
+// rl::store128 of y, so where n is a whole number of vectors every element
+// goes through them and
+//   bytes_l2_load = bytes_l2_store = n sizeof(T).
+// Otherwise the last n % (16 / sizeof(T)) elements go through plain scalar
+// accesses, which the emulator cannot count: nothing is declared.
+inline roofline::Cost declare_vec128_stream(roofline::Cost c, const Shape& shape,
+                                            std::size_t element_bytes) {
+  const std::int64_t n = shape.at("n");
+  if (n % static_cast<std::int64_t>(16 / element_bytes) != 0) return c;
+  c.bytes_l2_load = c.bytes_l2_store = static_cast<double>(n) * static_cast<double>(element_bytes);
+  return c;
+}
+
 inline constexpr std::int64_t kLargeArrayBytes = std::int64_t{1} << 30;
 
 // small: odd, so the vector rungs run their scalar tail (emulator-sized).

@@ -44,7 +44,8 @@
 
 namespace rl::gelu {
 
-// Cost model: rl::gelu::cost (each element read once, written once).
+// Cost model: rl::gelu::cost (each element read once, written once), and
+// the L2 bytes the counters check (declare_vec128_stream).
 
 // The element-wise math each rung applies (fp32 in, fp32 out).
 template <Form F>
@@ -105,39 +106,44 @@ RL_REGISTER_KERNEL(
                         .variant = "vec4",
                         .form = Form::tanh,
                         .baseline = "gelu_tanh_f32_scalar",
-                        .launcher = &launch_gelu_vec128<float, ExactGelu<Form::tanh>>}));
-RL_REGISTER_KERNEL(
-    make_record<float>({.name = "gelu_erf_f32_vec4",
-                        .variant = "vec4",
-                        .form = Form::erf,
-                        .baseline = "gelu_erf_f32_scalar",
-                        .launcher = &launch_gelu_vec128<float, ExactGelu<Form::erf>>}));
+                        .launcher = &launch_gelu_vec128<float, ExactGelu<Form::tanh>>,
+                        .vec128 = true}));
+RL_REGISTER_KERNEL(make_record<float>({.name = "gelu_erf_f32_vec4",
+                                       .variant = "vec4",
+                                       .form = Form::erf,
+                                       .baseline = "gelu_erf_f32_scalar",
+                                       .launcher = &launch_gelu_vec128<float, ExactGelu<Form::erf>>,
+                                       .vec128 = true}));
 RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
     {.name = "gelu_tanh_bf16_vec8",
      .variant = "vec8",
      .form = Form::tanh,
      .baseline = "gelu_tanh_bf16_scalar",
-     .launcher = &launch_gelu_vec128<__nv_bfloat16, ExactGelu<Form::tanh>>}));
+     .launcher = &launch_gelu_vec128<__nv_bfloat16, ExactGelu<Form::tanh>>,
+     .vec128 = true}));
 RL_REGISTER_KERNEL(make_record<__nv_bfloat16>(
     {.name = "gelu_erf_bf16_vec8",
      .variant = "vec8",
      .form = Form::erf,
      .baseline = "gelu_erf_bf16_scalar",
-     .launcher = &launch_gelu_vec128<__nv_bfloat16, ExactGelu<Form::erf>>}));
+     .launcher = &launch_gelu_vec128<__nv_bfloat16, ExactGelu<Form::erf>>,
+     .vec128 = true}));
 
 RL_REGISTER_KERNEL(make_record<float>({.name = "gelu_tanh_f32_vec4_fastmath",
                                        .variant = "vec4_fastmath",
                                        .form = Form::tanh,
                                        .baseline = "gelu_tanh_f32_scalar",
                                        .launcher = &launch_gelu_vec128<float, FastTanhGelu>,
-                                       .tanh_error = kTanhApproxMaxRelError}));
+                                       .tanh_error = kTanhApproxMaxRelError,
+                                       .vec128 = true}));
 RL_REGISTER_KERNEL(
     make_record<__nv_bfloat16>({.name = "gelu_tanh_bf16_vec8_fastmath",
                                 .variant = "vec8_fastmath",
                                 .form = Form::tanh,
                                 .baseline = "gelu_tanh_bf16_scalar",
                                 .launcher = &launch_gelu_vec128<__nv_bfloat16, FastTanhGelu>,
-                                .tanh_error = kTanhApproxMaxRelError}));
+                                .tanh_error = kTanhApproxMaxRelError,
+                                .vec128 = true}));
 #endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gelu

@@ -121,6 +121,9 @@ struct RecordSpec {
   std::string baseline;
   Launcher<T> launcher;
   double tanh_error = 0;  // kTanhApproxMaxRelError for the hardware tanh (see error_bound)
+  // Every full vector through rl::load128 / rl::store128: the cost declares
+  // the L2 bytes (declare_vec128_stream).
+  bool vec128 = false;
 };
 
 template <typename T>
@@ -137,7 +140,11 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .gpu_only = false,
       .min_cc = 0,
       .shapes = [](SizePreset preset) { return shapes(preset, sizeof(T)); },
-      .cost = [form](const Shape& shape) { return cost(form, shape, sizeof(T)); },
+      .cost =
+          [form, vec128 = spec.vec128](const Shape& shape) {
+            const roofline::Cost c = cost(form, shape, sizeof(T));
+            return vec128 ? declare_vec128_stream(c, shape, sizeof(T)) : c;
+          },
       .make_workload =
           [form, launcher = spec.launcher, tanh_error = spec.tanh_error](const Shape& shape,
                                                                          std::uint64_t seed) {

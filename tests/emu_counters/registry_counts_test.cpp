@@ -2,16 +2,18 @@
 // tensor_ops (issue 28) is run once on the emulator at small odd shapes, and
 // the emulator's exact counts (rl/emu/counters.hpp) must equal the declared
 // values: a failure names record, shape, quantity, counted and modelled.
-// Each ctest entry sets one RL_EMU_CC (89, 90, 100); a record is checked in
+// Each ctest entry sets one RL_EMU_CC (89, 90, 100, 120); a record is checked in
 // the lowest of them it runs at, so each is checked once.  Negative case: a
 // copy of the bf16 mma.sync GEMM's cost off by one k-tile of A, or by one
 // mma.sync, fails the same comparison.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "rl/cuda.hpp"
@@ -31,6 +33,9 @@ const std::map<std::string, std::vector<rl::Shape>> kShapes = {
      {rl::Shape{{{"M", 129}, {"N", 136}, {"K", 80}}},
       rl::Shape{{{"M", 67}, {"N", 45}, {"K", 33}}}}},
     {"gelu", {rl::Shape{{{"n", 8 * 513}}}}},  // a multiple of 4 and 8 lanes: no scalar tail
+    // The tensor roofs' loops: a warpgroup or four warps a block, odd iters
+    // (the sign-alternating loops' closing step).
+    {"ceilings", {rl::Shape{{{"blocks", 2}, {"threads", 128}, {"iters", 3}}}}},
 };
 
 std::vector<rl::Shape> shapes_of(const rl::KernelRecord& record) {
@@ -49,7 +54,7 @@ bool runs_at(const rl::KernelRecord& r, int cc) {
 
 // Checked where it first runs among the emulated devices of the ctest entries.
 bool checked_at(const rl::KernelRecord& r, int cc) {
-  for (const int lower : {89, 90, 100}) {
+  for (const int lower : {89, 90, 100, 120}) {
     if (lower >= cc) break;
     if (runs_at(r, lower)) return false;
   }
@@ -72,15 +77,54 @@ std::vector<std::string> mismatches(const rl::emu::Counts& counted, const Cost& 
   return out;
 }
 
-// One run of the record's workload at `shape`, counted.
+// The counter role a record's tensor-core unit is counted under (rl/emu/
+// counters.hpp: the block-scaled formats under their element types').
+std::string role_prefix(rl::roofline::ComputeUnit unit) {
+  using U = rl::roofline::ComputeUnit;
+  switch (unit) {
+    case U::tc_tf32:
+      return "tensor_tf32";
+    case U::tc_fp16:
+      return "tensor_fp16_";
+    case U::tc_bf16:
+      return "tensor_bf16";
+    case U::tc_fp8:
+    case U::tc_mxfp8:
+      return "tensor_fp8_";
+    case U::tc_int8:
+      return "tensor_int8";
+    case U::tc_fp6:
+    case U::tc_mxfp6:
+      return "tensor_fp6_fp4_";
+    case U::tc_fp4:
+    case U::tc_mxfp4:
+    case U::tc_nvfp4:
+      return "tensor_fp4";
+    default:
+      return "(no tensor unit)";
+  }
+}
+
+// One run of the record's workload at `shape`, counted, on a host thread of
+// its own: the emulator's shared window (hopper_shared_window.cpp) is a
+// thread_local that keeps the static __shared__ objects' anchors while a
+// block's dynamic shared memory stays the same allocation, and kernels
+// without dynamic shared memory all have the same (none), so one thread
+// running many kinds of such kernels runs out of the 18-bit window (a
+// tcgen05 loop then fails: "shared-window address ... names no shared
+// memory").  Each record in a fresh thread, as in its own process.
 rl::emu::Counts count_once(const rl::KernelRecord& record, const rl::Shape& shape) {
-  auto workload = record.make_workload(shape, 1);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the inputs' uploads are not counted
-  rl::emu::reset_counts();
-  workload->run(nullptr);
-  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-  rl::emu::stop_counting();
-  return rl::emu::read_counts();
+  rl::emu::Counts counts;
+  std::thread([&] {
+    auto workload = record.make_workload(shape, 1);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the inputs' uploads are not counted
+    rl::emu::reset_counts();
+    workload->run(nullptr);
+    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    rl::emu::stop_counting();
+    counts = rl::emu::read_counts();
+  }).join();
+  return counts;
 }
 
 TEST(RegistryCounts, every_declared_count_equals_the_emulators_exact_count) {
@@ -89,12 +133,22 @@ TEST(RegistryCounts, every_declared_count_equals_the_emulators_exact_count) {
   for (const rl::KernelRecord& record : rl::kernel_registry()) {
     if (!checked_at(record, cc)) continue;
     for (const rl::Shape& shape : shapes_of(record)) {
-      const Cost declared = record.cost(shape);
+      Cost declared;
+      try {
+        declared = record.cost(shape);
+      } catch (const std::exception&) {
+        continue;  // a record of the family with other dimensions (hbm.copy's n)
+      }
       if (!declares(declared)) continue;
       if (record.refuse_shape && record.refuse_shape(shape)) continue;
       const rl::emu::Counts counted = count_once(record, shape);
       for (const std::string& m : mismatches(counted, declared))
         ADD_FAILURE() << record.name << " at " << shape.to_string() << ": " << m;
+      for (const auto& [role, ops] : counted.tensor_ops)
+        EXPECT_EQ(role.rfind(role_prefix(record.unit), 0), 0U)
+            << record.name << " at " << shape.to_string() << ": " << ops
+            << " tensor ops counted under " << role << ", a "
+            << rl::roofline::compute_unit_name(record.unit) << " record";
       std::cout << "checked " << record.name << " at " << shape.to_string() << "\n";
       ++checked;
     }
