@@ -190,7 +190,11 @@ KernelRecord wmma_record(roofline::Precision precision, roofline::ComputeUnit un
        .tile = {.M = kWmmaBlockM, .N = kWmmaBlockN},
        .launcher = &launch_gemm_wmma<T>,
        .error = error,
-       .idea = "tensor cores through nvcuda::wmma fragments on shared-memory tiles"});
+       .idea = "tensor cores through nvcuda::wmma fragments on shared-memory tiles",
+       // The counters (declare_counted): every K step's mma_syncs over the
+       // whole block tile, edges zero-padded; A and B come through plain
+       // element loads, which the emulator does not count: tensor_ops only.
+       .counted_tile = CountedTile{kWmmaBlockM, kWmmaBlockN, kWmmaBlockK}});
 }
 
 RL_REGISTER_KERNEL(wmma_record<float>(roofline::Precision::tf32, roofline::ComputeUnit::tc_tf32,
