@@ -97,6 +97,33 @@ inline double fused_bytes_model(const Dims& p, std::int64_t block_m, std::int64_
   return 2.0 * tensor_bytes(p, element_bytes) + kv_rereads;
 }
 
+// What the counters check (issue 28, docs/counters.md) for a fused kernel
+// that loads Q, K and V through cp.async (src-size 0 past row N) or TMA (in
+// bounds only) and computes every key tile it visits whole:
+//   bytes_l2_load = fused_bytes_model - O's bytes (Q once, K and V once per
+//                   query tile, only their rows < N);
+//   tensor_ops    = 4 B H block_m block_n d x (key tiles the query tiles
+//                   visit): Q·Kᵀ and P·V are each 2 block_m block_n d per
+//                   (query tile, key tile), the padded rows past N included.
+// O goes out through plain stores: not declared.
+inline double fused_key_tiles(const Dims& p, std::int64_t block_m, std::int64_t block_n) {
+  double tiles = 0;
+  for (std::int64_t m0 = 0; m0 < p.N; m0 += block_m) {
+    const std::int64_t keys = p.causal ? std::min(m0 + block_m, p.N) : p.N;
+    tiles += static_cast<double>((keys + block_n - 1) / block_n);
+  }
+  return tiles;
+}
+
+inline void declare_fused_counts(roofline::Cost& c, const Dims& p, std::int64_t block_m,
+                                 std::int64_t block_n, std::size_t element_bytes) {
+  c.bytes_l2_load =
+      fused_bytes_model(p, block_m, block_n, element_bytes) - tensor_bytes(p, element_bytes);
+  c.tensor_ops = 4.0 * static_cast<double>(p.heads()) * static_cast<double>(block_m) *
+                 static_cast<double>(block_n) * static_cast<double>(p.d) *
+                 fused_key_tiles(p, block_m, block_n);
+}
+
 inline roofline::Cost cost(const Dims& p, double bytes_model, std::size_t element_bytes,
                            roofline::ComputeUnit unit) {
   return {.flops = flops(p),

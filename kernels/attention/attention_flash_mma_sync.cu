@@ -452,6 +452,13 @@ double bytes_model_flash(const Dims& p) {
   return fused_bytes_model(p, kFlashBlockM, flash_block_n(p.d), sizeof(T));
 }
 
+// The counters (declare_fused_counts): Q, K and V through cp.async with
+// src-size 0 past row N, every visited key tile's mma.syncs whole.
+template <typename T>
+void declare_counts_flash(const Dims& p, roofline::Cost& c) {
+  declare_fused_counts(c, p, kFlashBlockM, flash_block_n(p.d), sizeof(T));
+}
+
 // The records: the arrow starts at the fp32 fused kernel (same algorithm,
 // FP32 pipe); min_cc 80 for mma.sync with bf16 and cp.async.
 template <typename T>
@@ -462,6 +469,7 @@ KernelRecord flash_record(std::string name) {
                          .launcher = &launch_attention_flash<T>,
                          .needs_scores = false,
                          .bytes_model = &bytes_model_flash<T>,
+                         .declare_counts = &declare_counts_flash<T>,
                          .error = kErrorFlashTensorCore,
                          .head_dims = {64, 128},
                          .min_cc = 80,

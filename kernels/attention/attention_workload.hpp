@@ -172,8 +172,11 @@ struct RecordSpec {
   Launcher<T> launcher;
   bool needs_scores;                               // allocates S and P ([B, H, N, N] of T)
   std::function<double(const Dims&)> bytes_model;  // the cost model's bytes_model
-  ErrorModel error;                                // kErrorSimtFp32, kErrorFlashTensorCore, ...
-  std::vector<std::int64_t> head_dims = {};        // compiled head dims; empty: any d
+  // What the counters check, added to the cost (declare_fused_counts); empty:
+  // nothing declared.
+  std::function<void(const Dims&, roofline::Cost&)> declare_counts = {};
+  ErrorModel error;                          // kErrorSimtFp32, kErrorFlashTensorCore, ...
+  std::vector<std::int64_t> head_dims = {};  // compiled head dims; empty: any d
   roofline::ComputeUnit unit = default_compute_unit<T>();
   bool gpu_only = false;  // library baselines (cuda_only/)
   int min_cc = 0;         // 80 for mma.sync with bf16
@@ -200,8 +203,12 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .min_cc = spec.min_cc,
       .shapes = [](SizePreset preset) { return shapes(preset); },
       .cost =
-          [bytes_model = spec.bytes_model, unit = spec.unit, element_bytes](const Shape& shape) {
-            return cost(dims(shape), bytes_model(dims(shape)), element_bytes, unit);
+          [bytes_model = spec.bytes_model, declare_counts = spec.declare_counts, unit = spec.unit,
+           element_bytes](const Shape& shape) {
+            const Dims p = dims(shape);
+            roofline::Cost c = cost(p, bytes_model(p), element_bytes, unit);
+            if (declare_counts) declare_counts(p, c);
+            return c;
           },
       .make_workload =
           [name, launcher = spec.launcher, error = spec.error, needs_scores = spec.needs_scores,

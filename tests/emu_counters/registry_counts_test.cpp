@@ -33,6 +33,11 @@ const std::map<std::string, std::vector<rl::Shape>> kShapes = {
      {rl::Shape{{{"M", 129}, {"N", 136}, {"K", 80}}},
       rl::Shape{{{"M", 67}, {"N", 45}, {"K", 33}}}}},
     {"gelu", {rl::Shape{{{"n", 8 * 513}}}}},  // a multiple of 4 and 8 lanes: no scalar tail
+    // N past one 128-row query tile and not a multiple of any key tile;
+    // both head dims (key tiles of 64 and 32), causal and not.
+    {"attention",
+     {rl::Shape{{{"B", 1}, {"H", 2}, {"N", 131}, {"d", 64}, {"causal", 0}}},
+      rl::Shape{{{"B", 2}, {"H", 1}, {"N", 131}, {"d", 128}, {"causal", 1}}}}},
     // The tensor roofs' loops: a warpgroup or four warps a block, odd iters
     // (the sign-alternating loops' closing step).
     {"ceilings", {rl::Shape{{{"blocks", 2}, {"threads", 128}, {"iters", 3}}}}},
