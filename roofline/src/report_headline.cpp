@@ -40,7 +40,7 @@ void count_counters(const KernelResult& k, Headline& h) {
   if (!k.counters) return;
   ++h.counted;
   const KernelCounters& c = *k.counters;
-  add_distinct(h.counter_sources, c.source == CounterSource::emulator ? "emulator (exact)"
+  add_distinct(h.counter_sources, c.source == CounterSource::emulator ? "exact emulator counts"
                                   : c.chip.empty()                    ? "CUPTI"
                                                                       : "CUPTI on " + c.chip);
   const CounterVerdict verdict = counter_verdict(c);

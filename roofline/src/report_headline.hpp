@@ -53,7 +53,7 @@ struct Headline {
   // --counters (issue 28): kernels counted, and how their counts stand
   // against the cost model (counter_agreement.hpp's counter_verdict).
   int counted = 0, counters_agree = 0, counters_differ = 0, counters_unavailable = 0;
-  std::vector<std::string> counter_sources;           // "emulator (exact)", "CUPTI on GH100"
+  std::vector<std::string> counter_sources;           // "exact emulator counts", "CUPTI on GH100"
   std::vector<std::string> counters_unavailable_why;  // distinct reasons
 };
 
@@ -63,7 +63,7 @@ Headline headline_facts(const Results& r, const ReportOptions& options);
 std::string noise_text(const Headline& h);
 // Throttling: only what NVML watched; without it nothing can be said.
 std::string throttling_text(const Headline& h);
-// "Counters beside the cost model (emulator (exact)): 1 agree, 1 differ, ...";
+// "Counters beside the cost model (exact emulator counts): 1 agree, 1 differ, ...";
 // "" when no kernel was counted (a run without --counters).
 std::string counters_text(const Headline& h);
 

@@ -44,7 +44,7 @@ TEST(CounterViews, the_report_flags_a_disagreement_and_lists_every_counted_kerne
   const Results r = testing::counters_fixture();
   const std::string html = render_report_html(r, report_options_for(r));
   EXPECT_NE(html.find("<p><span class=\"bad\">Counters beside the cost model (CUPTI on GH100, "
-                      "emulator (exact)): 1 agree, 1 differ; 1 unavailable: no profiling "
+                      "exact emulator counts): 1 agree, 1 differ; 1 unavailable: no profiling "
                       "permission (ERR_NVGPUCTRPERM)</span>.</p>"),
             std::string::npos);
   // The kernel table: one flag, on the kernel whose counts differ, the sentence its title.
@@ -79,7 +79,7 @@ TEST(CounterViews, the_terminal_summary_says_which_kernel_differs_within_its_wid
   for (int columns : {80, 200}) {
     const std::string text = render_summary_text(r, report_options_for(r), columns);
     const std::string flat = unwrapped(text);
-    EXPECT_NE(flat.find("Counters beside the cost model (CUPTI on GH100, emulator (exact)): 1 "
+    EXPECT_NE(flat.find("Counters beside the cost model (CUPTI on GH100, exact emulator counts): 1 "
                         "agree, 1 differ; 1 unavailable: no profiling permission"),
               std::string::npos)
         << text;
