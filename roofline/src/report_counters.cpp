@@ -67,7 +67,8 @@ std::string counters_section(const Results& r) {
          "counted after its timed samples, against the kernel's cost model (docs/counters.md). "
          "The emulator's counts are exact: any difference is the model's to fix. CUPTI's are "
          "judged within a tolerance per quantity (bytes 10%: sectors, caches and replays move "
-         "them; tensor ops 2%).</p>\n<table class=\"counters\">\n<tr><th>kernel</th><th>counted by"
+         "them; tensor ops 2%; an FMA kernel's FLOPs 5%).</p>\n<table "
+         "class=\"counters\">\n<tr><th>kernel</th><th>counted by"
          "</th><th>counters vs model</th></tr>\n" +
          rows + "</table>\n";
 }
