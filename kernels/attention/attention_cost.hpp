@@ -124,6 +124,31 @@ inline void declare_fused_counts(roofline::Cost& c, const Dims& p, std::int64_t 
                  fused_key_tiles(p, block_m, block_n);
 }
 
+// The same for a kernel whose TMA maps see Q, K and V as one [B·H·N, d]
+// matrix each (attention_wgmma_parts.hpp): a box's rows past its head's N
+// are the next head's rows, inside the map, and read; only rows past the
+// last head's lie out of bounds.  So each query tile reads block_m rows of Q
+// and each visited key tile block_n rows of K and of V, clipped at B·H·N.
+// tensor_ops as declare_fused_counts.
+inline void declare_flattened_tma_counts(roofline::Cost& c, const Dims& p, std::int64_t block_m,
+                                         std::int64_t block_n, std::size_t element_bytes) {
+  const std::int64_t all_rows = p.heads() * p.N;
+  const auto rows_from = [all_rows](std::int64_t row, std::int64_t box_rows) {
+    return static_cast<double>(std::min(box_rows, all_rows - row));
+  };
+  double rows = 0;  // of Q, K and V together
+  for (std::int64_t h = 0; h < p.heads(); ++h) {
+    for (std::int64_t m0 = 0; m0 < p.N; m0 += block_m) {
+      rows += rows_from(h * p.N + m0, block_m);
+      const std::int64_t keys = p.causal ? std::min(m0 + block_m, p.N) : p.N;
+      for (std::int64_t n0 = 0; n0 < keys; n0 += block_n)
+        rows += 2 * rows_from(h * p.N + n0, block_n);
+    }
+  }
+  declare_fused_counts(c, p, block_m, block_n, element_bytes);
+  c.bytes_l2_load = rows * static_cast<double>(p.d) * static_cast<double>(element_bytes);
+}
+
 inline roofline::Cost cost(const Dims& p, double bytes_model, std::size_t element_bytes,
                            roofline::ComputeUnit unit) {
   return {.flops = flops(p),

@@ -75,6 +75,13 @@ double bytes_model(const Dims& p) {
   return fused_bytes_model(p, kBlockM, kBlockN, sizeof(T));
 }
 
+// The counters (declare_flattened_tma_counts): Q, K and V through TMA boxes of
+// 128 rows of the [B·H·N, d] maps, every visited key tile's wgmmas whole.
+template <typename T>
+void declare_counts(const Dims& p, roofline::Cost& c) {
+  declare_flattened_tma_counts(c, p, kBlockM, kBlockN, sizeof(T));
+}
+
 // The barriers of a block: Q's, and per stage K's and V's "full" (the
 // producer's arrive_expect_tx plus the bytes) and the stage's "empty" (every
 // consumer thread has read K and V).
@@ -361,6 +368,7 @@ KernelRecord sm90a_record(std::string name, std::string variant, std::string bas
                                         .launcher = std::move(launcher),
                                         .needs_scores = false,
                                         .bytes_model = &bytes_model<T>,
+                                        .declare_counts = &declare_counts<T>,
                                         .error = kErrorFlashTensorCore,
                                         .head_dims = {64, 128},
                                         .gpu_only = !rl::ptx::emulator_runs_sm90a(),
