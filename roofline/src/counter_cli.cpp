@@ -128,8 +128,8 @@ int run_counters(const std::string& chip, const std::string& sku, bool json) {
     return 0;
   }
   fmt::print(
-      "Counter plan from CUPTI's Profiler Host API (no GPU needed); collecting them on a GPU "
-      "(--counters) is not built yet.\n");
+      "Counter plan from CUPTI's Profiler Host API (no GPU needed); bench_roofline --counters "
+      "collects these metrics on a GPU.\n");
   for (const auto& p : plans) {
     fmt::print("\n");
     print_plan(p);
