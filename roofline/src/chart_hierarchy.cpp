@@ -68,9 +68,15 @@ std::vector<LevelPoint> memory_levels(const KernelResult& k) {
   const KernelCounters empty;
   const KernelCounters& c = k.counters ? *k.counters : empty;
   add("L1", value_of(c, "l1_bytes"), true);
-  if (auto l2 = value_of(c, "l2_bytes"))
+  // The emulator's l2_bytes holds only what its copy paths saw (rl::load128,
+  // cp.async, TMA, ...: rl/emu/counters.hpp); a model declares both L2
+  // figures only where every global access goes through them, so only then
+  // is that count the kernel's whole L2 traffic.
+  const bool declared = k.bytes_l2_load && k.bytes_l2_store;
+  const bool whole_l2 = c.source != CounterSource::emulator || declared;
+  if (auto l2 = value_of(c, "l2_bytes"); l2 && whole_l2)
     add("L2", l2, true);
-  else if (k.bytes_l2_load && k.bytes_l2_store)
+  else if (declared)
     add("L2", *k.bytes_l2_load + *k.bytes_l2_store, false);
   auto read = value_of(c, "dram_bytes_read"), write = value_of(c, "dram_bytes_write");
   if (read && write)

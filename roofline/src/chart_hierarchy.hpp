@@ -17,10 +17,11 @@
 namespace rl::roofline::chart {
 
 // The levels `k` can be placed at, L1 first: counted bytes (counters values
-// "l1_bytes", "l2_bytes", "dram_bytes_read" + "dram_bytes_write"), else the
-// cost model's (L2: bytes_l2_load + bytes_l2_store when both are declared;
-// DRAM: bytes_model), counted = false; a level with neither, or with no
-// bytes, is left out.
+// "l1_bytes", "l2_bytes", "dram_bytes_read" + "dram_bytes_write"; the
+// emulator's l2_bytes only where the model declares both L2 figures), else
+// the cost model's (L2: bytes_l2_load + bytes_l2_store when both are
+// declared; DRAM: bytes_model), counted = false; a level with neither, or
+// with no bytes, is left out.
 std::vector<LevelPoint> memory_levels(const KernelResult& k);
 
 // The marker of a level: L1 triangle, L2 square, DRAM circle.
