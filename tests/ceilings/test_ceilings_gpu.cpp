@@ -15,6 +15,7 @@
 #include <exception>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rl {
@@ -107,15 +108,21 @@ TEST(CeilingsOnGpu, l2_read_is_faster_than_every_hbm_ceiling) {
   }
 }
 
+// The current device's maximum SM clock (kHz) and SM count.
+std::pair<int, int> max_clock_khz_and_sms() {
+  int device = 0, clock_khz = 0, sms = 0;
+  RL_CUDA_CHECK(cudaGetDevice(&device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
+  RL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  return {clock_khz, sms};
+}
+
 // Shared memory serves 32 banks of 4 bytes a clock per SM (the CUDA C++
 // Programming Guide's shared-memory section): at the maximum SM clock that
 // bounds smem.read from above, and L2, shared by all SMs, from below.
 TEST(CeilingsOnGpu, smem_read_lies_between_l2_read_and_32_banks_a_clock) {
   RL_REQUIRE_GPU();
-  int device = 0, clock_khz = 0, sms = 0;
-  RL_CUDA_CHECK(cudaGetDevice(&device));
-  RL_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
-  RL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  const auto [clock_khz, sms] = max_clock_khz_and_sms();
   const auto rates = measure_ceilings();
   ASSERT_TRUE(rates.contains("smem.read") && rates.contains("l2.read"));
   EXPECT_GT(rates.at("smem.read"), rates.at("l2.read"));
@@ -128,10 +135,9 @@ TEST(CeilingsOnGpu, smem_read_lies_between_l2_read_and_32_banks_a_clock) {
 // still catches a wrong FLOP count or a broken timer.
 TEST(CeilingsOnGpu, no_ceiling_exceeds_its_physical_peak_at_the_maximum_clock) {
   RL_REQUIRE_GPU();
-  int device = 0, clock_khz = 0, sms = 0;
+  const auto [clock_khz, sms] = max_clock_khz_and_sms();
+  int device = 0;
   RL_CUDA_CHECK(cudaGetDevice(&device));
-  RL_CUDA_CHECK(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device));
-  RL_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   cudaDeviceProp prop{};
   RL_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
   roofline::DeviceInfo info;

@@ -45,16 +45,22 @@ inline int count(const std::string& text, const std::string& needle) {
   return n;
 }
 
-// The leader lines the SVG draws, as (x1, y1, x2, y2).
-inline std::vector<std::array<double, 4>> drawn_leaders(const std::string& svg) {
+// The <line>s of class `cls` the SVG draws, as (x1, y1, x2, y2).
+inline std::vector<std::array<double, 4>> drawn_lines(const std::string& svg,
+                                                      const std::string& cls) {
   std::vector<std::array<double, 4>> out;
-  const std::regex line(
-      "class=\"leader\" x1=\"([-0-9.]+)\" y1=\"([-0-9.]+)\" x2=\"([-0-9.]+)\" "
-      "y2=\"([-0-9.]+)\"");
+  const std::regex line("class=\"" + cls +
+                        "\" x1=\"([-0-9.]+)\" y1=\"([-0-9.]+)\" x2=\"([-0-9.]+)\" "
+                        "y2=\"([-0-9.]+)\"");
   for (std::sregex_iterator it(svg.begin(), svg.end(), line), end; it != end; ++it)
     out.push_back(
         {std::stod((*it)[1]), std::stod((*it)[2]), std::stod((*it)[3]), std::stod((*it)[4])});
   return out;
+}
+
+// The leader lines from points to their labels.
+inline std::vector<std::array<double, 4>> drawn_leaders(const std::string& svg) {
+  return drawn_lines(svg, "leader");
 }
 
 // Does the segment enter the box's inside (Liang-Barsky)?  A leader ends on

@@ -159,16 +159,9 @@ TEST(HierarchyView, each_kernels_points_sit_at_its_level_intensities) {
   }
 }
 
-// The level lines the SVG draws, as (x1, y1, x2, y2).
+// The hierarchy view's lines through each kernel's levels.
 std::vector<std::array<double, 4>> drawn_level_lines(const std::string& svg) {
-  std::vector<std::array<double, 4>> out;
-  const std::regex join(
-      "class=\"level-join\" x1=\"([-0-9.]+)\" y1=\"([-0-9.]+)\" x2=\"([-0-9.]+)\" "
-      "y2=\"([-0-9.]+)\"");
-  for (std::sregex_iterator it(svg.begin(), svg.end(), join), end; it != end; ++it)
-    out.push_back(
-        {std::stod((*it)[1]), std::stod((*it)[2]), std::stod((*it)[3]), std::stod((*it)[4])});
-  return out;
+  return testing::drawn_lines(svg, "level-join");
 }
 
 // Like every view (test_chart_layout.cpp): no text over another or off the
