@@ -67,20 +67,6 @@ inline roofline::Cost cost(const Dims& d, double bytes_model) {
           .unit = roofline::ComputeUnit::fp32};
 }
 
-// What the counters check (issue 28, docs/counters.md), for a rung whose
-// every access to x, weight and bias is a whole 16-byte rl::load128 when C is
-// a multiple of the vector (16 / sizeof(T) elements; then every row starts
-// aligned), reading x `x_passes` times and weight and bias once per row:
-//   bytes_l2_load = rows (x_passes + 2) C sizeof(T).
-// A ragged C reads the row's end with scalar loads, which the emulator does
-// not count: nothing declared.  No bytes_l2_store: mean and rstd go out as
-// plain 4-byte stores.
-inline void declare_vec128_loads(roofline::Cost& c, const Dims& d, int x_passes) {
-  const auto vector = static_cast<std::int64_t>(16 / d.element_bytes);
-  if (static_cast<std::int64_t>(d.C) % vector != 0) return;
-  c.bytes_l2_load = d.rows * (x_passes + 2) * d.C * d.element_bytes;
-}
-
 // ---------------------------------------------------------------- shapes
 //
 // small: odd row counts and a C that is not a multiple of the vector width

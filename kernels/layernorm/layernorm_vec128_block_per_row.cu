@@ -84,8 +84,7 @@ RL_DEVICE_INSTANCES(&launch_layernorm_vec128_block_per_row<float>,
                     &launch_layernorm_vec128_block_per_row<__nv_bfloat16>);
 
 #if !defined(__CUDA_ARCH__)
-// Cost model: three sweeps by 512 threads per row, as layernorm_block_per_row_*;
-// the counters: x three times, weight and bias once a row (declare_vec128_loads).
+// Cost model: three sweeps by 512 threads per row, as layernorm_block_per_row_*.
 double bytes_model_vec128_block_per_row(const Dims& d) {
   return x_read_bytes(d, 3, kVec128RowThreads) + bytes_except_x(d);
 }
@@ -95,7 +94,6 @@ RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_block_per_row_f
                                        .baseline = "layernorm_block_per_row_f32",
                                        .launcher = &launch_layernorm_vec128_block_per_row<float>,
                                        .bytes_model = &bytes_model_vec128_block_per_row,
-                                       .counted_x_passes = 3,
                                        .idea = "128-bit loads and stores"}));
 RL_REGISTER_KERNEL(
     make_record<__nv_bfloat16>({.name = "layernorm_vec128_block_per_row_bf16",
@@ -103,7 +101,6 @@ RL_REGISTER_KERNEL(
                                 .baseline = "layernorm_block_per_row_bf16",
                                 .launcher = &launch_layernorm_vec128_block_per_row<__nv_bfloat16>,
                                 .bytes_model = &bytes_model_vec128_block_per_row,
-                                .counted_x_passes = 3,
                                 .idea = "128-bit loads and stores"}));
 #endif  // !__CUDA_ARCH__
 

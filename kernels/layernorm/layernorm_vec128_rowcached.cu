@@ -97,8 +97,7 @@ RL_DEVICE_INSTANCES(&launch_layernorm_vec128_rowcached<float>,
                     &launch_layernorm_vec128_rowcached<__nv_bfloat16>);
 
 #if !defined(__CUDA_ARCH__)
-// Cost model: x read exactly once, whatever C: bytes_model = bytes_min; the
-// counters: x once, weight and bias once a row (declare_vec128_loads).
+// Cost model: x read exactly once, whatever C: bytes_model = bytes_min.
 double bytes_model_rowcached(const Dims& d) {
   return x_read_bytes(d, 1, 1.0) + bytes_except_x(d);
 }
@@ -108,7 +107,6 @@ RL_REGISTER_KERNEL(make_record<float>({.name = "layernorm_vec128_rowcached_f32",
                                        .baseline = "layernorm_vec128_block_per_row_f32",
                                        .launcher = &launch_layernorm_vec128_rowcached<float>,
                                        .bytes_model = &bytes_model_rowcached,
-                                       .counted_x_passes = 1,
                                        .idea = "the row held in registers: x read once"}));
 RL_REGISTER_KERNEL(
     make_record<__nv_bfloat16>({.name = "layernorm_vec128_rowcached_bf16",
@@ -116,7 +114,6 @@ RL_REGISTER_KERNEL(
                                 .baseline = "layernorm_vec128_block_per_row_bf16",
                                 .launcher = &launch_layernorm_vec128_rowcached<__nv_bfloat16>,
                                 .bytes_model = &bytes_model_rowcached,
-                                .counted_x_passes = 1,
                                 .idea = "the row held in registers: x read once"}));
 #endif  // !__CUDA_ARCH__
 

@@ -178,9 +178,6 @@ struct RecordSpec {
   std::string baseline;
   Launcher<T> launcher;
   std::function<double(const Dims&)> bytes_model;
-  // What the counters check: x's passes of a rung whose loads are all
-  // rl::load128 at an aligned C (declare_vec128_loads); 0: nothing declared.
-  int counted_x_passes = 0;
   std::int64_t min_C = 0;    // shapes narrower than this are not this rung's job
   bool gpu_only = false;     // a library baseline the emulator cannot run
   std::string idea = {};     // the report's one line: what it changes from its baseline
@@ -203,11 +200,9 @@ KernelRecord make_record(RecordSpec<T> spec) {
       .shapes = [min_C =
                      spec.min_C](SizePreset preset) { return shapes(preset, sizeof(T), min_C); },
       .cost =
-          [bytes_model = spec.bytes_model, x_passes = spec.counted_x_passes](const Shape& shape) {
+          [bytes_model = spec.bytes_model](const Shape& shape) {
             const Dims d = dims(shape, sizeof(T));
-            roofline::Cost c = cost(d, bytes_model(d));
-            if (x_passes > 0) declare_vec128_loads(c, d, x_passes);
-            return c;
+            return cost(d, bytes_model(d));
           },
       .make_workload =
           [launcher = spec.launcher](const Shape& shape, std::uint64_t seed) {

@@ -33,7 +33,6 @@ const std::map<std::string, std::vector<rl::Shape>> kShapes = {
      {rl::Shape{{{"M", 129}, {"N", 136}, {"K", 80}}},
       rl::Shape{{{"M", 67}, {"N", 45}, {"K", 33}}}}},
     {"gelu", {rl::Shape{{{"n", 8 * 513}}}}},  // a multiple of 4 and 8 lanes: no scalar tail
-    {"layernorm", {rl::Shape{{{"rows", 3}, {"C", 8 * 129}}}}},  // whole vectors: no ragged end
     // N past one 128-row query tile and not a multiple of any key tile;
     // both head dims (key tiles of 64 and 32), causal and not.
     {"attention",
