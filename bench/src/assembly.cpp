@@ -77,7 +77,8 @@ void set_clocks(roofline::KernelResult& result, const ClockWindow& window) {
 }
 
 bool is_memory_ceiling(std::string_view ceiling_name) {
-  return ceiling_name.starts_with("hbm.") || ceiling_name.starts_with("l2.");
+  return ceiling_name.starts_with("hbm.") || ceiling_name.starts_with("l2.") ||
+         ceiling_name.starts_with("smem.");
 }
 
 roofline::Ceiling measured_ceiling(const roofline::KernelResult& timed,

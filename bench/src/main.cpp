@@ -162,6 +162,7 @@ int run_main(int argc, char** argv) {
   settings.shapes = options.shape_specs;
   settings.ceilings_only = options.ceilings_only;
   settings.no_ceilings = options.no_ceilings;
+  settings.counters = options.counters;
   if (options.ceilings_from) settings.ceilings_from = options.ceilings_from->string();
   settings.budget_s = options.budget_s;
   config.selection = std::move(selection);

@@ -281,6 +281,11 @@ std::vector<ChartView> chart_views(const Results& results) {
   add("memory", "Which kernels are limited by memory, and how close do they get to HBM and L2?");
   add("simt", "How close do the SIMT kernels come to the FP32 and FP64 pipes?");
   add("tensor", "How close does each tensor-core kernel come to the roof of its precision?");
+  // Only where kernels were counted (--counters); a colour is a kernel here.
+  add("hierarchy",
+      "Where is each kernel's data reused: in L1/shared memory, in L2 or from DRAM? One colour "
+      "per kernel, its points at its intensity at each level; a hollow point is the cost "
+      "model's figure where that level was not counted.");
   for (const auto& family : chart::ladder_families(results))
     add("family:" + family,
         fmt::format("What does each rung of the {} ladder buy over its baseline?", family));

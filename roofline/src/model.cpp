@@ -17,13 +17,30 @@ double attainable(double compute_flops_per_s, double bytes_per_s, double intensi
   return std::min(compute_flops_per_s, bytes_per_s * intensity_flop_per_b);
 }
 
-const Ceiling* dram_ceiling(std::span<const Ceiling> ceilings) {
+namespace {
+
+// The fastest measured memory ceiling whose name starts with `level` ("l2.",
+// "smem."), or nullptr.
+const Ceiling* best_memory_ceiling(std::span<const Ceiling> ceilings, std::string_view level) {
   const Ceiling* best = nullptr;
   for (const auto& c : ceilings)
-    if (c.kind == "memory" && c.name.starts_with("hbm.") && c.value > 0 &&
+    if (c.kind == "memory" && c.name.starts_with(level) && c.value > 0 &&
         (!best || c.value > best->value))
       best = &c;
   return best;
+}
+
+// A ceiling of the memory level only the hierarchy view draws: no kernel's
+// roof is made of it (a kernel's data comes from DRAM or L2 as its footprint
+// says; shared-memory traffic is not in any cost model's bytes_model).
+bool is_hierarchy_only(const Ceiling& ceiling) {
+  return ceiling.name.starts_with("smem.");
+}
+
+}  // namespace
+
+const Ceiling* dram_ceiling(std::span<const Ceiling> ceilings) {
+  return best_memory_ceiling(ceilings, "hbm.");
 }
 
 const Ceiling* compute_ceiling(std::span<const Ceiling> ceilings, ComputeUnit unit) {
@@ -58,17 +75,14 @@ std::vector<Placement> place(double intensity_flop_per_b, ComputeUnit unit,
 
 const Ceiling* memory_ceiling_for(const KernelResult& kernel, std::span<const Ceiling> ceilings,
                                   double l2_bytes) {
+  // A roof loop of shared memory is judged against its own level.
+  if (kernel.ceiling.starts_with("smem.")) return best_memory_ceiling(ceilings, "smem.");
   const double footprint = kernel.device_bytes.value_or(kernel.bytes_min);
   const bool l2_resident =
       kernel.ceiling.starts_with("l2.") ||
       (kernel.l2_flushed == false && l2_bytes > 0 && footprint > 0 && footprint <= l2_bytes);
   if (l2_resident) {
-    const Ceiling* best = nullptr;
-    for (const auto& c : ceilings)
-      if (c.kind == "memory" && c.name.starts_with("l2.") && c.value > 0 &&
-          (!best || c.value > best->value))
-        best = &c;
-    if (best) return best;
+    if (const Ceiling* best = best_memory_ceiling(ceilings, "l2.")) return best;
   }
   return dram_ceiling(ceilings);
 }
@@ -126,6 +140,7 @@ RoofVerdict judge(const KernelResult& kernel, std::span<const Ceiling> ceilings,
 }
 
 bool depends_on(const KernelResult& kernel, const Ceiling& ceiling) {
+  if (is_hierarchy_only(ceiling)) return kernel.ceiling.starts_with("smem.");
   return ceiling.kind == "memory" ||
          (ceiling.kind == "compute" && ceiling.name == compute_ceiling_name(kernel.unit));
 }

@@ -227,6 +227,7 @@ RunSettings read_settings(const Reader<J>& r) {
   s.shapes = string_list(r, "shapes");
   s.ceilings_only = r.optional_boolean("ceilings_only").value_or(false);
   s.no_ceilings = r.optional_boolean("no_ceilings").value_or(false);
+  s.counters = r.optional_boolean("counters").value_or(false);
   s.ceilings_from = r.optional_string("ceilings_from");
   s.budget_s = r.optional_number("budget_s");
   return s;

@@ -164,6 +164,7 @@ J results_document(const Results& r) {
                         {"shapes", s->shapes},
                         {"ceilings_only", s->ceilings_only},
                         {"no_ceilings", s->no_ceilings},
+                        {"counters", s->counters},
                         {"ceilings_from", s->ceilings_from}};
     if (s->budget_s) run["settings"]["budget_s"] = *s->budget_s;
   }

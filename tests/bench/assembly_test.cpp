@@ -139,9 +139,10 @@ TEST(MeasuredCeilings, merge_keeps_the_best_shape_per_ceiling) {
   EXPECT_EQ(ceilings[1].name, "hbm.read");
 }
 
-TEST(MeasuredCeilings, memory_ceilings_are_hbm_and_l2_names) {
+TEST(MeasuredCeilings, memory_ceilings_are_hbm_l2_and_smem_names) {
   EXPECT_TRUE(rl::bench::is_memory_ceiling("hbm.triad"));
   EXPECT_TRUE(rl::bench::is_memory_ceiling("l2.read"));
+  EXPECT_TRUE(rl::bench::is_memory_ceiling("smem.read"));
   EXPECT_FALSE(rl::bench::is_memory_ceiling("tc.bf16"));
   EXPECT_FALSE(rl::bench::is_memory_ceiling("fp32.fma"));
 }

@@ -40,6 +40,9 @@ def kernels_of(binary, schema, *flags):
         if why:
             return None, None, f"{flags}: {why}"
         kernels = {k["name"]: k for k in results["kernels"]}
+        said = results["run"]["settings"].get("counters")
+        if said is not ("--counters" in flags):
+            return None, None, f"{flags}: run.settings.counters is {said!r}"
         if sorted(kernels) != sorted([GEMM, GELU]):
             return None, None, f"{flags}: kernels {sorted(kernels)}, expected {GEMM} and {GELU}"
         for k in kernels.values():

@@ -229,6 +229,35 @@ TEST(DependsOn, every_memory_ceiling_and_its_own_units_compute_ceiling) {
   EXPECT_FALSE(depends_on(bf16, ceiling("fp32.fma", "compute", 1e13)));
 }
 
+TEST(DependsOn, the_shared_memory_ceiling_bounds_only_its_own_roof_loop) {
+  const KernelResult bf16 = kernel_at(1e12, 1e9, 1e-3, ComputeUnit::tc_bf16);
+  EXPECT_FALSE(depends_on(bf16, ceiling("smem.read", "memory", 3e13)));
+  KernelResult smem_loop = kernel_at(0, 1e9, 1e-4);
+  smem_loop.ceiling = "smem.read";
+  EXPECT_TRUE(depends_on(smem_loop, ceiling("smem.read", "memory", 3e13)));
+}
+
+TEST(RoofOf, a_kernel_never_gets_the_shared_memory_roof_and_its_roof_loop_gets_only_that) {
+  // smem.read is the fastest memory ceiling; an ordinary kernel (cold or
+  // L2-resident) is still judged by HBM or L2, and the shared-memory roof
+  // loop by smem.read (not HBM, where it would read as 1000% "above roof").
+  const std::vector<Ceiling> c{ceiling("hbm.copy", "memory", 2e12),
+                               ceiling("l2.read", "memory", 6e12),
+                               ceiling("smem.read", "memory", 3e13)};
+  KernelResult cold = kernel_at(1e9, 4e9, 2.5e-3);
+  ASSERT_TRUE(roof_of(cold, c, 50e6));
+  EXPECT_EQ(roof_of(cold, c, 50e6)->memory_ceiling, "hbm.copy");
+  KernelResult warm = kernel_at(1e9, 4e6, 1e-5);
+  warm.l2_flushed = false;
+  ASSERT_TRUE(roof_of(warm, c, 50e6));
+  EXPECT_EQ(roof_of(warm, c, 50e6)->memory_ceiling, "l2.read");
+  KernelResult smem_loop = kernel_at(0, 3e9, 1e-4);
+  smem_loop.ceiling = "smem.read";
+  ASSERT_TRUE(roof_of(smem_loop, c, 50e6));
+  EXPECT_EQ(roof_of(smem_loop, c, 50e6)->memory_ceiling, "smem.read");
+  EXPECT_EQ(dram_ceiling(c)->name, "hbm.copy");
+}
+
 TEST(SetVerdict, writes_the_verdicts_fields_and_clears_them_when_empty) {
   KernelResult k = kernel_at(1e9, 4e9, 1e-3, ComputeUnit::fp32);
   set_verdict(k, judge(k, kCeilings));

@@ -297,5 +297,20 @@ TEST(HierarchyView, refused_counters_give_their_reason_in_the_one_line) {
   EXPECT_TRUE(said);
 }
 
+// The report shows the hierarchy chart only for a run that counted something:
+// a file without counters gets no empty chart in its report.
+TEST(HierarchyView, the_report_has_the_chart_only_when_kernels_were_counted) {
+  auto ids = [](const Results& r) {
+    std::set<std::string> out;
+    for (const auto& v : chart_views(r)) out.insert(v.id);
+    return out;
+  };
+  EXPECT_TRUE(ids(fixture("emulator_counters_results.json")).contains("hierarchy"));
+  EXPECT_TRUE(ids(fixture("synthetic_cupti_counters_results.json")).contains("hierarchy"));
+  EXPECT_FALSE(
+      ids(load_results(std::string(RL_ROOFLINE_TEST_DATA) + "/emulated_small_results.json"))
+          .contains("hierarchy"));
+}
+
 }  // namespace
 }  // namespace rl::roofline

@@ -202,6 +202,7 @@ struct RunSettings {
   std::vector<std::string> families;  // --family (empty = all)
   std::vector<std::string> shapes;    // --shape overrides, as given
   bool ceilings_only = false, no_ceilings = false;
+  bool counters = false;  // --counters: one more launch of each kernel was counted
   std::string ceilings_from;       // results.json the ceilings were read from ("" = measured)
   std::optional<double> budget_s;  // --budget (written only when given)
 };
