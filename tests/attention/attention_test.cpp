@@ -504,24 +504,38 @@ TEST(AttentionFootprint, NaiveNeedsTheTwoScoreTensorsFusedOnlyQKVO) {
   }
 }
 
-TEST(AttentionShapes, LargePresetFollowsTheFlashAttentionConvention) {
-  const rl::KernelRecord* record = rl::find_kernel("attention_f32_fused");
-  ASSERT_NE(record, nullptr);
-  const std::vector<rl::Shape> large = record->shapes(rl::SizePreset::large);
-  EXPECT_EQ(large.size(), 2u * 6 * 2);
-  for (const rl::Shape& s : large) {
-    SCOPED_TRACE(s.to_string());
-    EXPECT_EQ(s.at("B") * s.at("N"), 16384);
-    EXPECT_EQ(s.at("H") * s.at("d"), 2048);
-    EXPECT_TRUE(s.at("d") == 64 || s.at("d") == 128);
-    EXPECT_GE(s.at("N"), 512);
-    EXPECT_LE(s.at("N"), 16384);
+// The GPU's default preset is FlashAttention's benchmark set for every
+// attention record this build registers (the SIMT and mma.sync rungs, the
+// wgmma rungs and the fp8 rung; the library baselines share make_record):
+// 16k tokens per batch, N from 512 to 16k with B = 16k / N, H·d = 2048,
+// d = 64 and 128, causal and not; each costed, none refused.
+TEST(AttentionShapes, LargePresetIsTheFlashAttentionBenchmarkSetForEveryRecord) {
+  std::vector<std::string> expected;
+  for (const std::int64_t d : {64, 128})
+    for (const std::int64_t N : {512, 1024, 2048, 4096, 8192, 16384})
+      for (const bool causal : {false, true})
+        expected.push_back(shape_of(16384 / N, 2048 / d, N, d, causal).to_string());
+  std::sort(expected.begin(), expected.end());
+  int records = 0;
+  for (const auto& record : rl::kernel_registry()) {
+    if (record.family != "attention") continue;
+    SCOPED_TRACE(record.name);
+    ++records;
+    std::vector<std::string> large;
+    for (const rl::Shape& s : record.shapes(rl::SizePreset::large)) {
+      large.push_back(s.to_string());
+      EXPECT_NO_THROW(record.cost(s)) << s.to_string();
+      EXPECT_FALSE(record.refuse_shape && record.refuse_shape(s)) << s.to_string();
+    }
+    std::sort(large.begin(), large.end());
+    EXPECT_EQ(large, expected);
+    for (const rl::Shape& s : record.shapes(rl::SizePreset::small)) {
+      SCOPED_TRACE(s.to_string());
+      EXPECT_LE(s.at("B") * s.at("H") * s.at("N"), 300) << "small is the emulator's preset";
+      EXPECT_NO_THROW(rl::attention::dims(s));
+    }
   }
-  for (const rl::Shape& s : record->shapes(rl::SizePreset::small)) {
-    SCOPED_TRACE(s.to_string());
-    EXPECT_LE(s.at("B") * s.at("H") * s.at("N"), 300) << "small is the emulator's preset";
-    EXPECT_NO_THROW(rl::attention::dims(s));
-  }
+  EXPECT_GE(records, 4) << "naive, fused and the two flash records at least";
 }
 
 TEST(AttentionValidation, LargeInstancesCheckAtLeast64RowsPerHeadWithFirstAndLast) {

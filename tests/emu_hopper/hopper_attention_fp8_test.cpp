@@ -1,10 +1,11 @@
 // attention_wgmma_fp8_sm90a.cu under the emulator as a Hopper (RL_EMU_CC=90):
 // it validates against the float64 reference of the dequantised inputs at
 // odd N, d = 64 and 128, causal and not, bit-identical under two schedules;
-// causal query tiles load only the K and Vᵀ tiles they reach; validation
-// fails a missed rescale, a wrong causal mask, P in the wrong fp8 fragment
-// layout and a wrong descale, and at N = 1024 an all-zero O, a wrong descale
-// and a wrong last causal row; the bf16 tolerance rejects the correct kernel.
+// causal query tiles load only the K and Vᵀ tiles they reach, heaviest
+// query tiles first; validation fails a missed rescale, a wrong causal mask
+// and P in the wrong fp8 fragment layout (d = 64 and 128) and a wrong
+// descale, and at N = 1024 an all-zero O, a wrong descale and a wrong last
+// causal row; the bf16 tolerance rejects the correct kernel.
 #include "attention/attention_fp8_workload.hpp"
 #include "emu_kernel_test.hpp"
 #include "hopper_attention_cases.hpp"
@@ -16,7 +17,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -55,6 +55,7 @@ TEST(HopperAttentionFp8, the_record_runs_on_the_emulated_hopper_only) {
 // The cases of the 16-bit rungs (hopper_attention_cases.hpp); N = 129 and
 // 17 also end in a ragged 32-key block of Vᵀ (zeros past N).
 using rl::test::attention::Case;
+using rl::test::attention::expect_query_tiles_load_only_the_key_tiles_they_reach_heaviest_first;
 using rl::test::attention::odd_length_cases;
 
 TEST(HopperAttentionFp8, matches_the_float64_reference_at_odd_lengths_under_two_schedules) {
@@ -90,39 +91,17 @@ TEST(HopperAttentionFp8, dumps_the_dequantised_inputs_and_the_output_it_validate
   EXPECT_EQ(tensors[3].values, workload->download_outputs());
 }
 
-// Causal skipping proven: at N = 1000 (8 query and 8 key tiles, d = 64) key
-// tile j is loaded as K (row coordinate 128j) and as Vᵀ (column coordinate
-// 128j) by 8 query tiles without the mask and by 8 - j with it.
-TEST(HopperAttentionFp8, causal_query_tiles_load_only_the_key_tiles_they_reach) {
+// Causal skipping and heaviest-first order (the TMA log,
+// hopper_attention_cases.hpp) at d = 64 and 128: key tile j is loaded as K
+// (row 128j) and as Vᵀ (column 128j).
+TEST(HopperAttentionFp8, causal_query_tiles_load_only_the_key_tiles_they_reach_heaviest_first) {
   RL_SKIP_UNDER_RACECHECK();
-  constexpr int kTiles = 8;
-  for (const bool causal : {false, true}) {
-    SCOPED_TRACE(causal ? "causal" : "not causal");
-    auto workload = make(shape_of(1, 1, 1000, 64, causal), 3);
-    rl::emu::hopper::record_tma_loads(true);
-    const rl::Validation v = workload->validate(nullptr);
-    rl::emu::hopper::record_tma_loads(false);
-    ASSERT_TRUE(v.passed) << v.detail;
-    // tensor -> the coordinate that moves (row for Q and K, column for Vᵀ) -> loads
-    std::map<const void*, std::map<int, int>> loads;
-    for (const auto& r : rl::emu::hopper::recorded_tma_loads())
-      ++loads[r.global][r.coords[0] != 0 ? r.coords[0] : r.coords[1]];
-    ASSERT_EQ(loads.size(), 3u) << "Q, K and Vᵀ";
-    int queries = 0, keys = 0;
-    for (const auto& [tensor, at] : loads) {
-      int total = 0;
-      for (const auto& [coordinate, n] : at) total += n;
-      if (total == kTiles) {  // Q: each query tile once
-        ++queries;
-        continue;
-      }
-      std::map<int, int> expected;
-      for (int j = 0; j < kTiles; ++j) expected[128 * j] = causal ? kTiles - j : kTiles;
-      EXPECT_EQ(at, expected) << "K or Vᵀ";
-      ++keys;
+  for (const std::int64_t d : {64, 128}) {
+    for (const bool causal : {false, true}) {
+      SCOPED_TRACE("d = " + std::to_string(d) + (causal ? ", causal" : ", not causal"));
+      auto workload = make(shape_of(1, 1, 1000, d, causal), 3);
+      expect_query_tiles_load_only_the_key_tiles_they_reach_heaviest_first(*workload, causal, 0);
     }
-    EXPECT_EQ(queries, 1);
-    EXPECT_EQ(keys, 2);
   }
 }
 
@@ -144,9 +123,10 @@ rl::Validation validate_with(const rl::Shape& shape, SoftmaxFault fault, float v
   return w.validate(nullptr);
 }
 
-// Each bug at the smallest shape that has it; the same shapes pass through
-// the same faults:: launcher without the fault.  s_V off by one binade (the
-// scales are powers of two) fails too.
+// Each bug at the smallest shape that has it, at d = 64 and 128 (at 128, S
+// sums twice the k32 steps and P·V writes twice the columns); the same
+// shapes pass through the same faults:: launcher without the fault.  s_V off
+// by one binade (the scales are powers of two) fails too.
 TEST(HopperAttentionFp8Fault,
      validation_fails_a_missed_rescale_a_wrong_mask_p_in_the_wrong_layout) {
   RL_SKIP_UNDER_RACECHECK();
@@ -159,6 +139,8 @@ TEST(HopperAttentionFp8Fault,
       {SoftmaxFault::causal_off_by_one, shape_of(1, 1, 129, 64, true), 1},
       {SoftmaxFault::p_in_wrong_layout, shape_of(1, 1, 17, 64, false), 1},
       {SoftmaxFault::p_in_wrong_layout, shape_of(1, 1, 17, 128, false), 1},
+      {SoftmaxFault::skip_rescale, shape_of(1, 1, 200, 128, false), 1},
+      {SoftmaxFault::causal_off_by_one, shape_of(1, 1, 129, 128, true), 1},
       {SoftmaxFault::none, shape_of(1, 1, 17, 64, false), 0.5f},
   };
   for (const auto& c : cases) {

@@ -2,8 +2,9 @@
 // under the emulator as a Hopper (RL_EMU_CC=90): each validates against the
 // float64 reference at odd N, d = 64 and 128, causal and not, under two
 // schedules with bit-identical outputs, and validation fails the three
-// softmax bugs of attention_wgmma_fault.hpp built into each; causal query
-// tiles load only the key tiles they reach (the emulator's TMA log).
+// softmax bugs of attention_wgmma_fault.hpp built into each, at d = 64 and
+// 128; causal query tiles load only the key tiles they reach, and the
+// heaviest query tiles are launched first (the emulator's TMA log).
 #include "attention/attention_wgmma_fault.hpp"
 #include "attention/attention_workload.hpp"
 #include "emu_kernel_test.hpp"
@@ -13,9 +14,7 @@
 
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdint>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +40,7 @@ TEST(HopperAttention, the_records_run_on_the_emulated_hopper_only) {
 class WgmmaAttention : public ::testing::TestWithParam<const char*> {};
 
 using rl::test::attention::Case;
+using rl::test::attention::expect_query_tiles_load_only_the_key_tiles_they_reach_heaviest_first;
 using rl::test::attention::odd_length_cases;
 
 TEST_P(WgmmaAttention, matches_the_float64_reference_at_odd_lengths_under_two_schedules) {
@@ -80,42 +80,24 @@ TEST_P(WgmmaAttention, dumps_q_k_v_and_the_output_it_validated) {
 
 INSTANTIATE_TEST_SUITE_P(Hopper, WgmmaAttention, ::testing::ValuesIn(kRecords));
 
-// Causal skipping proven, not assumed: the emulator logs every TMA load, and
-// at N = 1000 (8 query tiles, 8 key tiles of 128, d = 64: one box per tile)
-// key tile j must be loaded, as K and as V, by the query tiles that reach it:
-// all 8 without the mask, 8 - j with it (query tiles i >= j), 36 loads of
-// each instead of 64.  Q: once per query tile.  The log is grouped by the
-// tensor's address; Q is the one with 8 loads.
-TEST(WgmmaAttention, causal_query_tiles_load_only_the_key_tiles_they_reach) {
+// Causal skipping and heaviest-first order (the TMA log,
+// hopper_attention_cases.hpp) for each rung at d = 64 (a tile is one box);
+// at d = 128 (two 64-column boxes, each loaded as often) on the first rung
+// alone: the three share the producer, wgmma::produce.
+TEST(WgmmaAttention, causal_query_tiles_load_only_the_key_tiles_they_reach_heaviest_first) {
   RL_SKIP_UNDER_RACECHECK();  // the log's mutex would order the producers for racecheck
-  constexpr int kTiles = 8;
   for (const char* name : {"attention_wgmma_tma_bf16", "attention_wgmma_overlap_bf16",
                            "attention_wgmma_pingpong_bf16"}) {
-    for (const bool causal : {false, true}) {
-      SCOPED_TRACE(std::string(name) + (causal ? ", causal" : ""));
-      auto workload =
-          rl::test::make_inspectable_workload(name, shape_of(1, 1, 1000, 64, causal), 3);
-      ASSERT_NE(workload, nullptr);
-      rl::emu::hopper::record_tma_loads(true);
-      const rl::Validation v = workload->validate(nullptr);
-      rl::emu::hopper::record_tma_loads(false);
-      ASSERT_TRUE(v.passed) << v.detail;
-      std::map<const void*, std::map<int, int>> loads;  // tensor -> row coordinate -> loads
-      for (const auto& r : rl::emu::hopper::recorded_tma_loads()) ++loads[r.global][r.coords[1]];
-      ASSERT_EQ(loads.size(), 3u) << "Q, K and V";
-      int queries = 0, keys_and_values = 0;
-      for (const auto& [tensor, rows] : loads) {
-        std::map<int, int> expected;
-        const bool is_q =
-            rows.size() == kTiles &&
-            std::all_of(rows.begin(), rows.end(), [](auto& r) { return r.second == 1; });
-        for (int j = 0; j < kTiles; ++j)
-          expected[128 * j] = is_q ? 1 : (causal ? kTiles - j : kTiles);
-        EXPECT_EQ(rows, expected) << (is_q ? "Q" : "K or V");
-        (is_q ? queries : keys_and_values) += 1;
+    for (const std::int64_t d : {64, 128}) {
+      if (d == 128 && std::string(name) != "attention_wgmma_tma_bf16") continue;
+      for (const bool causal : {false, true}) {
+        SCOPED_TRACE(std::string(name) + ", d = " + std::to_string(d) + (causal ? ", causal" : ""));
+        auto workload =
+            rl::test::make_inspectable_workload(name, shape_of(1, 1, 1000, d, causal), 3);
+        ASSERT_NE(workload, nullptr);
+        expect_query_tiles_load_only_the_key_tiles_they_reach_heaviest_first(
+            *workload, causal, static_cast<int>(d / 64));
       }
-      EXPECT_EQ(queries, 1);
-      EXPECT_EQ(keys_and_values, 2);
     }
   }
 }
@@ -135,8 +117,9 @@ rl::Validation validate_with_fault(const char* record, FaultyLaunchers faulty, S
 
 // Each bug at the smallest shape that has it: the rescale matters from the
 // second key tile on (N = 200), the mask off by one whenever it is causal,
-// P's layout at any N.  The same shapes pass without a fault, through the
-// same faults:: launcher (so it is the fault that fails them).
+// P's layout at any N; at both head dims (d = 128: P·V of two 64-column
+// boxes, S over two k-halves).  The same shapes pass without a fault, through
+// the same faults:: launcher (so it is the fault that fails them).
 TEST(WgmmaAttentionFault,
      validation_fails_a_missed_rescale_a_wrong_mask_and_p_in_the_wrong_layout) {
   RL_SKIP_UNDER_RACECHECK();
@@ -147,6 +130,9 @@ TEST(WgmmaAttentionFault,
       {SoftmaxFault::skip_rescale, shape_of(1, 1, 200, 64, false)},
       {SoftmaxFault::causal_off_by_one, shape_of(1, 1, 129, 64, true)},
       {SoftmaxFault::p_in_wrong_layout, shape_of(1, 1, 17, 64, false)},
+      {SoftmaxFault::skip_rescale, shape_of(1, 1, 200, 128, false)},
+      {SoftmaxFault::causal_off_by_one, shape_of(1, 1, 129, 128, true)},
+      {SoftmaxFault::p_in_wrong_layout, shape_of(1, 1, 17, 128, false)},
   };
   const struct {
     const char* record;
