@@ -56,6 +56,12 @@
 // rl-static: kernel=attention_wgmma_overlap arch=90a sass=USETMAXREG.DEALLOC,USETMAXREG.TRY_ALLOC
 // rl-static: kernel=attention_wgmma_overlap arch=90a sass=WARPGROUP.DEPBAR.LE
 // rl-static: kernel=*attention_wgmma_overlap<*,?64,* arch=90a sass=HGMMA.64x64x16.F32
+// Both products are wgmmas in the hot loop, per key tile 64 + 2 exp2s a thread: S = QKᵀ as
+// d/16 m64n128k16 and O += P·V (P from registers) as 8 m64nDk16; at d = 128 both are
+// m64n128k16, so 16 of them (8 would leave one product off the tensor cores).
+// rl-static: kernel=*_overlap<*,?64,* arch=90a loop_ratio=HGMMA.64x128x16/MUFU.EX2==4/66
+// rl-static: kernel=*_overlap<*,?64,* arch=90a loop_ratio=HGMMA.64x64x16/MUFU.EX2==8/66
+// rl-static: kernel=*_overlap<*,?128,* arch=90a loop_ratio=HGMMA.64x128x16/MUFU.EX2==16/66
 #include "attention/attention_wgmma_parts.hpp"
 #include "rl/device_instances.hpp"
 #include "rl/ptx.hpp"
