@@ -4,7 +4,8 @@
 // schedules with bit-identical outputs, and validation fails the three
 // softmax bugs of attention_wgmma_fault.hpp built into each, at d = 64 and
 // 128; causal query tiles load only the key tiles they reach, and the
-// heaviest query tiles are launched first (the emulator's TMA log).
+// heaviest query tiles are launched first (the emulator's TMA log); each
+// rung names the one below it.
 #include "attention/attention_wgmma_fault.hpp"
 #include "attention/attention_workload.hpp"
 #include "emu_kernel_test.hpp"
@@ -34,6 +35,28 @@ TEST(HopperAttention, the_records_run_on_the_emulated_hopper_only) {
     EXPECT_FALSE(record->gpu_only) << name;
     EXPECT_EQ(record->min_cc, 90) << name;
     EXPECT_EQ(record->max_cc, 90) << name;
+  }
+}
+
+// One idea per rung, each naming the rung below it in its precision: the
+// mma.sync rung, then wgmma + TMA, then the intra-warpgroup overlap, then
+// pingpong; a rung's idea is the same in bf16 and fp16.
+TEST(HopperAttention, each_rung_names_the_one_below_and_shares_its_idea_per_precision) {
+  for (const std::string precision : {"bf16", "fp16"}) {
+    std::string below = "attention_flash_mma_sync_" + precision;
+    for (const std::string rung : {"wgmma_tma", "wgmma_overlap", "wgmma_pingpong"}) {
+      const std::string name = "attention_" + rung + "_" + precision;
+      const rl::KernelRecord* record = rl::find_kernel(name);
+      ASSERT_NE(record, nullptr) << name;
+      EXPECT_EQ(record->variant, rung) << name;
+      EXPECT_EQ(record->baseline, below) << name;
+      EXPECT_FALSE(record->idea.empty()) << name;
+      const rl::KernelRecord* twin =
+          rl::find_kernel("attention_" + rung + (precision == "bf16" ? "_fp16" : "_bf16"));
+      ASSERT_NE(twin, nullptr) << name;
+      EXPECT_EQ(record->idea, twin->idea) << name;
+      below = name;
+    }
   }
 }
 
