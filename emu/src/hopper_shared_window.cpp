@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "block_state.hpp"
 #include "hopper_shared_window.hpp"
 #include "internal.hpp"
 #include "rl/emu/hopper.hpp"
@@ -30,11 +31,20 @@ constexpr std::uint32_t kSlotReach = 31 * 1024;  // a static object within this 
 }  // namespace
 
 void Window::refresh() {
-  const auto* base = static_cast<const unsigned char*>(detail::dynamic_shared_memory());
+  const detail::Block& block = *detail::current_thread().block;
+  // The kernel too, not only the allocation: malloc may hand every block the
+  // same one (always, for kernels without dynamic shared memory, once its
+  // free lists settle), and anchors kept from kernel to kernel would fill
+  // the 18 bits a descriptor keeps (4 slots) and then alias other kernels'
+  // objects.  One kernel's static objects are the same thread_locals at
+  // every launch, so its anchors stay few.
+  const void* running = block.job->spec.kernel;
+  const auto* base = static_cast<const unsigned char*>(block.dynamic_shared);
   // The allocation's usable size (the requested size under ASan): a static
   // __shared__ (a thread_local) is never inside it.
   const std::size_t bytes = malloc_usable_size(const_cast<unsigned char*>(base));
-  if (base != dynamic || bytes != dynamic_bytes) {
+  if (running != kernel || base != dynamic || bytes != dynamic_bytes) {
+    kernel = running;
     dynamic = base;
     dynamic_bytes = bytes;
     anchors.clear();

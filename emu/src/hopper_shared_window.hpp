@@ -21,15 +21,16 @@ struct Anchor {
   std::uint32_t window;
 };
 
-// Per host worker: the dynamic shared memory the window was laid out for and
-// the static objects' anchors.
+// Per host worker: the kernel and dynamic shared memory the window was laid
+// out for and the static objects' anchors.
 struct Window {
+  const void* kernel = nullptr;  // LaunchSpec::kernel
   const unsigned char* dynamic = nullptr;
   std::size_t dynamic_bytes = 0;
   std::vector<Anchor> anchors;
 
-  // Lays the window out again when the running block's dynamic shared memory
-  // is another allocation than the one it was laid out for.
+  // Lays the window out again when the running block is another kernel's, or
+  // its dynamic shared memory another allocation (another CTA of the cluster).
   void refresh();
   std::uint32_t first_slot() const;
 };

@@ -13,7 +13,6 @@
 #include <iostream>
 #include <map>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "rl/cuda.hpp"
@@ -110,26 +109,15 @@ std::string role_prefix(rl::roofline::ComputeUnit unit) {
   }
 }
 
-// One run of the record's workload at `shape`, counted, on a host thread of
-// its own: the emulator's shared window (hopper_shared_window.cpp) is a
-// thread_local that keeps the static __shared__ objects' anchors while a
-// block's dynamic shared memory stays the same allocation, and kernels
-// without dynamic shared memory all have the same (none), so one thread
-// running many kinds of such kernels runs out of the 18-bit window (a
-// tcgen05 loop then fails: "shared-window address ... names no shared
-// memory").  Each record in a fresh thread, as in its own process.
+// One run of the record's workload at `shape`, counted.
 rl::emu::Counts count_once(const rl::KernelRecord& record, const rl::Shape& shape) {
-  rl::emu::Counts counts;
-  std::thread([&] {
-    auto workload = record.make_workload(shape, 1);
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the inputs' uploads are not counted
-    rl::emu::reset_counts();
-    workload->run(nullptr);
-    EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
-    rl::emu::stop_counting();
-    counts = rl::emu::read_counts();
-  }).join();
-  return counts;
+  auto workload = record.make_workload(shape, 1);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the inputs' uploads are not counted
+  rl::emu::reset_counts();
+  workload->run(nullptr);
+  EXPECT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  rl::emu::stop_counting();
+  return rl::emu::read_counts();
 }
 
 TEST(RegistryCounts, every_declared_count_equals_the_emulators_exact_count) {
