@@ -374,6 +374,44 @@ void launch_wgmma_gemm(Kernel kernel, int threads, const Args<T>& a, cudaStream_
   launch_wgmma_gemm<R>(kernel, threads, a, stream, tile_grid(a.M, a.N, R::kBlockM, R::kBlockN));
 }
 
+// --- the cluster rung (gemm_wgmma_cluster_sm90a.cu) ------------------------
+// Two CTAs of a cluster along M (grid y) share their B tile.
+constexpr int kClusterCtas = 2;
+
+// Its mbarriers live in dynamic shared memory ahead of the ring (the
+// emulator refuses static __shared__ in a clustered launch): "full" and
+// "empty" of every stage, so its launch asks for these bytes more.
+template <typename R>
+constexpr int kClusterBarrierBytes = 2 * static_cast<int>(sizeof(std::uint64_t)) * R::kStages;
+
+// One CTA per tile in clusters of kClusterCtas along M
+// (cudaLaunchKernelEx with the cluster dimension); the grid's rows of CTAs
+// rounded up to a whole number of clusters.
+template <typename R, typename T, typename Kernel>
+void launch_wgmma_gemm_in_clusters(Kernel kernel, int threads, const Args<T>& a,
+                                   cudaStream_t stream) {
+  const OperandMaps<R, T> maps = operand_maps<R>(a);
+  const int shared_bytes = R::kDynamicSharedBytes + kClusterBarrierBytes<R>;
+  RL_CUDA_CHECK(
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, shared_bytes));
+  dim3 grid = tile_grid(a.M, a.N, R::kBlockM, R::kBlockN);
+  grid.y = (grid.y + kClusterCtas - 1) / kClusterCtas * kClusterCtas;
+  cudaLaunchAttribute cluster{};
+  cluster.id = cudaLaunchAttributeClusterDimension;
+  cluster.val.clusterDim.x = 1;
+  cluster.val.clusterDim.y = kClusterCtas;
+  cluster.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = grid;
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = static_cast<std::size_t>(shared_bytes);
+  config.stream = stream;
+  config.attrs = &cluster;
+  config.numAttrs = 1;
+  // As rl::launch: a refused launch is left in cudaGetLastError for the caller.
+  (void)cudaLaunchKernelEx(&config, kernel, maps.a, maps.b, a.C, a.M, a.N, a.K, a.ldc);
+}
+
 // A persistent rung's grid: one CTA per SM, fewer where there are fewer tiles.
 template <typename R>
 dim3 persistent_grid(int M, int N) {
@@ -401,12 +439,16 @@ constexpr ErrorModel kWgmmaError =
 // capability 9.0 only (not 10.x or 12.x), under the emulator only as a Hopper
 // (RL_EMU_CC=90); the reuse tile of the cost model is the block tile; T's
 // tensor-core error model; rows padded to TMA's pitch (8 16-bit or 16 8-bit
-// elements); B stored as R reads it (N x K for a K-major B).  device_bytes
+// elements); B stored as R reads it (N x K for a K-major B).  ClusterM: the
+// CTAs of a cluster along M that share one B tile (the cluster rung's 2),
+// so B is read once per ClusterM row tiles: the reuse tile and the counted
+// tile are ClusterM BlockM x BlockN (the grid's rows rounded up to whole
+// clusters issue their wgmmas too).  device_bytes
 // (A + B + C at storage size, rows padded) comes from make_record.  The
 // counters' declarations (declare_counted): every consumer warpgroup issues
 // its BlockK / kWgmmaK wgmmas on every k-tile of every block tile, A and B
 // come through TMA; C through TMA where c_stores_counted says so.
-template <typename R, typename T>
+template <typename R, typename T, int ClusterM = 1>
 KernelRecord sm90a_record(std::string name, std::string variant, std::string baseline,
                           roofline::Precision precision, roofline::ComputeUnit unit,
                           Launcher<T> launcher, std::string idea,
@@ -417,7 +459,7 @@ KernelRecord sm90a_record(std::string name, std::string variant, std::string bas
                       .baseline = std::move(baseline),
                       .precision = precision,
                       .unit = unit,
-                      .tile = {R::kBlockM, R::kBlockN},
+                      .tile = {ClusterM * R::kBlockM, R::kBlockN},
                       .launcher = std::move(launcher),
                       .error = kWgmmaError<T>,
                       .min_cc = 90,
@@ -427,7 +469,7 @@ KernelRecord sm90a_record(std::string name, std::string variant, std::string bas
                       .refuse_on = nullptr,
                       .ld_multiple = 16 / R::kElementBytes,
                       .b_storage = R::kBKMajor ? BStorage::n_by_k : BStorage::k_by_n,
-                      .counted_tile = CountedTile{R::kBlockM, R::kBlockN, R::kBlockK},
+                      .counted_tile = CountedTile{ClusterM * R::kBlockM, R::kBlockN, R::kBlockK},
                       .loads_counted = &tma_loads_counted,
                       .c_stores_counted = c_stores_counted});
   record.max_cc = 90;

@@ -28,7 +28,8 @@ namespace {
 const char* const kGemms[] = {
     "gemm_wgmma_tma_bf16",     "gemm_wgmma_tma_fp16",        "gemm_wgmma_128x256_bf16",
     "gemm_wgmma_128x256_fp16", "gemm_wgmma_inflight_bf16",   "gemm_wgmma_inflight_fp16",
-    "gemm_wgmma_inflight_fp8", "gemm_wgmma_persistent_bf16", "gemm_wgmma_tma_store_bf16"};
+    "gemm_wgmma_inflight_fp8", "gemm_wgmma_persistent_bf16", "gemm_wgmma_tma_store_bf16",
+    "gemm_wgmma_cluster_bf16", "gemm_wgmma_cluster_fp16"};
 
 bool is_fp8(const std::string& name) {
   return name.ends_with("_fp8");

@@ -80,7 +80,8 @@ const char* const kRungs[] = {
     "gemm_wgmma_tma_bf16",        "gemm_wgmma_tma_fp16",        "gemm_wgmma_128x256_bf16",
     "gemm_wgmma_128x256_fp16",    "gemm_wgmma_inflight_bf16",   "gemm_wgmma_inflight_fp16",
     "gemm_wgmma_persistent_bf16", "gemm_wgmma_persistent_fp16", "gemm_wgmma_tma_store_bf16",
-    "gemm_wgmma_tma_store_fp16",  "gemm_wgmma_inflight_fp8"};
+    "gemm_wgmma_tma_store_fp16",  "gemm_wgmma_inflight_fp8",    "gemm_wgmma_cluster_bf16",
+    "gemm_wgmma_cluster_fp16"};
 
 std::vector<GemmCase> cases() {
   std::vector<GemmCase> out;

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -17,7 +18,8 @@ namespace {
 
 const char* const kWgmmaGemms[] = {"gemm_wgmma_tma_bf16",      "gemm_wgmma_tma_fp16",
                                    "gemm_wgmma_128x256_bf16",  "gemm_wgmma_128x256_fp16",
-                                   "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16"};
+                                   "gemm_wgmma_inflight_bf16", "gemm_wgmma_inflight_fp16",
+                                   "gemm_wgmma_cluster_bf16",  "gemm_wgmma_cluster_fp16"};
 
 // The wgmma GEMM ladder per precision, in order: each rung's baseline is the
 // one before it, the first's the mma.sync rung.
@@ -101,6 +103,28 @@ TEST(HopperRecords, wgmma_gemm_cost_reuses_each_rungs_block_tile) {
     const double a_reads = (264 + rung.tile_n - 1) / rung.tile_n;  // 3 for 128, 2 for 256
     EXPECT_EQ(cost.bytes_model, 300.0 * 520 * a_reads * 2 + 520.0 * 264 * 3 * 2 + 300.0 * 264 * 4)
         << name;
+  }
+}
+
+// The cluster rung: two 128 x 256 CTAs share B, so B is read once per 256
+// rows (ceil(300 / 256) = 2, where its baseline reads it 3 times), A as its
+// baseline; the counted tile is the cluster's 256 x 256 x 64 (the grid's
+// rows rounded up to whole clusters issue their wgmmas too).
+TEST(HopperRecords, the_cluster_rung_reads_b_once_per_cluster_of_two_row_tiles) {
+  const rl::Shape s{{{"M", 300}, {"N", 264}, {"K", 520}}};
+  for (const auto& [name, baseline] :
+       {std::pair{"gemm_wgmma_cluster_bf16", "gemm_wgmma_inflight_bf16"},
+        std::pair{"gemm_wgmma_cluster_fp16", "gemm_wgmma_inflight_fp16"}}) {
+    const rl::KernelRecord* record = rl::find_kernel(name);
+    ASSERT_NE(record, nullptr) << name;
+    EXPECT_EQ(record->variant, "wgmma_cluster") << name;
+    EXPECT_EQ(record->idea, "B tile multicast to a 2-CTA cluster") << name;
+    EXPECT_EQ(record->baseline, baseline) << name;
+    const rl::roofline::Cost cost = record->cost(s);
+    EXPECT_EQ(cost.bytes_model, 300.0 * 520 * 2 * 2 + 520.0 * 264 * 2 * 2 + 300.0 * 264 * 4)
+        << name;
+    EXPECT_EQ(cost.bytes_l2_load, 300.0 * 520 * 2 * 2 + 520.0 * 264 * 2 * 2) << name;
+    EXPECT_EQ(cost.tensor_ops, 2.0 * 512 * 512 * 576) << name;
   }
 }
 
