@@ -2,7 +2,9 @@
 // (rl/roofline/counter_plan.hpp): each chosen metric once, and for each role
 // that has a metric, which of the values is its and the scale into the role's
 // unit (32 B per sector where a chip counts L2 sectors, not bytes).  A metric
-// two roles chose is the first role's only.  Plain C++, so a unit test checks
+// two roles chose is the first role's only, and a role whose quantity a chosen
+// metric contains (CounterMetric::contains) reads none: each op is in one
+// role's value.  Plain C++, so a unit test checks
 // a chip's mapping from CUPTI's host API alone.
 #pragma once
 

@@ -46,27 +46,38 @@ constexpr std::array kHmul{M{"sm__sass_thread_inst_executed_op_hmul_pred_on.sum"
 // ---- tensor-path math operations, per input (and accumulator) type ----
 // Some chips fold input or accumulator types into one counter: GH100 FP16
 // inputs with either accumulator, GH100 and AD10x FP8 inputs, TU10x FP16, BF16
-// and TF32 inputs into FP32, GB100 FP4, FP6 and FP8 inputs.  The folded count
-// is taken once (in the first role it answers) and the roles it also covers
-// are absent there.
+// and TF32 inputs into FP32, GB100 FP4, FP6 and FP8 inputs; and GB202's FP6/FP4
+// counter holds the FP4 ops it also counts apart.  A folded counter names the
+// roles it contains (CounterMetric::contains); where a plan reads it, the
+// readout leaves those roles out, so each op is counted once.
 constexpr std::string_view kEitherAccumulator = "FP16 and FP32 accumulation counted together";
-constexpr std::array kTensorFp16F32{M{"sm__ops_path_tensor_src_fp16_dst_fp32.sum"},
-                                    M{"sm__ops_path_tensor_src_fp16.sum", 1, kEitherAccumulator},
-                                    M{"sm__ops_path_tensor_src_fp16_bf16_tf32_dst_fp32.sum", 1,
-                                      "FP16, BF16 and TF32 inputs counted together"}};
+constexpr std::array<std::string_view, 1> kHoldsFp16F16{"tensor_fp16_f16"};
+constexpr std::array<std::string_view, 2> kHoldsBf16Tf32{"tensor_bf16", "tensor_tf32"};
+constexpr std::array<std::string_view, 1> kHoldsFp8F16{"tensor_fp8_f16"};
+constexpr std::array<std::string_view, 2> kHoldsFp6Fp4F32{"tensor_fp6_fp4_f32", "tensor_fp4"};
+constexpr std::array<std::string_view, 1> kHoldsFp6Fp4F16{"tensor_fp6_fp4_f16"};
+constexpr std::array<std::string_view, 1> kHoldsFp4{"tensor_fp4"};  // FP4 in, FP32 accumulate
+constexpr std::array kTensorFp16F32{
+    M{"sm__ops_path_tensor_src_fp16_dst_fp32.sum"},
+    M{"sm__ops_path_tensor_src_fp16.sum", 1, kEitherAccumulator, kHoldsFp16F16},
+    M{"sm__ops_path_tensor_src_fp16_bf16_tf32_dst_fp32.sum", 1,
+      "FP16, BF16 and TF32 inputs counted together", kHoldsBf16Tf32}};
 constexpr std::array kTensorFp16F16{M{"sm__ops_path_tensor_src_fp16_dst_fp16.sum"}};
 constexpr std::array kTensorBf16{M{"sm__ops_path_tensor_src_bf16_dst_fp32.sum"}};
 constexpr std::array kTensorTf32{M{"sm__ops_path_tensor_src_tf32_dst_fp32.sum"}};
 constexpr std::array kTensorFp64{M{"sm__ops_path_tensor_src_fp64.sum"}};
 constexpr std::array kTensorInt8{M{"sm__ops_path_tensor_src_int8.sum"}};
-constexpr std::array kTensorFp8F32{M{"sm__ops_path_tensor_src_fp8_dst_fp32.sum"},
-                                   M{"sm__ops_path_tensor_src_fp8.sum", 1, kEitherAccumulator},
-                                   M{"sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum", 1,
-                                     "FP4, FP6 and FP8 inputs counted together"}};
+constexpr std::array kTensorFp8F32{
+    M{"sm__ops_path_tensor_src_fp8_dst_fp32.sum"},
+    M{"sm__ops_path_tensor_src_fp8.sum", 1, kEitherAccumulator, kHoldsFp8F16},
+    M{"sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum", 1,
+      "FP4, FP6 and FP8 inputs counted together", kHoldsFp6Fp4F32}};
 constexpr std::array kTensorFp8F16{M{"sm__ops_path_tensor_src_fp8_dst_fp16.sum"},
                                    M{"sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp16.sum", 1,
-                                     "FP4, FP6 and FP8 inputs counted together"}};
-constexpr std::array kTensorFp6Fp4F32{M{"sm__ops_path_tensor_src_fp4_fp6_dst_fp32.sum"}};
+                                     "FP4, FP6 and FP8 inputs counted together", kHoldsFp6Fp4F16}};
+// The role's own counter, yet it holds the FP4 ops "tensor_fp4" counts apart.
+constexpr std::array kTensorFp6Fp4F32{
+    M{"sm__ops_path_tensor_src_fp4_fp6_dst_fp32.sum", 1, {}, kHoldsFp4}};
 constexpr std::array kTensorFp6Fp4F16{M{"sm__ops_path_tensor_src_fp4_fp6_dst_fp16.sum"}};
 constexpr std::array kTensorFp4{M{"sm__ops_path_tensor_src_fp4_dst_fp32.sum"}};
 

@@ -5,12 +5,14 @@
 // alone, no device.
 #include "counter_readout.hpp"
 
+#include "rl/roofline/counter_agreement.hpp"
 #include "rl/roofline/counter_metrics.hpp"
 #include "rl/roofline/counter_plan.hpp"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -109,6 +111,69 @@ TEST(CounterReadout, a_sector_count_is_scaled_to_bytes_and_a_folded_counter_read
   EXPECT_FALSE(by_role.contains("tensor_fp16_f16"));
   EXPECT_EQ(by_role.size(), 2u);  // nothing for the absent role
   EXPECT_THROW(role_values(readout, std::vector<double>{1}), std::invalid_argument);
+}
+
+// The tensor ops a kernel issuing `ops` FP4 (e2m1) MMAs with FP32
+// accumulation is counted with on `plan`'s chip: every metric whose inputs
+// include FP4 into FP32 reads `ops`, the others 0; the readout's values are
+// summed by the comparison, against a model declaring exactly `ops`.
+roofline::CounterComparison fp4_tensor_ops(const roofline::CounterPlan& plan, double ops) {
+  const CounterReadout readout = readout_of(plan);
+  std::vector<double> values;
+  for (const std::string& name : readout.metrics) {
+    const bool fp4_in = name.starts_with("sm__ops_path_tensor_src_fp4");
+    values.push_back(fp4_in && name.ends_with("_dst_fp32.sum") ? ops : 0);
+  }
+  roofline::KernelResult k;
+  k.family = "gemm";
+  k.unit = roofline::ComputeUnit::tc_fp4;
+  k.flops = k.tensor_ops.emplace(ops);
+  k.counters.emplace();
+  k.counters->chip = plan.chip;  // source: cupti
+  k.counters->values = role_values(readout, values);
+  roofline::compare_counters(k);
+  for (const auto& c : k.counters->comparisons)
+    if (c.quantity == "tensor_ops") return c;
+  ADD_FAILURE() << plan.chip << ": no tensor_ops comparison";
+  return {};
+}
+
+TEST(CounterReadout, an_fp4_op_is_counted_once_where_a_folded_counter_also_holds_it) {
+  RL_REQUIRE_CUPTI();
+  // GB100: the FP4/FP6/FP8 counter and the FP4 one; GB202: the FP6/FP4
+  // counter and the FP4 one.  Both plans choose both.
+  for (const char* chip : {"GB100", "GB202"}) {
+    const roofline::CounterPlan plan = roofline::plan_counters(chip);
+    std::size_t fp4_metrics = 0;
+    for (const auto& r : plan.roles)
+      if (r.metric && r.metric->name.starts_with("sm__ops_path_tensor_src_fp4") &&
+          r.metric->name.ends_with("_dst_fp32.sum"))
+        ++fp4_metrics;
+    EXPECT_EQ(fp4_metrics, 2u) << chip;
+    const roofline::CounterComparison c = fp4_tensor_ops(plan, 1e9);
+    EXPECT_EQ(c.counted, 1e9) << chip;
+    EXPECT_TRUE(c.agrees) << chip << ": " << c.sentence;
+  }
+}
+
+TEST(CounterReadout, a_role_a_chosen_counter_holds_reads_nothing_whichever_comes_first) {
+  const auto& fold = role_named("tensor_fp8_f32");
+  const auto& fp4 = role_named("tensor_fp4");
+  const roofline::CounterMetric& folded = fold.metrics[2];
+  ASSERT_EQ(folded.name, "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum");
+  const roofline::RolePlan fold_plan{
+      .role = &fold, .status = roofline::CounterStatus::equivalent, .metric = &folded};
+  const roofline::RolePlan fp4_plan{
+      .role = &fp4, .status = roofline::CounterStatus::preferred, .metric = &fp4.metrics[0]};
+  for (const bool fold_first : {true, false}) {
+    roofline::CounterPlan plan{.chip = "TEST"};
+    plan.roles = fold_first ? std::vector{fold_plan, fp4_plan} : std::vector{fp4_plan, fold_plan};
+    const CounterReadout readout = readout_of(plan);
+    ASSERT_EQ(readout.metrics, std::vector<std::string>{std::string(folded.name)}) << fold_first;
+    const auto by_role = role_values(readout, std::vector<double>{5});
+    EXPECT_EQ(by_role, (std::map<std::string, double>{{"tensor_fp8_f32", 5}})) << fold_first;
+    EXPECT_EQ(fp4_tensor_ops(plan, 5).counted, 5) << fold_first;
+  }
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 namespace rl::roofline {
@@ -273,6 +274,87 @@ TEST(CounterAgreement, the_verdict_leaves_out_a_differing_sum_whose_part_says_mo
   k.counters = counted(CounterSource::cupti, {{"l2_bytes", 300}});
   compare_counters(k);
   EXPECT_EQ(counter_verdict(*k.counters).text, only(k, "l2_bytes").sentence);
+}
+
+// CUPTI's DRAM bytes against a kernel's bytes_model; nullopt when not compared.
+std::optional<CounterComparison> dram_comparison(KernelResult k) {
+  k.counters =
+      counted(CounterSource::cupti, {{"dram_bytes_read", 1.5e9}, {"dram_bytes_write", 0.5e9}});
+  compare_counters(k);
+  for (const CounterComparison& c : k.counters->comparisons)
+    if (c.quantity == "dram_bytes") return c;
+  return std::nullopt;
+}
+
+KernelResult ceiling_loop(std::string ceiling, ComputeUnit unit) {
+  KernelResult k = kernel("ceilings", unit);
+  k.ceiling = std::move(ceiling);
+  return k;
+}
+
+TEST(CounterAgreement, dram_bytes_are_compared_only_where_the_model_means_dram_traffic) {
+  // An ordinary kernel and an HBM ceiling: bytes_model is the DRAM traffic.
+  EXPECT_TRUE(dram_comparison(kernel("layernorm", ComputeUnit::fp32)));
+  EXPECT_TRUE(dram_comparison(ceiling_loop("hbm.copy", ComputeUnit::fp32)));
+  EXPECT_EQ(dram_comparison(ceiling_loop("hbm.read", ComputeUnit::fp32))->counted, 2e9);
+  // L2 bytes, shared-memory bytes, a roof loop's token output, bus bytes.
+  EXPECT_FALSE(dram_comparison(ceiling_loop("l2.read", ComputeUnit::fp32)));
+  EXPECT_FALSE(dram_comparison(ceiling_loop("smem.read", ComputeUnit::fp32)));
+  EXPECT_FALSE(dram_comparison(ceiling_loop("fp32.fma", ComputeUnit::fp32)));
+  EXPECT_FALSE(dram_comparison(ceiling_loop("tc.bf16", ComputeUnit::tc_bf16)));
+  EXPECT_FALSE(dram_comparison(kernel("node", ComputeUnit::fp32)));
+}
+
+TEST(CounterAgreement, tensor_ops_stand_for_flops_only_in_gemms_and_tensor_ceilings) {
+  // No tensor_ops declared (library records, tensor roof loops): 30% more ops.
+  auto flops_compared = [](KernelResult k) {
+    k.counters = counted(CounterSource::cupti, {{"tensor_bf16", 1.3e9}});
+    compare_counters(k);
+    return quantities(k) == std::vector<std::string>{"flops"};
+  };
+  EXPECT_TRUE(flops_compared(kernel("gemm", ComputeUnit::tc_bf16)));
+  EXPECT_TRUE(flops_compared(ceiling_loop("tc.bf16", ComputeUnit::tc_bf16)));
+  // Attention's flops halve causal work and credit no masked work
+  // (FlashAttention's convention): not the ops its MMAs issued.
+  EXPECT_FALSE(flops_compared(kernel("attention", ComputeUnit::tc_bf16)));
+  EXPECT_FALSE(flops_compared(kernel("layernorm", ComputeUnit::tc_bf16)));
+  // Declared tensor ops are compared in every family.
+  KernelResult attention = kernel("attention", ComputeUnit::tc_bf16);
+  attention.tensor_ops = 1.3e9;
+  attention.counters = counted(CounterSource::cupti, {{"tensor_bf16", 1.3e9}});
+  compare_counters(attention);
+  EXPECT_EQ(quantities(attention), std::vector<std::string>{"tensor_ops"});
+}
+
+TEST(CounterAgreement, a_warm_l2_leaves_cupti_bytes_uncompared) {
+  KernelResult k = kernel("gemm", ComputeUnit::tc_bf16);
+  k.bytes_l2_load = 3e9;
+  k.bytes_l2_store = 1e9;
+  k.tensor_ops = 1e9;
+  const auto cupti = counted(CounterSource::cupti, {{"dram_bytes_read", 1.5e9},
+                                                    {"dram_bytes_write", 0.5e9},
+                                                    {"l2_bytes", 4e9},
+                                                    {"tensor_bf16", 1e9}});
+  for (const std::optional<bool> flushed : {std::optional<bool>(), std::optional<bool>(true)}) {
+    k.l2_flushed = flushed;
+    k.counters = cupti;
+    compare_counters(k);
+    EXPECT_EQ(quantities(k), (std::vector<std::string>{"dram_bytes", "l2_bytes", "tensor_ops"}));
+  }
+  k.l2_flushed = false;  // --warm-l2
+  compare_counters(k);
+  EXPECT_EQ(quantities(k), std::vector<std::string>{"tensor_ops"});
+  k.tensor_ops.reset();  // bytes were all it had: nothing to compare
+  k.unit = ComputeUnit::fp32;
+  compare_counters(k);
+  EXPECT_EQ(counter_verdict(*k.counters).text, "nothing to compare");
+
+  // The emulator's bytes are instruction requests: compared warm or cold.
+  k.counters = counted(CounterSource::emulator,
+                       {{"l2_load_bytes", 3e9}, {"l2_store_bytes", 1e9}, {"l2_bytes", 4e9}});
+  compare_counters(k);
+  EXPECT_EQ(quantities(k),
+            (std::vector<std::string>{"l2_bytes", "l2_load_bytes", "l2_store_bytes"}));
 }
 
 }  // namespace

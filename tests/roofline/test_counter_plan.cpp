@@ -70,6 +70,21 @@ TEST(CounterMetrics, every_role_has_a_unique_key_a_purpose_and_rolled_up_metrics
     }
     EXPECT_TRUE(r.metrics.front().differs.empty()) << r.key;
   }
+  // A folded counter names the roles it holds: other tensor roles, each
+  // known (a misspelt key would leave its ops counted twice).
+  std::set<std::string_view> tensor_keys;
+  for (const auto& r : counter_roles())
+    if (r.unit == "ops") tensor_keys.insert(r.key);
+  std::size_t folds = 0;
+  for (const auto& r : counter_roles())
+    for (const auto& m : r.metrics)
+      for (std::string_view held : m.contains) {
+        EXPECT_TRUE(tensor_keys.contains(r.key)) << m.name;
+        EXPECT_TRUE(tensor_keys.contains(held)) << m.name << " holds " << held;
+        EXPECT_NE(held, r.key) << m.name;
+        ++folds;
+      }
+  EXPECT_GT(folds, 0u);
 }
 
 TEST(SkuTable, every_row_names_its_chip_as_cupti_spells_it) {

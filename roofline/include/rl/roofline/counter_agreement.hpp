@@ -3,8 +3,10 @@
 // reader sees.  docs/counters.md explains each choice.
 //
 // Quantities (each compared only where the counts and the model both have it):
-//   dram_bytes      dram_bytes_read + dram_bytes_write  vs bytes_model
+//   dram_bytes      dram_bytes_read + dram_bytes_write  vs bytes_model, where that is
+//                   DRAM traffic (not a non-hbm ceiling, not a node record)
 //   l2_bytes        l2_bytes                            vs bytes_l2_load + bytes_l2_store
+//                   (both byte quantities: CUPTI's only with the L2 flushed)
 //   l2_load_bytes   l2_load_bytes (the emulator's)      vs bytes_l2_load
 //   l2_store_bytes  l2_store_bytes (the emulator's)     vs bytes_l2_store
 //   tensor_ops      the sum of the tensor_* roles       vs tensor_ops

@@ -21,6 +21,12 @@ struct CounterMetric {
   // How this spelling differs from the role's preferred one; empty for the
   // preferred metric and for exact respellings.
   std::string_view differs{};
+  // The other roles whose quantity this counter also counts (its inputs
+  // include theirs): "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32" holds
+  // every FP4 op that "tensor_fp4" counts.  Where a plan reads this metric,
+  // those roles are left out of the readout (bench/cuda_only/
+  // counter_readout.cpp), so that a sum over roles counts each op once.
+  std::span<const std::string_view> contains{};
 };
 
 enum class CounterNeed {
