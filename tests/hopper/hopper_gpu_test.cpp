@@ -121,16 +121,17 @@ TEST(WgmmaCeiling, every_precision_validates) {
   }
 }
 
-// The wgmma attention kernels (attention_wgmma_*_sm90a.cu) in bf16 and fp16
-// at odd lengths (one key; less than a tile; one past a tile; two key tiles
-// with the second consumer's rows partly past N; many query tiles and a
-// ragged last one), d = 64 and 128, causal and not, three heads (a tile of a
-// head's last rows reads the next head's first ones, which the mask hides).
+// The wgmma attention kernels (attention_wgmma_*_sm90a.cu) in bf16 and fp16,
+// and the FP8 one (e4m3, never run on a GPU before this test), at odd lengths (one key; less than a
+// tile; one past a tile; two key tiles with the second consumer's rows partly past N; many query
+// tiles and a ragged last one), d = 64 and 128, causal and not, three heads (a tile of a head's
+// last rows reads the next head's first ones, which the mask hides).
 TEST(WgmmaAttention, matches_the_float64_reference_at_odd_lengths) {
   RL_REQUIRE_SM90();
-  for (const char* name : {"attention_wgmma_tma_bf16", "attention_wgmma_tma_fp16",
-                           "attention_wgmma_overlap_bf16", "attention_wgmma_overlap_fp16",
-                           "attention_wgmma_pingpong_bf16", "attention_wgmma_pingpong_fp16"}) {
+  for (const char* name :
+       {"attention_wgmma_tma_bf16", "attention_wgmma_tma_fp16", "attention_wgmma_overlap_bf16",
+        "attention_wgmma_overlap_fp16", "attention_wgmma_pingpong_bf16",
+        "attention_wgmma_pingpong_fp16", "attention_wgmma_fp8_e4m3"}) {
     const rl::KernelRecord* record = rl::find_kernel(name);
     ASSERT_NE(record, nullptr) << name;
     for (const std::int64_t d : {64, 128})
