@@ -7,7 +7,10 @@
 // between CUDA threads that CUDA would not give (a lock would hide races).
 #include "rl/emu/counters.hpp"
 
+#include "block_state.hpp"
 #include "sanitizer_hooks.hpp"
+
+#include <link.h>
 
 #include <atomic>
 #include <cstdint>
@@ -87,6 +90,73 @@ std::size_t role_index(const char* role) {
   std::abort();
 }
 
+// ---- is an address shared memory? (the address hooks, while counting) ----------
+// Dynamic shared memory is the block's allocation (each CTA of a cluster has
+// its own; a peer's is reached through mapa).  A static __shared__ object is
+// a `static thread_local` (rl/emu/types.hpp), so it lies in the host worker's
+// TLS block of the module holding the kernel, whichever function of the
+// module declares it; kernel code has no other thread_locals.  That block is
+// found once per kernel a host thread runs (dl_iterate_phdr) and kept in a
+// thread_local: the hot path takes no lock.
+
+struct ModuleTls {
+  const void* kernel = nullptr;  // LaunchSpec::kernel it was found for
+  const unsigned char* begin = nullptr;
+  const unsigned char* end = nullptr;
+  bool settled = false;  // false: its TLS not yet allocated here (dlopen()ed), ask again
+};
+
+// The calling host thread's TLS block of the module whose loaded segments
+// hold `code`: empty (settled) where that module has none or none holds it.
+ModuleTls module_tls(const void* code) {
+  struct Search {
+    std::uintptr_t code;
+    ModuleTls found;
+  } search{reinterpret_cast<std::uintptr_t>(code), {}};
+  search.found.kernel = code;
+  search.found.settled = true;  // no module holds it (no kernel pointer): nothing to find
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, std::size_t, void* data) {
+        auto* s = static_cast<Search*>(data);
+        bool holds = false;
+        std::size_t tls_bytes = 0;
+        for (int i = 0; i < info->dlpi_phnum; ++i) {
+          const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+          const std::uintptr_t start = info->dlpi_addr + ph.p_vaddr;
+          if (ph.p_type == PT_LOAD && s->code >= start && s->code < start + ph.p_memsz)
+            holds = true;
+          if (ph.p_type == PT_TLS) tls_bytes = ph.p_memsz;
+        }
+        if (!holds) return 0;
+        const auto* block = static_cast<const unsigned char*>(info->dlpi_tls_data);
+        s->found.settled = tls_bytes == 0 || block != nullptr;
+        if (block != nullptr) {
+          s->found.begin = block;
+          s->found.end = block + tls_bytes;
+        }
+        return 1;
+      },
+      &search);
+  return search.found;
+}
+
+bool in_shared_memory(const void* address) {
+  const detail::Thread* thread = detail::tl_thread;
+  if (thread == nullptr) return false;  // host code: no shared memory
+  const detail::Block& block = *thread->block;
+  const auto* p = static_cast<const unsigned char*>(address);
+  const std::size_t dynamic_bytes = block.job->spec.shared_bytes;
+  const detail::Cluster& cluster = *block.cluster;
+  for (unsigned r = 0; r < cluster.size; ++r) {
+    const auto* base = static_cast<const unsigned char*>(cluster.blocks[r].dynamic_shared);
+    if (p >= base && p < base + dynamic_bytes) return true;
+  }
+  constinit thread_local ModuleTls tls;
+  const void* kernel = block.job->spec.kernel;
+  if (tls.kernel != kernel || !tls.settled) tls = module_tls(kernel);
+  return p >= tls.begin && p < tls.end;
+}
+
 }  // namespace
 
 void reset_counts() {
@@ -133,6 +203,18 @@ void count_global_store(std::size_t bytes) {
   if (!counting()) return;
   const detail::RaceIgnored bookkeeping;
   add(own_slot().store_bytes, bytes);
+}
+
+void count_generic_load(const void* address, std::size_t bytes) {
+  if (!counting()) return;
+  const detail::RaceIgnored bookkeeping;
+  if (!in_shared_memory(address)) add(own_slot().load_bytes, bytes);
+}
+
+void count_generic_store(const void* address, std::size_t bytes) {
+  if (!counting()) return;
+  const detail::RaceIgnored bookkeeping;
+  if (!in_shared_memory(address)) add(own_slot().store_bytes, bytes);
 }
 
 void count_tensor_ops(const char* role, double operations) {

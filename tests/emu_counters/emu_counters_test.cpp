@@ -1,11 +1,12 @@
 // The emulator's counts (rl/emu/counters.hpp) on small kernels whose counts
 // are known by hand: tensor ops once per warp / warpgroup / issuing thread,
-// global bytes of cp.async (src-size), load128 / store128, streaming
-// accesses, TMA boxes partly out of bounds (in-bounds bytes only), bulk
-// copies and a multicast (counted once).  Each case counts the same under
-// two schedules with two worker threads (per-thread accumulators summed),
-// and nothing is counted while counting is off.  RL_EMU_CC=90 (a Hopper: TMA,
-// wgmma and mma.sync); the Tcgen05 case runs again with RL_EMU_CC=100.
+// global bytes of cp.async (src-size), load128 / store128 (none on shared
+// memory: dynamic, static, a cluster peer's), streaming accesses, TMA boxes
+// partly out of bounds (in-bounds bytes only), bulk copies and a multicast
+// (counted once).  Each case counts the same under two schedules with two
+// worker threads (per-thread accumulators summed), and nothing is counted
+// while counting is off.  RL_EMU_CC=90 (a Hopper: TMA, clusters, wgmma and
+// mma.sync); the Tcgen05 case runs again with RL_EMU_CC=100.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -57,6 +58,23 @@ void expect_counts(const Expected& want, const std::function<void()>& run) {
 
 void sync() {
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+}
+
+// Launches `kernel` in clusters of 2 CTAs along x.
+template <typename Kernel, typename... Args>
+void launch_in_2cta_clusters(Kernel kernel, unsigned blocks, unsigned threads,
+                             std::size_t shared_bytes, const Args&... args) {
+  cudaLaunchAttribute attribute{};
+  attribute.id = cudaLaunchAttributeClusterDimension;
+  attribute.val.clusterDim.x = 2;
+  attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
+  cudaLaunchConfig_t config{};
+  config.gridDim = dim3(blocks);
+  config.blockDim = dim3(threads);
+  config.dynamicSmemBytes = shared_bytes;
+  config.attrs = &attribute;
+  config.numAttrs = 1;
+  ASSERT_EQ(cudaLaunchKernelEx(&config, kernel, args...), cudaSuccess);
 }
 
 template <typename T>
@@ -151,6 +169,75 @@ TEST(Counts, load128_store128_and_streaming_accesses_count_16_bytes_each) {
   });
   cudaFree(in);
   cudaFree(out);
+}
+
+// ---- load128 / store128 on shared memory: nothing reaches L2 ------------------
+
+constexpr unsigned kRoundTripBlocks = 4, kRoundTripThreads = 32;
+constexpr std::size_t kTileBytes = 4 * kRoundTripThreads * sizeof(float);
+
+// A static __shared__ object declared in a device function rather than in
+// the kernel (the kernel's symbol does not name it).
+__device__ float* helper_tile() {
+  __shared__ float tile[4 * kRoundTripThreads];
+  return tile;
+}
+
+enum Where : int { kGlobal, kDynamicShared, kStaticShared, kHelperStaticShared };
+
+// Three times: store128 4 floats to `mine`, load128 them back.
+__device__ void packed_round_trips(float* mine) {
+  rl::Packed128<float> v;
+  for (int r = 0; r < 3; ++r) {
+    for (int k = 0; k < v.size; ++k) v[k] = static_cast<float>(r + k);
+    rl::store128(mine, v);
+    v = rl::load128(mine);
+  }
+}
+
+// In `where`: the block's part of `global`, or a shared tile.
+__global__ void round_trips_in(float* global, int where) {
+  RL_DYNAMIC_SHARED(float, dynamic);
+  __shared__ float tile[4 * kRoundTripThreads];
+  float* base = global + 4 * blockDim.x * blockIdx.x;
+  if (where == kDynamicShared) base = dynamic;
+  if (where == kStaticShared) base = tile;
+  if (where == kHelperStaticShared) base = helper_tile();
+  packed_round_trips(base + 4 * threadIdx.x);
+}
+
+// In the dynamic shared memory of the other CTA of a 2-CTA cluster (a
+// kernel with static __shared__ memory cannot run in clusters here).
+__global__ void round_trips_in_peer() {
+  RL_DYNAMIC_SHARED(float, dynamic);
+  rl::ptx::barrier_cluster_sync();  // the peer has started
+  float* peer = rl::ptx::map_shared_rank(dynamic, rl::ptx::cluster_ctarank() ^ 1U);
+  packed_round_trips(peer + 4 * threadIdx.x);
+  rl::ptx::barrier_cluster_sync();  // and stays until this CTA is done
+}
+
+TEST(Counts, load128_store128_count_only_global_memory_not_shared) {
+  float* global = device_array<float>(4 * kRoundTripThreads * kRoundTripBlocks);
+  Expected on_global;
+  on_global.load = on_global.store = kRoundTripBlocks * kRoundTripThreads * 3 * 16.0;
+  expect_counts(on_global, [&] {
+    rl::launch(round_trips_in, dim3(kRoundTripBlocks), dim3(kRoundTripThreads), kTileBytes, nullptr,
+               global, static_cast<int>(kGlobal));
+    sync();
+  });
+  for (const int where : {kDynamicShared, kStaticShared, kHelperStaticShared}) {
+    SCOPED_TRACE(where);
+    expect_counts({}, [&] {
+      rl::launch(round_trips_in, dim3(kRoundTripBlocks), dim3(kRoundTripThreads), kTileBytes,
+                 nullptr, global, where);
+      sync();
+    });
+  }
+  expect_counts({}, [] {
+    launch_in_2cta_clusters(round_trips_in_peer, kRoundTripBlocks, kRoundTripThreads, kTileBytes);
+    sync();
+  });
+  cudaFree(global);
 }
 
 TEST(Counts, nothing_is_counted_while_counting_is_off) {
@@ -255,17 +342,7 @@ TEST(Counts, a_multicast_counts_its_box_once_for_all_its_ctas) {
   Expected want;
   want.load = 2 * kMcBytes;  // 4 CTAs, 2 clusters, one multicast each
   expect_counts(want, [&] {
-    cudaLaunchAttribute attribute{};
-    attribute.id = cudaLaunchAttributeClusterDimension;
-    attribute.val.clusterDim.x = 2;
-    attribute.val.clusterDim.y = attribute.val.clusterDim.z = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(4);
-    config.blockDim = dim3(32);
-    config.dynamicSmemBytes = kMcBytes + 8;
-    config.attrs = &attribute;
-    config.numAttrs = 1;
-    ASSERT_EQ(cudaLaunchKernelEx(&config, multicast_box, map), cudaSuccess);
+    launch_in_2cta_clusters(multicast_box, 4, 32, kMcBytes + 8, map);
     sync();
   });
   cudaFree(tensor);

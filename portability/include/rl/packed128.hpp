@@ -32,13 +32,13 @@ struct alignas(16) Packed128 {
   __host__ __device__ const T& operator[](int i) const { return v[i]; }
 };
 
-// `address` must be 16-byte aligned.  The emulator counts the 16 bytes
-// (rl/emu/counters.hpp): the cost models' bytes_l2_load / _store are checked
-// against it.
+// `address` must be 16-byte aligned; it may be global or shared memory.  The
+// emulator counts the 16 bytes where it is global (rl/emu/counters.hpp): the
+// cost models' bytes_l2_load / _store are checked against it.
 template <typename T>
 __device__ __forceinline__ Packed128<T> load128(const T* address) {
 #if defined(RL_EMULATE)
-  rl::emu::count_global_load(16);
+  rl::emu::count_generic_load(address, 16);
 #endif
   const int4 bits = *reinterpret_cast<const int4*>(address);
   Packed128<T> out;
@@ -49,7 +49,7 @@ __device__ __forceinline__ Packed128<T> load128(const T* address) {
 template <typename T>
 __device__ __forceinline__ void store128(T* address, const Packed128<T>& value) {
 #if defined(RL_EMULATE)
-  rl::emu::count_global_store(16);
+  rl::emu::count_generic_store(address, 16);
 #endif
   int4 bits;
   memcpy(&bits, &value, sizeof(bits));

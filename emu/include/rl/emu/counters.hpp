@@ -21,7 +21,8 @@
 //    cp-size), TMA loads (the in-bounds part of each box, once however many
 //    CTAs a multicast writes), TMA stores (the in-bounds part), bulk copies
 //    both ways, ld.global.cs / st.global.cs (rl::ptx streaming, 16 bytes),
-//    and rl::load128 / rl::store128 (16 bytes).  Loads count when issued;
+//    and rl::load128 / rl::store128 on global memory (16 bytes; on shared
+//    memory they move nothing through L2 and count 0).  Loads count when issued;
 //    bulk and TMA stores when performed (their wait, or the thread's exit).
 //    Plain C++ loads and stores in a kernel are invisible to the emulator: a
 //    cost model declares bytes_l2_load (or _store) only where every global
@@ -53,9 +54,19 @@ Counts read_counts();
 // Turns counting off again (the counts stay readable).
 void stop_counting();
 
-// Hooks for the emulated instructions and the rl:: copy helpers.
+// Hooks for the emulated instructions and the rl:: copy helpers.  These
+// count every call: for paths whose address is global by construction
+// (cp.async sources, TMA, bulk copies, ld/st.global).
 void count_global_load(std::size_t bytes);
 void count_global_store(std::size_t bytes);
+// For an access through a generic `address` (rl::load128 / store128):
+// nothing where it lies in shared memory (the running block's dynamic or
+// static __shared__ memory, or a CTA of its cluster's dynamic shared memory),
+// else `bytes`.  While off the same cost as above: the address is looked at
+// only while counting.  Named apart from the byte-only hooks, which
+// ptx_memory.cpp declares weak and tests for nullptr by name.
+void count_generic_load(const void* address, std::size_t bytes);
+void count_generic_store(const void* address, std::size_t bytes);
 // `role`: a counter role key from the list above (a string literal).
 void count_tensor_ops(const char* role, double operations);
 
