@@ -11,15 +11,18 @@
 // (--warm-l2): the DRAM bytes are then those the cost model's bytes_model
 // describes, not what the previous pass left in the L2.
 //
-// The session is opened once a run.  It probes CUPTI then (initialise, the
-// device's support, its chip and plan, the counter availability image, an
-// enable of the range profiler): a refusal (no permission, an unsupported
-// chip, another profiler attached; cupti_refusal.hpp) is printed once, as
-// "counters unavailable: <why and what to do>", and every count() returns it
-// as `unavailable`.  A build without CUPTI (RL_HAVE_CUPTI undefined) says so
-// the same way.  A collection that fails otherwise (a CUPTI error of that
-// count, a dropped range) is that kernel's `unavailable`, its reason said once
-// a run; the run goes on counting the others.
+// The session is opened once a run, and initialises CUPTI then; each device
+// is probed at its first count (the current one at once): its support, its
+// chip and plan, the counter availability image and the plan's configuration
+// on it, an enable of the range profiler.  A refusal (no permission, an
+// unsupported chip, a metric the device cannot collect, another profiler
+// attached; cupti_refusal.hpp) is printed once, as "counters unavailable:
+// <why and what to do> (device N)", and every count() on that device returns
+// it as `unavailable`; the other devices go on counting.  Only a failed
+// initialisation refuses every device.  A build without CUPTI (RL_HAVE_CUPTI
+// undefined) says so the same way.  A collection that fails otherwise (a CUPTI
+// error of that count, a dropped range) is that kernel's `unavailable`, its
+// reason said once a run; the run goes on counting the others.
 #include "rl/bench/counters.hpp"
 
 #include "rl/roofline/counter_plan.hpp"
@@ -121,8 +124,14 @@ DeviceCounting prepare(int ordinal, bool flush_l2) {
     throw std::runtime_error(unknown_chip_refusal(device.chip, error.what()));
   }
   const CUcontext context = current_context();
-  device.host = std::make_unique<roofline::CounterHost>(device.chip, counter_availability(context));
-  device.config = device.host->configure(device.readout.metrics);
+  const auto availability = counter_availability(context);
+  device.host = std::make_unique<roofline::CounterHost>(device.chip, availability);
+  try {
+    device.config = device.host->configure(device.readout.metrics);
+  } catch (const roofline::CounterPlanError& error) {
+    throw std::runtime_error(
+        unconfigurable_metrics(device.chip, availability, device.readout.metrics, error.what()));
+  }
   {  // Permission and another attached profiler show here, once, not per kernel.
     const RangeProfiler probe(context);
   }
@@ -137,13 +146,20 @@ DeviceCounting prepare(int ordinal, bool flush_l2) {
 class CuptiSession final : public CounterSession {
  public:
   explicit CuptiSession(const roofline::Context& context) : flush_l2_(context.l2_flushed) {
-    guarded([&] {
+    try {
       CUpti_Profiler_Initialize_Params p{};
       p.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
       check_cupti(cuptiProfilerInitialize(&p), "cuptiProfilerInitialize");
       initialized_ = true;
-      device_for(current_device());
-    });
+    } catch (const CuptiError& error) {
+      refusals_.refuse_all(cupti_refusal(error.result).value_or(error.what()));
+      return;
+    }
+    try {
+      device_for(current_device());          // a refusal shows at the start of the run
+    } catch (const std::exception& error) {  // no current device: CUDA itself failed
+      refusals_.refuse_all(error.what());
+    }
   }
   ~CuptiSession() override {
     devices_.clear();
@@ -155,12 +171,11 @@ class CuptiSession final : public CounterSession {
 
   roofline::KernelCounters count(const std::function<void()>& launch,
                                  cudaStream_t stream) override {
-    if (!refusal_.empty()) return unavailable(refusal_);
+    const int ordinal = current_device();
+    const DeviceCounting* device = device_for(ordinal);
+    if (device == nullptr) return unavailable(*refusals_.of(ordinal));
     roofline::KernelCounters counters;
     counters.source = roofline::CounterSource::cupti;
-    const DeviceCounting* device = nullptr;
-    guarded([&] { device = &device_for(current_device()); });
-    if (!refusal_.empty()) return unavailable(refusal_);
     counters.chip = device->chip;
     try {
       RangeProfiler profiler(current_context());
@@ -189,11 +204,11 @@ class CuptiSession final : public CounterSession {
       // The device passed the session's probe, so "not supported" now
       // concerns this launch, not the machine; the other refusals (a
       // permission checked only at a pass, another profiler or client that
-      // took the counters since) hold for the rest of the run.
+      // took the counters since) hold for this device for the rest of the run.
       if (error.result != CUPTI_ERROR_NOT_SUPPORTED)
         if (auto why = cupti_refusal(error.result)) {
-          refuse(*why);
-          return unavailable(refusal_);
+          refusals_.refuse(ordinal, std::move(*why));
+          return unavailable(*refusals_.of(ordinal));
         }
       counters.unavailable = error.what();
     } catch (const roofline::CounterPlanError& error) {
@@ -217,34 +232,24 @@ class CuptiSession final : public CounterSession {
     return ordinal;
   }
 
-  DeviceCounting& device_for(int ordinal) {
-    auto found = devices_.find(ordinal);
-    if (found == devices_.end())
-      found = devices_.emplace(ordinal, prepare(ordinal, flush_l2_)).first;
-    return found->second;
-  }
-
-  // Runs a setup step; whatever stops it refuses counting for the whole run.
-  template <typename Step>
-  void guarded(Step&& step) {
+  // The device's counting, prepared at its first count; null when it is
+  // refused.  Whatever stops its preparation refuses that device alone.
+  const DeviceCounting* device_for(int ordinal) {
+    if (refusals_.of(ordinal)) return nullptr;
+    if (auto found = devices_.find(ordinal); found != devices_.end()) return &found->second;
     try {
-      step();
+      return &devices_.emplace(ordinal, prepare(ordinal, flush_l2_)).first->second;
     } catch (const CuptiError& error) {
-      refuse(cupti_refusal(error.result).value_or(error.what()));
+      refusals_.refuse(ordinal, cupti_refusal(error.result).value_or(error.what()));
     } catch (const std::exception& error) {
-      refuse(error.what());
+      refusals_.refuse(ordinal, error.what());
     }
-  }
-
-  void refuse(std::string why) {
-    if (!refusal_.empty()) return;
-    refusal_ = std::move(why);
-    say_unavailable(refusal_);
+    return nullptr;
   }
 
   bool flush_l2_ = true;
   bool initialized_ = false;
-  std::string refusal_;
+  Refusals refusals_;
   std::set<std::string> said_;             // one count's failures, each said once a run
   std::map<int, DeviceCounting> devices_;  // by device ordinal
 };

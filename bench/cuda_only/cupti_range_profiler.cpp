@@ -4,6 +4,9 @@
 #include "rl/check.hpp"
 #include "rl/cuda.hpp"
 
+#include <atomic>
+#include <cstdio>
+
 namespace rl::bench {
 
 namespace {
@@ -44,11 +47,11 @@ CUcontext current_context() {
   return context;
 }
 
-RangeProfiler::RangeProfiler(CUcontext context) {
+RangeProfiler::RangeProfiler(CUcontext context, const RangeProfilerCalls& calls) : calls_(calls) {
   CUpti_RangeProfiler_Enable_Params p{};
   p.structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE;
   p.ctx = context;
-  check_cupti(cuptiRangeProfilerEnable(&p), "cuptiRangeProfilerEnable");
+  check_cupti(calls_.enable(&p), "cuptiRangeProfilerEnable");
   object_ = p.pRangeProfilerObject;
 }
 
@@ -56,7 +59,16 @@ RangeProfiler::~RangeProfiler() {
   CUpti_RangeProfiler_Disable_Params p{};
   p.structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE;
   p.pRangeProfilerObject = object_;
-  cuptiRangeProfilerDisable(&p);  // nothing to do about a failure here
+  const CUptiResult result = calls_.disable(&p);
+  // A destructor cannot throw, and later enables on this context may then
+  // fail, each kernel with its own error; this line says where that began,
+  // once, rather than once per kernel after it.
+  static std::atomic<bool> said{false};
+  if (result != CUPTI_SUCCESS && !said.exchange(true))
+    std::fprintf(stderr,
+                 "counters: cuptiRangeProfilerDisable failed: %s; later collections on this "
+                 "device may fail\n",
+                 name_of(result).c_str());
 }
 
 void RangeProfiler::configure(const std::vector<std::uint8_t>& config,
@@ -70,14 +82,14 @@ void RangeProfiler::configure(const std::vector<std::uint8_t>& config,
   size.numMetrics = names.size();
   size.maxNumOfRanges = 1;
   size.maxNumRangeTreeNodes = 1;
-  check_cupti(cuptiRangeProfilerGetCounterDataSize(&size), "cuptiRangeProfilerGetCounterDataSize");
+  check_cupti(calls_.get_counter_data_size(&size), "cuptiRangeProfilerGetCounterDataSize");
   data_.assign(size.counterDataSize, 0);
   CUpti_RangeProfiler_CounterDataImage_Initialize_Params init{};
   init.structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE;
   init.pRangeProfilerObject = object_;
   init.counterDataSize = data_.size();
   init.pCounterData = data_.data();
-  check_cupti(cuptiRangeProfilerCounterDataImageInitialize(&init),
+  check_cupti(calls_.counter_data_image_initialize(&init),
               "cuptiRangeProfilerCounterDataImageInitialize");
   config_ = config;
   CUpti_RangeProfiler_SetConfig_Params set{};
@@ -94,26 +106,65 @@ void RangeProfiler::configure(const std::vector<std::uint8_t>& config,
   set.minNestingLevel = 1;
   set.passIndex = 0;
   set.targetNestingLevel = 1;
-  check_cupti(cuptiRangeProfilerSetConfig(&set), "cuptiRangeProfilerSetConfig");
+  check_cupti(calls_.set_config(&set), "cuptiRangeProfilerSetConfig");
 }
 
-void RangeProfiler::push_range() {
+bool RangeProfiler::pass(const std::function<void()>& work) {
+  open_range();
+  try {
+    work();
+  } catch (...) {
+    close_range(false);  // the work's exception says what went wrong
+    throw;
+  }
+  return close_range(true);
+}
+
+void RangeProfiler::open_range() {
+  CUpti_RangeProfiler_Start_Params start{};
+  start.structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE;
+  start.pRangeProfilerObject = object_;
+  check_cupti(calls_.start(&start), "cuptiRangeProfilerStart");
   CUpti_RangeProfiler_PushRange_Params push{};
   push.structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE;
   push.pRangeProfilerObject = object_;
   push.pRangeName = "instance";
-  check_cupti(cuptiRangeProfilerPushRange(&push), "cuptiRangeProfilerPushRange");
+  const CUptiResult pushed = calls_.push_range(&push);
+  if (pushed != CUPTI_SUCCESS) {
+    CUpti_RangeProfiler_Stop_Params stop{};
+    stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+    stop.pRangeProfilerObject = object_;
+    calls_.stop(&stop);  // best effort: the push's failure is the one to report
+    check_cupti(pushed, "cuptiRangeProfilerPushRange");
+  }
+}
+
+bool RangeProfiler::close_range(bool check) {
+  CUpti_RangeProfiler_PopRange_Params pop{};
+  pop.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
+  pop.pRangeProfilerObject = object_;
+  const CUptiResult popped = calls_.pop_range(&pop);
+  CUpti_RangeProfiler_Stop_Params stop{};
+  stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+  stop.pRangeProfilerObject = object_;
+  const CUptiResult stopped = calls_.stop(&stop);
+  if (check) {
+    check_cupti(popped, "cuptiRangeProfilerPopRange");
+    check_cupti(stopped, "cuptiRangeProfilerStop");
+  }
+  return stop.isAllPassSubmitted != 0;
 }
 
 const std::vector<std::uint8_t>& RangeProfiler::decode() {
-  const auto decoded =
-      call(cuptiRangeProfilerDecodeData, CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE,
-           "cuptiRangeProfilerDecodeData");
+  CUpti_RangeProfiler_DecodeData_Params decoded{};
+  decoded.structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE;
+  decoded.pRangeProfilerObject = object_;
+  check_cupti(calls_.decode_data(&decoded), "cuptiRangeProfilerDecodeData");
   CUpti_RangeProfiler_GetCounterDataInfo_Params info{};
   info.structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE;
   info.pCounterDataImage = data_.data();
   info.counterDataImageSize = data_.size();
-  check_cupti(cuptiRangeProfilerGetCounterDataInfo(&info), "cuptiRangeProfilerGetCounterDataInfo");
+  check_cupti(calls_.get_counter_data_info(&info), "cuptiRangeProfilerGetCounterDataInfo");
   if (decoded.numOfRangeDropped != 0 || info.numTotalRanges != 1)
     throw CountError("CUPTI kept " + std::to_string(info.numTotalRanges) + " ranges and dropped " +
                      std::to_string(decoded.numOfRangeDropped) + "; one range was profiled");

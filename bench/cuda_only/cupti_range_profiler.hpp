@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -34,11 +35,35 @@ struct CountError : std::runtime_error {
 // The current device's primary CUDA context, made current if it was not.
 CUcontext current_context();
 
+// The range profiler's calls that RangeProfiler makes, CUPTI's by default; a
+// host-only test replaces them to check the order of the calls (the range
+// closed and the profiler stopped before it is disabled, also when the work
+// throws), which no device run shows.
+struct RangeProfilerCalls {
+  CUptiResult (*enable)(CUpti_RangeProfiler_Enable_Params*) = cuptiRangeProfilerEnable;
+  CUptiResult (*disable)(CUpti_RangeProfiler_Disable_Params*) = cuptiRangeProfilerDisable;
+  CUptiResult (*get_counter_data_size)(CUpti_RangeProfiler_GetCounterDataSize_Params*) =
+      cuptiRangeProfilerGetCounterDataSize;
+  CUptiResult (*counter_data_image_initialize)(
+      CUpti_RangeProfiler_CounterDataImage_Initialize_Params*) =
+      cuptiRangeProfilerCounterDataImageInitialize;
+  CUptiResult (*set_config)(CUpti_RangeProfiler_SetConfig_Params*) = cuptiRangeProfilerSetConfig;
+  CUptiResult (*start)(CUpti_RangeProfiler_Start_Params*) = cuptiRangeProfilerStart;
+  CUptiResult (*push_range)(CUpti_RangeProfiler_PushRange_Params*) = cuptiRangeProfilerPushRange;
+  CUptiResult (*pop_range)(CUpti_RangeProfiler_PopRange_Params*) = cuptiRangeProfilerPopRange;
+  CUptiResult (*stop)(CUpti_RangeProfiler_Stop_Params*) = cuptiRangeProfilerStop;
+  CUptiResult (*decode_data)(CUpti_RangeProfiler_DecodeData_Params*) = cuptiRangeProfilerDecodeData;
+  CUptiResult (*get_counter_data_info)(CUpti_RangeProfiler_GetCounterDataInfo_Params*) =
+      cuptiRangeProfilerGetCounterDataInfo;
+};
+
 // The range profiler enabled on a context for one collection; disabled (and
-// its object destroyed) when this goes, also when the work throws.
+// its object destroyed) when this goes, also when the work throws.  A failed
+// disable is printed once a process: CUPTI may then refuse later enables on
+// that context, and the kernels after it are unavailable for that reason.
 class RangeProfiler {
  public:
-  explicit RangeProfiler(CUcontext context);
+  explicit RangeProfiler(CUcontext context, const RangeProfilerCalls& calls = {});
   ~RangeProfiler();
   RangeProfiler(const RangeProfiler&) = delete;
   RangeProfiler& operator=(const RangeProfiler&) = delete;
@@ -48,36 +73,21 @@ class RangeProfiler {
   void configure(const std::vector<std::uint8_t>& config, const std::vector<std::string>& metrics);
 
   // One pass: `work` inside the one range.  True once CUPTI has every pass.
-  template <typename Work>
-  bool pass(Work&& work) {
-    call(cuptiRangeProfilerStart, CUpti_RangeProfiler_Start_Params_STRUCT_SIZE,
-         "cuptiRangeProfilerStart");
-    push_range();
-    work();
-    call(cuptiRangeProfilerPopRange, CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE,
-         "cuptiRangeProfilerPopRange");
-    return call(cuptiRangeProfilerStop, CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE,
-                "cuptiRangeProfilerStop")
-               .isAllPassSubmitted != 0;
-  }
+  // When `work` throws, the range is popped and the profiler stopped (as far
+  // as CUPTI lets: their failures give way to the work's exception), so the
+  // destructor disables a stopped profiler.
+  bool pass(const std::function<void()>& work);
 
   // The counter data of the one range, decoded (for CounterHost::evaluate).
   const std::vector<std::uint8_t>& decode();
 
  private:
-  void push_range();
+  void open_range();  // start, then push the range (stopped again if the push fails)
+  // Pops the range, then stops, the stop also after a failed pop; whether
+  // CUPTI has every pass.  Throws the first failure only if `check`.
+  bool close_range(bool check);
 
-  // A range-profiler call whose parameters are the object alone; returns
-  // them for what CUPTI wrote back.
-  template <typename Params>
-  Params call(CUptiResult (*function)(Params*), std::size_t struct_size, const char* name) {
-    Params p{};
-    p.structSize = struct_size;
-    p.pRangeProfilerObject = object_;
-    check_cupti(function(&p), name);
-    return p;
-  }
-
+  RangeProfilerCalls calls_;
   CUpti_RangeProfiler_Object* object_ = nullptr;
   std::vector<std::uint8_t> config_;  // CUPTI reads it at every pass
   std::vector<std::uint8_t> data_;

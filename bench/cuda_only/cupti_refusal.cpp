@@ -1,7 +1,11 @@
 // The refusal sentences of --counters on the CUDA backend (cupti_refusal.hpp).
 #include "cupti_refusal.hpp"
 
+#include "rl/roofline/counter_plan.hpp"
+
 #include <array>
+#include <cstdio>
+#include <utility>
 
 namespace rl::bench {
 
@@ -115,6 +119,43 @@ bool is_refusal(std::string_view unavailable) {
   for (const Refusal& r : kRefusals)
     if (unavailable == r.sentence) return true;
   return unavailable.starts_with(kDeviceSupport) || unavailable.starts_with(kUnknownChip);
+}
+
+std::string unconfigurable_metrics(std::string_view chip,
+                                   std::span<const std::uint8_t> counter_availability,
+                                   std::span<const std::string> metrics, std::string_view error) {
+  std::string refused;
+  for (const std::string& metric : metrics) {
+    try {
+      // A fresh host object: CUPTI adds each configure's metrics to the ones before.
+      roofline::CounterHost(chip, counter_availability).configure(std::span(&metric, 1));
+    } catch (const roofline::CounterPlanError&) {
+      refused += (refused.empty() ? "" : ", ") + metric;
+    }
+  }
+  if (refused.empty()) return std::string(error);
+  return "this " + std::string(chip) + " cannot collect " + refused +
+         " (CUPTI refuses each alone with this device's counter availability image: a counter "
+         "another client holds, or one the chip lacks): " +
+         std::string(error);
+}
+
+void Refusals::refuse_all(std::string why) {
+  if (!all_.empty()) return;
+  all_ = std::move(why);
+  std::fprintf(stderr, "counters unavailable: %s\n", all_.c_str());
+}
+
+void Refusals::refuse(int device, std::string why) {
+  const auto [found, added] = devices_.try_emplace(device, std::move(why));
+  if (added)
+    std::fprintf(stderr, "counters unavailable: %s (device %d)\n", found->second.c_str(), device);
+}
+
+const std::string* Refusals::of(int device) const {
+  if (!all_.empty()) return &all_;
+  const auto found = devices_.find(device);
+  return found == devices_.end() ? nullptr : &found->second;
 }
 
 }  // namespace rl::bench

@@ -4,10 +4,13 @@
 // error is one count's failure, not a refusal.  No device needed.
 #include "cupti_refusal.hpp"
 
+#include "rl/roofline/counter_plan.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace rl::bench {
 namespace {
@@ -118,6 +121,58 @@ TEST(CuptiRefusal, an_unknown_chip_is_named_with_what_cupti_said) {
   EXPECT_NE(sentence.find("GX999"), std::string::npos) << sentence;
   EXPECT_NE(sentence.find("CUPTI knows"), std::string::npos) << sentence;
   EXPECT_TRUE(is_refusal(sentence)) << sentence;
+}
+
+TEST(CuptiRefusals, a_refused_device_leaves_the_others_counting_and_is_said_once) {
+  Refusals refusals;
+  testing::internal::CaptureStderr();
+  refusals.refuse(1, "cuptiRangeProfilerEnable failed: CUPTI_ERROR_UNKNOWN");
+  refusals.refuse(1, "a second reason");  // the first stays, unsaid again
+  const std::string said = testing::internal::GetCapturedStderr();
+  EXPECT_EQ(said,
+            "counters unavailable: cuptiRangeProfilerEnable failed: CUPTI_ERROR_UNKNOWN "
+            "(device 1)\n");
+  ASSERT_NE(refusals.of(1), nullptr);
+  EXPECT_EQ(*refusals.of(1), "cuptiRangeProfilerEnable failed: CUPTI_ERROR_UNKNOWN");
+  EXPECT_EQ(refusals.of(0), nullptr);
+  EXPECT_EQ(refusals.of(2), nullptr);
+}
+
+TEST(CuptiRefusals, a_failed_initialisation_refuses_every_device) {
+  Refusals refusals;
+  testing::internal::CaptureStderr();
+  refusals.refuse_all(cupti_refusal(CUPTI_ERROR_INSUFFICIENT_PRIVILEGES).value());
+  EXPECT_EQ(testing::internal::GetCapturedStderr().find("(device"), std::string::npos);
+  for (int device : {0, 1, 7}) {
+    ASSERT_NE(refusals.of(device), nullptr) << device;
+    EXPECT_TRUE(is_refusal(*refusals.of(device))) << *refusals.of(device);
+  }
+}
+
+// CUPTI's host API alone: GH100's host object without a device's counter
+// availability image refuses an invented metric among real ones.
+TEST(CuptiRefusal, a_configuration_cupti_refuses_names_the_metrics_it_refuses_alone) {
+  if (!roofline::counter_plan_available())
+    GTEST_SKIP() << roofline::counter_plan_unavailable_reason();
+  const std::vector<std::string> metrics{"dram__bytes_read.sum", "rl__invented_counter.sum",
+                                         "lts__t_bytes.sum"};
+  std::string error;
+  try {
+    roofline::CounterHost("GH100", {}).configure(metrics);
+  } catch (const roofline::CounterPlanError& e) {
+    error = e.what();
+  }
+  ASSERT_FALSE(error.empty()) << "CUPTI configured an invented metric";
+  const std::string sentence = unconfigurable_metrics("GH100", {}, metrics, error);
+  EXPECT_NE(sentence.find("GH100 cannot collect rl__invented_counter.sum ("), std::string::npos)
+      << sentence;
+  EXPECT_EQ(sentence.find("dram__bytes_read"), std::string::npos) << sentence;
+  EXPECT_EQ(sentence.find("lts__t_bytes"), std::string::npos) << sentence;
+  EXPECT_NE(sentence.find(error), std::string::npos) << sentence;
+  // Metrics that each configure alone: CUPTI's words only.
+  EXPECT_EQ(unconfigurable_metrics("GH100", {}, std::vector<std::string>{"dram__bytes_read.sum"},
+                                   "CUPTI said no"),
+            "CUPTI said no");
 }
 
 }  // namespace
