@@ -26,10 +26,16 @@ std::optional<double> value_of(const KernelCounters& c, const std::string& key) 
 }
 
 // A kernel the view places: timed with FLOPs, not a ceiling loop (those are
-// the roofs), and counted (the counters block has values, not only a reason
-// why there are none).
+// the roofs), and with at least one memory level counted.  A kernel whose
+// levels are all the model's (the emulator counted only its tensor ops, or
+// copy paths that are not its whole L2 traffic) would repeat the overview
+// chart in hollow points.
 bool counted_kernel(const KernelResult& k) {
-  return plottable(k) && k.family != "ceilings" && k.counters && !k.counters->values.empty();
+  if (!plottable(k) || k.family == "ceilings" || !k.counters || k.counters->values.empty())
+    return false;
+  for (const LevelPoint& level : memory_levels(k))
+    if (level.counted) return true;
+  return false;
 }
 
 // Whichever memory ceiling of a level is best: the one a kernel reaching that
@@ -49,7 +55,8 @@ std::string empty_note(const Results& r) {
     if (k.counters && k.counters->values.empty() && !k.counters->unavailable.empty())
       return "no counts to place: " + k.counters->unavailable;
   for (const auto& k : r.kernels)
-    if (k.counters && !k.counters->values.empty()) return "no timed kernel with FLOPs has counts";
+    if (k.counters && !k.counters->values.empty())
+      return "no timed kernel with FLOPs has a counted memory level (L1, L2 or DRAM bytes)";
   return "no kernel in this file has counters (bench_roofline --counters collects them)";
 }
 
@@ -104,7 +111,8 @@ ViewSpec hierarchy_spec(const Results& r) {
     uncounted += plottable(k) && k.family != "ceilings" && !counted_kernel(k);
   if (v.kernels.empty()) v.note.clear();
   if (uncounted > 0 && !v.kernels.empty())
-    v.label_note = fmt::format("{} timed instance(s) without counts are not drawn.", uncounted);
+    v.label_note = fmt::format("{} timed instance(s) without a counted memory level are not drawn.",
+                               uncounted);
   for (std::size_t i = 0; i < v.kernels.size(); ++i) {
     const KernelResult* k = v.kernels[i];
     v.hierarchy.push_back(
