@@ -131,12 +131,17 @@ void RangeProfiler::open_range() {
   push.pRangeName = "instance";
   const CUptiResult pushed = calls_.push_range(&push);
   if (pushed != CUPTI_SUCCESS) {
-    CUpti_RangeProfiler_Stop_Params stop{};
-    stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-    stop.pRangeProfilerObject = object_;
-    calls_.stop(&stop);  // best effort: the push's failure is the one to report
+    stop();  // best effort: the push's failure is the one to report
     check_cupti(pushed, "cuptiRangeProfilerPushRange");
   }
+}
+
+std::pair<CUptiResult, bool> RangeProfiler::stop() {
+  CUpti_RangeProfiler_Stop_Params params{};
+  params.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
+  params.pRangeProfilerObject = object_;
+  const CUptiResult result = calls_.stop(&params);
+  return {result, params.isAllPassSubmitted != 0};
 }
 
 bool RangeProfiler::close_range(bool check) {
@@ -144,15 +149,12 @@ bool RangeProfiler::close_range(bool check) {
   pop.structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE;
   pop.pRangeProfilerObject = object_;
   const CUptiResult popped = calls_.pop_range(&pop);
-  CUpti_RangeProfiler_Stop_Params stop{};
-  stop.structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE;
-  stop.pRangeProfilerObject = object_;
-  const CUptiResult stopped = calls_.stop(&stop);
+  const auto [stopped, all_passes_submitted] = stop();
   if (check) {
     check_cupti(popped, "cuptiRangeProfilerPopRange");
     check_cupti(stopped, "cuptiRangeProfilerStop");
   }
-  return stop.isAllPassSubmitted != 0;
+  return all_passes_submitted;
 }
 
 const std::vector<std::uint8_t>& RangeProfiler::decode() {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rl::bench {
@@ -83,6 +84,8 @@ class RangeProfiler {
 
  private:
   void open_range();  // start, then push the range (stopped again if the push fails)
+  // cuptiRangeProfilerStop: its result, and whether every pass has been submitted.
+  std::pair<CUptiResult, bool> stop();
   // Pops the range, then stops, the stop also after a failed pop; whether
   // CUPTI has every pass.  Throws the first failure only if `check`.
   bool close_range(bool check);
