@@ -38,17 +38,6 @@ bool counted_kernel(const KernelResult& k) {
   return false;
 }
 
-// Whichever memory ceiling of a level is best: the one a kernel reaching that
-// level's limit would meet.
-const Ceiling* best_of_level(const std::vector<Ceiling>& ceilings, std::string_view prefix) {
-  const Ceiling* best = nullptr;
-  for (const auto& c : ceilings)
-    if (c.kind == "memory" && c.name.starts_with(prefix) && c.value > 0 && std::isfinite(c.value) &&
-        (!best || c.value > best->value))
-      best = &c;
-  return best;
-}
-
 // The one line the chart shows when it has nothing to place.
 std::string empty_note(const Results& r) {
   for (const auto& k : r.kernels)
@@ -119,7 +108,7 @@ ViewSpec hierarchy_spec(const Results& r) {
         {k, std::string(kKernelColours[i % kKernelColours.size()]), memory_levels(*k)});
   }
   for (std::string_view level : {"smem.", "l2."})
-    if (const Ceiling* c = best_of_level(r.ceilings, level)) add_memory_roof(v, *c);
+    if (const Ceiling* c = best_memory_ceiling(r.ceilings, level)) add_memory_roof(v, *c);
   if (const Ceiling* c = dram_ceiling(r.ceilings)) add_memory_roof(v, *c);
   for (const auto* k : v.kernels)
     if (const Ceiling* c = compute_ceiling(r.ceilings, k->unit))

@@ -17,18 +17,16 @@ double attainable(double compute_flops_per_s, double bytes_per_s, double intensi
   return std::min(compute_flops_per_s, bytes_per_s * intensity_flop_per_b);
 }
 
-namespace {
-
-// The fastest measured memory ceiling whose name starts with `level` ("l2.",
-// "smem."), or nullptr.
 const Ceiling* best_memory_ceiling(std::span<const Ceiling> ceilings, std::string_view level) {
   const Ceiling* best = nullptr;
   for (const auto& c : ceilings)
-    if (c.kind == "memory" && c.name.starts_with(level) && c.value > 0 &&
+    if (c.kind == "memory" && c.name.starts_with(level) && c.value > 0 && std::isfinite(c.value) &&
         (!best || c.value > best->value))
       best = &c;
   return best;
 }
+
+namespace {
 
 // A ceiling of the memory level only the hierarchy view draws: no kernel's
 // roof is made of it (a kernel's data comes from DRAM or L2 as its footprint

@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace rl::roofline {
@@ -36,6 +37,9 @@ double attainable(double compute_flops_per_s, double bytes_per_s, double intensi
 
 // The DRAM ceiling a kernel's roof is computed against: the highest-valued
 // memory ceiling named "hbm.*"; nullptr when none was measured.
+// The fastest measured memory ceiling whose name starts with `level` ("hbm.",
+// "l2.", "smem."), or nullptr: the roof of that level of the hierarchy.
+const Ceiling* best_memory_ceiling(std::span<const Ceiling> ceilings, std::string_view level);
 const Ceiling* dram_ceiling(std::span<const Ceiling> ceilings);
 // The compute ceiling named for `unit` ("tc.bf16" for tc_bf16); nullptr if absent.
 const Ceiling* compute_ceiling(std::span<const Ceiling> ceilings, ComputeUnit unit);
