@@ -11,10 +11,11 @@
 #   TMA), datacenter Blackwell (100a) and consumer Blackwell (120), each where
 #   the toolkit knows it.  This is what `scripts/test` (and so CI) builds.
 #   The sources of one architecture family's own instructions (named
-#   *_sm<NN>a.cu) are compiled for the rest of that family too: the sm_120a
-#   file for 120a, the sm_100a files for 103a (rl_cuda_source_extra_architectures),
-#   so the static checks see every arch-specific target without compiling
-#   every kernel for it.
+#   *_sm<NN>a.cu) are compiled for that family's arch-specific targets only:
+#   the sm_120a file for 120a and 121a, the sm_100a files for 100a and 103a,
+#   the sm_90a files for 90a (rl_cuda_source_architectures), so the static
+#   checks see every arch-specific target without compiling every kernel for
+#   it, and no source is compiled into stubs for the other families.
 # Given (-DCMAKE_CUDA_ARCHITECTURES=90;100;120, or `native`), the same map
 # applies: 90 -> 90a, 100 -> 100a, 103 -> 103a, 120 -> 120a, 121 -> 121a
 # (with -real / -virtual kept); `native` is the visible GPUs' list, and a list
@@ -78,7 +79,7 @@ endfunction()
 # rl_cuda_source_extra_architectures(<source> <archs> <out>): the
 # arch-specific targets of the family a source is written for (its name ends
 # in _sm90a, _sm100a or _sm120a) that <archs> lacks, while <archs> holds that
-# family in some form: _sm100a -> 100a, 103a; _sm120a -> 120a; _sm90a -> 90a.
+# family in some form: _sm100a -> 100a, 103a; _sm120a -> 120a, 121a; _sm90a -> 90a.
 # Only for the automatic list without a GPU (RL_CUDA_FAMILY_EXTRAS): a given
 # list is compiled as given.
 function(rl_cuda_source_extra_architectures source archs out)
@@ -89,7 +90,7 @@ function(rl_cuda_source_extra_architectures source archs out)
   elseif(stem MATCHES "_sm100a$")
     set(family 100a 103a)
   elseif(stem MATCHES "_sm120a$")
-    set(family 120a)
+    set(family 120a 121a)
   endif()
   set(held)
   foreach(arch IN LISTS archs)
@@ -118,17 +119,63 @@ function(rl_cuda_source_extra_architectures source archs out)
   set(${out} "${extras}" PARENT_SCOPE)
 endfunction()
 
-# rl_cuda_add_extra_architectures(<source>...): compiles each source also for
-# its family's extra architectures (above), when RL_CUDA_FAMILY_EXTRAS is set.
-function(rl_cuda_add_extra_architectures)
+# rl_cuda_source_architectures(<source> <archs> <out>): the SASS targets a
+# kernel source is compiled for in the automatic list without a GPU
+# (RL_CUDA_FAMILY_EXTRAS).  An architecture family's own source (*_sm90a.cu,
+# *_sm100a.cu, *_sm120a.cu) only for that family's arch-specific targets in
+# <archs> and its extras (above): on every other target its kernels are empty
+# stubs (their bodies are guarded by the family's feature macro) that no
+# record launches (a record is refused below its compute capability), and
+# each stub cost a device pass: 7 of 17 CPU s for
+# attention_wgmma_pingpong_sm90a.cu (docs/perf-log.md, session 20).  A family
+# <archs> does not hold keeps <archs> (stubs everywhere, as a given list
+# compiles).  Every other source: <archs>.  -real / -virtual are dropped.
+function(rl_cuda_source_architectures source archs out)
+  set(bare)
+  foreach(arch IN LISTS archs)
+    string(REGEX REPLACE "(-real|-virtual)$" "" arch "${arch}")
+    list(APPEND bare ${arch})
+  endforeach()
+  get_filename_component(stem "${source}" NAME_WE)
+  set(family)
+  if(stem MATCHES "_sm90a$")
+    set(family 90a)
+  elseif(stem MATCHES "_sm100a$")
+    set(family 100a 103a)
+  elseif(stem MATCHES "_sm120a$")
+    set(family 120a 121a)
+  endif()
+  rl_cuda_source_extra_architectures("${source}" "${archs}" extras)
+  set(own)
+  foreach(arch IN LISTS bare)
+    if(arch IN_LIST family)
+      list(APPEND own ${arch})
+    endif()
+  endforeach()
+  list(APPEND own ${extras})
+  if(NOT family OR NOT own)
+    set(own ${bare} ${extras})
+  endif()
+  set(${out} "${own}" PARENT_SCOPE)
+endfunction()
+
+# rl_cuda_set_source_architectures(<target>): without a GPU
+# (RL_CUDA_FAMILY_EXTRAS), each CUDA source of <target> is compiled for its
+# own list (rl_cuda_source_architectures: machine code and PTX for each), the
+# target's CMAKE_CUDA_ARCHITECTURES being turned off; otherwise (a GPU, or a
+# given list) nothing changes: every source for CMAKE_CUDA_ARCHITECTURES.
+function(rl_cuda_set_source_architectures target)
   if(NOT RL_CUDA_FAMILY_EXTRAS)
     return()
   endif()
-  foreach(source IN LISTS ARGN)
-    rl_cuda_source_extra_architectures("${source}" "${CMAKE_CUDA_ARCHITECTURES}" extras)
-    foreach(arch IN LISTS extras)
-      set_property(SOURCE "${source}" APPEND PROPERTY COMPILE_OPTIONS
-                   "--generate-code=arch=compute_${arch},code=sm_${arch}")
+  set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES OFF)
+  get_target_property(sources ${target} SOURCES)
+  list(FILTER sources INCLUDE REGEX "\\.cu$")
+  foreach(source IN LISTS sources)
+    rl_cuda_source_architectures("${source}" "${CMAKE_CUDA_ARCHITECTURES}" archs)
+    foreach(arch IN LISTS archs)
+      set_property(SOURCE "${source}" TARGET_DIRECTORY ${target} APPEND PROPERTY COMPILE_OPTIONS
+                   "--generate-code=arch=compute_${arch},code=[compute_${arch},sm_${arch}]")
     endforeach()
   endforeach()
 endfunction()

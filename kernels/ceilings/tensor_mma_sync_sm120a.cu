@@ -216,16 +216,18 @@ std::vector<std::uint32_t> pack_fragments() {
 // kind::mxf8f6f4 QMMA.SF.16832.F32.<A>.<B>.E8, kind::mxf4 and kind::mxf4nvf4
 // with ue8m0 OMMA.SF.16864.F32.E2M1.E2M1.E8, with ue4m3
 // OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X.  The hot loop is 128 MMAs in 131
-// instructions (97.7%: the counter, compare and branch); 48 registers.  Other
-// architectures compile the NaN stub (8 registers).
+// instructions (97.7%: the counter, compare and branch); 48 registers.  sm_121a
+// (DGX Spark's GB10) is checked for the same SASS.  Without a GPU this file is
+// compiled for 120a and 121a only; a given list's other architectures compile
+// the NaN stub (8 registers).
 // rl-static: kernel=mma_sync_sm120a_loop max_regs=64 max_smem=0
-// rl-static: kernel=KindF8f6f4 arch=120a sass=QMMA.16832 sass_absent=QMMA.SF loop_share=QMMA:97
-// rl-static: kernel=KindMxf8f6f4 arch=120a sass=QMMA.SF.16832 loop_share=QMMA:97
-// rl-static: kernel=KindMxf4 arch=120a sass=OMMA.SF.16864.F32.E2M1.E2M1.E8 loop_share=OMMA:97
-// rl-static: kernel=KindMxf4nvf4Ue8m0 arch=120a sass=OMMA.SF.16864.F32.E2M1.E2M1.E8
-// rl-static: kernel=KindMxf4nvf4Ue8m0 arch=120a loop_share=OMMA:97
-// rl-static: kernel=KindMxf4nvf4Ue4m3 arch=120a sass=OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X
-// rl-static: kernel=KindMxf4nvf4Ue4m3 arch=120a loop_share=OMMA:97
+// rl-static: kernel=KindF8f6f4 arch=120a,121a sass=QMMA.16832 sass_absent=QMMA.SF loop_share=QMMA:97
+// rl-static: kernel=KindMxf8f6f4 arch=120a,121a sass=QMMA.SF.16832 loop_share=QMMA:97
+// rl-static: kernel=KindMxf4 arch=120a,121a sass=OMMA.SF.16864.F32.E2M1.E2M1.E8 loop_share=OMMA:97
+// rl-static: kernel=KindMxf4nvf4Ue8m0 arch=120a,121a sass=OMMA.SF.16864.F32.E2M1.E2M1.E8
+// rl-static: kernel=KindMxf4nvf4Ue8m0 arch=120a,121a loop_share=OMMA:97
+// rl-static: kernel=KindMxf4nvf4Ue4m3 arch=120a,121a sass=OMMA.SF.16864.F32.E2M1.E2M1.UE4M3.4X
+// rl-static: kernel=KindMxf4nvf4Ue4m3 arch=120a,121a loop_share=OMMA:97
 template <typename Mma>
 __global__ void mma_sync_sm120a_loop(const std::uint32_t* __restrict__ fragments, int iters,
                                      float* __restrict__ out) {

@@ -133,13 +133,12 @@ def main(argv):
     if not command or not source or not obj:
         print("capture_static: expected -- <compile command with -c SRC -o OBJ>", file=sys.stderr)
         return 2
-    archs = [a for a in args.archs.split(",") if a]
-    # A source may be compiled for more architectures than its target (an
-    # architecture family's own sources, cmake/RlCuda.cmake): its own
-    # --generate-code flags name them.
-    for arch in architectures_in(command):
-        if arch not in archs:
-            archs.append(arch)
+    # A source's own --generate-code flags name the architectures it is
+    # compiled for: without a GPU each source has its own list (an
+    # architecture family's sources only that family's targets,
+    # cmake/RlCuda.cmake); --archs is the target's list, for a command that
+    # names none.
+    archs = architectures_in(command) or [a for a in args.archs.split(",") if a]
     prefix = outputs_prefix(source, args.source_root, args.out_dir)
     if prefix is None:  # not a source the static checks read
         return subprocess.run(command).returncode

@@ -45,7 +45,7 @@ expect_refused("80;all-major" "" "all-major builds plain")
 # The family extras of the automatic list without a GPU.
 set(no_gpu "80;89;90a;100a;120")
 rl_cuda_source_extra_architectures(kernels/ceilings/tensor_mma_sync_sm120a.cu "${no_gpu}" extras)
-expect("sm_120a source extras" "${extras}" "120a")
+expect("sm_120a source extras" "${extras}" "120a;121a")
 rl_cuda_source_extra_architectures(kernels/ceilings/tensor_tcgen05_sm100a.cu "${no_gpu}" extras)
 expect("sm_100a source extras" "${extras}" "103a")
 rl_cuda_source_extra_architectures(kernels/ceilings/tensor_wgmma_sm90a.cu "${no_gpu}" extras)
@@ -59,3 +59,19 @@ expect("sm_120a source without a 12.x target" "${extras}" "")
 set(RL_NVCC_ARCHS "compute_80 compute_100 compute_120")
 rl_cuda_source_extra_architectures(kernels/ceilings/x_sm100a.cu "${no_gpu}" extras)
 expect("sm_100a source, toolkit without 103" "${extras}" "")
+unset(RL_NVCC_ARCHS)
+
+# The SASS targets each source is compiled for without a GPU: a family's own
+# source only for that family's arch-specific targets (no stubs elsewhere),
+# every other source for the whole list.
+rl_cuda_source_architectures(kernels/ceilings/tensor_wgmma_sm90a.cu "${no_gpu}" archs)
+expect("sm_90a source architectures" "${archs}" "90a")
+rl_cuda_source_architectures(kernels/ceilings/tensor_tcgen05_sm100a.cu "${no_gpu}" archs)
+expect("sm_100a source architectures" "${archs}" "100a;103a")
+rl_cuda_source_architectures(kernels/ceilings/tensor_mma_sync_sm120a.cu "${no_gpu}" archs)
+expect("sm_120a source architectures" "${archs}" "120a;121a")
+rl_cuda_source_architectures(kernels/ceilings/hbm_stream.cu "${no_gpu}" archs)
+expect("plain source architectures" "${archs}" "80;89;90a;100a;120")
+# A family the list does not hold keeps the list (its kernels compile to stubs).
+rl_cuda_source_architectures(kernels/ceilings/tensor_wgmma_sm90a.cu "80;89-real" archs)
+expect("sm_90a source without a 9.0 target" "${archs}" "80;89")
