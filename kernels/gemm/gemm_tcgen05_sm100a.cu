@@ -75,13 +75,14 @@
 // (each thread one row, 32 columns a tcgen05.ld), so the tensor cores idle
 // while a tile's C is written; no persistent CTAs (the next tile's loads do
 // not overlap this one's epilogue); no CTA pair (cta_group::2, M = 256, with
-// TMA multicast of B); no block-scaled kinds (MXFP8, NVFP4).
+// TMA multicast of B); block-scaled MXFP8 is gemm_tcgen05_block_scaled_sm100a.cu.
 //
 // Performance goal (a goal, not a measurement): above the mma.sync rung on a
 // B200 by several times, toward the tcgen05_loop_bf16 roof (fp8: twice the
 // bf16 rate, toward tcgen05_loop_fp8_e4m3); the ladder's targets are 90% of
 // gemm_cublaslt_<precision> at 8192^3, which needs the rungs above.
 #include "gemm/gemm_tcgen05_fault.hpp"
+#include "gemm/gemm_tcgen05_parts.hpp"
 #include "gemm/gemm_wgmma_parts.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_instances.hpp"
@@ -100,10 +101,10 @@
 namespace rl::gemm {
 namespace {
 
-constexpr int kThreads = 128;  // four warps: one per lane quarter of D
-constexpr int kBlockM = 128, kBlockN = 256;
-constexpr std::uint32_t kColumns = kBlockN;  // one fp32 column per column of D
-constexpr int kEpilogueColumns = 32;         // columns per tcgen05.ld (32x32b.x32)
+using tcgen05::kBlockM;
+using tcgen05::kBlockN;
+using tcgen05::kThreads;
+constexpr std::uint32_t kColumns = tcgen05::kAccumulatorColumns;
 
 // Per input type: the ring, the MMA's kind and its instruction descriptor
 // (fp32 D, M = 128, N = 256, A K-major).  16-bit: BlockK = 64, kind::f16 with
@@ -149,40 +150,14 @@ __device__ __forceinline__ void issue_mmas(std::uint32_t d, std::uint64_t* full,
       const std::uint32_t b = rl::ptx::shared_address(wgmma::b_tile<Ring>(ring, read));
       RL_UNROLL
       for (int step = 0; step < Ring::kBlockK / Ring::kWgmmaK; ++step) {
-        const std::uint64_t desc_a =
-            rl::ptx::tcgen05_smem_descriptor(a + step * wgmma::kAStepBytes, wgmma::kAUnusedLbo,
-                                             wgmma::kRowGroupBytes, rl::ptx::Tcgen05Swizzle::b128);
-        const std::uint64_t desc_b =
-            rl::ptx::tcgen05_smem_descriptor(b + step * Ring::kBStepBytes, Ring::kBLbo,
-                                             wgmma::kRowGroupBytes, rl::ptx::Tcgen05Swizzle::b128);
-        rl::ptx::tcgen05_mma<Operands<T>::kKind>(d, desc_a, desc_b, Operands<T>::kIdesc,
+        const tcgen05::OperandDescriptors desc = tcgen05::operand_descriptors<Ring>(a, b, step);
+        rl::ptx::tcgen05_mma<Operands<T>::kKind>(d, desc.a, desc.b, Operands<T>::kIdesc,
                                                  kt > 0 || step > 0);
       }
     }
     rl::ptx::tmem_commit(&empty[stage]);  // the stage is free once these MMAs completed
   }
   rl::ptx::tmem_commit(done);  // D is complete once every MMA above completed
-}
-
-// The epilogue, every thread: row `row` of the tile (lane `row` of D), 32
-// columns a tcgen05.ld, stored where they are inside C.
-__device__ __forceinline__ void store_row(std::uint32_t d, int row, float* __restrict__ C, int M,
-                                          int N, int ldc, wgmma::BlockTile tile) {
-  const int c_row = tile.row + row;
-  RL_UNROLL
-  for (int c = 0; c < kBlockN; c += kEpilogueColumns) {
-    if (tile.col + c >= N) break;  // the whole warp: every lane has the same columns
-    std::uint32_t r[kEpilogueColumns];
-    // taddr of the warp's lane quarter (row - row % 32 is the warp's first row)
-    rl::ptx::tmem_ld<rl::ptx::TmemShape::s32x32b, kEpilogueColumns>(
-        d + (static_cast<std::uint32_t>(row - row % 32) << 16) + static_cast<std::uint32_t>(c), r);
-    rl::ptx::tmem_wait_ld();
-    if (c_row < M) {
-      RL_UNROLL
-      for (int j = 0; j < kEpilogueColumns; ++j)
-        if (tile.col + c + j < N) C[c_row * ldc + tile.col + c + j] = __uint_as_float(r[j]);
-    }
-  }
 }
 
 }  // namespace
@@ -221,36 +196,15 @@ __global__ void __launch_bounds__(kThreads, 1)
   __shared__ std::uint64_t done;                  // D holds the whole product
   __shared__ std::uint32_t tmem_base;             // where tcgen05.alloc put D
   unsigned char* ring = wgmma::ring_start(dynamic_shared);
-  const int thread = static_cast<int>(threadIdx.x), warp = thread / 32;
-  if (warp == 0) {
-    rl::ptx::tmem_alloc(&tmem_base, kColumns);
-    rl::ptx::tmem_relinquish_alloc_permit();
-    rl::ptx::tcgen05_fence_before_thread_sync();
-  }
-  if (thread == 0) rl::ptx::mbarrier_init(&done, 1);  // init_ring_barriers fences it
-  // Each "empty" completes on one arrival: the MMA thread's commit.
-  wgmma::init_ring_barriers<Ring>(full, empty, 1, thread == 0);
-  rl::ptx::tcgen05_fence_after_thread_sync();
-  const std::uint32_t d = tmem_base;
+  const int thread = static_cast<int>(threadIdx.x);
+  const std::uint32_t d = tcgen05::start<Ring>(&tmem_base, kColumns, full, empty, &done, thread);
   const wgmma::BlockTile tile = {(K + Ring::kBlockK - 1) / Ring::kBlockK,
                                  static_cast<int>(blockIdx.y) * Ring::kBlockM,
                                  static_cast<int>(blockIdx.x) * Ring::kBlockN};
 
   if (thread == 0) wgmma::produce_tiles<Ring>(&a_map, &b_map, full, empty, ring, tile);
   if (thread == 32) issue_mmas<T, F>(d, full, empty, &done, ring, tile.k_tiles);
-  __syncwarp();  // tcgen05.ld is .sync.aligned: the whole warp again
-
-  rl::ptx::mbarrier_wait_parity(&done, 0);
-  rl::ptx::tcgen05_fence_after_thread_sync();
-  store_row(d, thread, C, M, N, ldc, tile);
-
-  // Every warp has read its lanes before warp 0 frees the columns.
-  rl::ptx::tcgen05_fence_before_thread_sync();
-  __syncthreads();
-  if (warp == 0) {
-    rl::ptx::tcgen05_fence_after_thread_sync();
-    rl::ptx::tmem_dealloc(d, kColumns);
-  }
+  tcgen05::finish(d, kColumns, &done, thread, C, M, N, ldc, tile);
 }
 
 namespace {
