@@ -1,16 +1,12 @@
-#include "rl/roofline/analysis.hpp"
+#include "analysis_parts.hpp"
 
 #include "rl/roofline/model.hpp"
-#include "rl/roofline/svg.hpp"
 
 #include <algorithm>
 #include <array>
-#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
-
-#include <fmt/format.h>
 
 namespace rl::roofline {
 
@@ -18,15 +14,13 @@ bool timed(const KernelResult& k) {
   return k.status == Status::ok && k.time_s && k.time_s->median > 0;
 }
 
-namespace {
+namespace analysis_detail {
 
 std::optional<double> achieved_flops(const KernelResult& k) {
   if (!timed(k)) return std::nullopt;
   return k.flops / k.time_s->median;
 }
 
-// The order of the precision ladder, lower precision buying more; anything
-// else (fp64, a spelling this build does not know) sorts after it, by spelling.
 int precision_rank(const ResultPrecision& precision) {
   static constexpr std::array<Precision, 12> kOrder{
       Precision::fp32,  Precision::tf32, Precision::fp16,  Precision::bf16,
@@ -37,22 +31,24 @@ int precision_rank(const ResultPrecision& precision) {
   return static_cast<int>(it - kOrder.begin());
 }
 
-// Its spelling, as the analysis rows carry it.
 std::string spelled(const ResultPrecision& precision) {
   return std::string(precision.spelling());
 }
 
-// Hops from a kernel to the root of its baseline chain (cycles and unknown
-// names end the walk).
-int ladder_depth(const std::string& name, const std::map<std::string, std::string>& baseline_of) {
-  int depth = 0;
+std::vector<std::string> baseline_chain(const std::string& name,
+                                        const std::map<std::string, std::string>& baseline_of) {
+  std::vector<std::string> chain{name};
   std::set<std::string> seen{name};
   for (auto it = baseline_of.find(name); it != baseline_of.end() && !it->second.empty();
        it = baseline_of.find(it->second)) {
     if (!seen.insert(it->second).second) break;
-    ++depth;
+    chain.push_back(it->second);
   }
-  return depth;
+  return chain;
+}
+
+int ladder_depth(const std::string& name, const std::map<std::string, std::string>& baseline_of) {
+  return static_cast<int>(baseline_chain(name, baseline_of).size()) - 1;
 }
 
 std::vector<ShapeDims> shapes_of(const std::vector<const KernelResult*>& kernels) {
@@ -63,14 +59,11 @@ std::vector<ShapeDims> shapes_of(const std::vector<const KernelResult*>& kernels
   return shapes;
 }
 
-// The fastest timed kernel among `candidates` satisfying `keep`.
-template <class Keep>
-const KernelResult* fastest(const std::vector<const KernelResult*>& candidates, Keep keep) {
-  const KernelResult* best = nullptr;
-  for (const KernelResult* k : candidates)
-    if (timed(*k) && keep(*k) && (!best || k->time_s->median < best->time_s->median)) best = k;
-  return best;
-}
+}  // namespace analysis_detail
+
+using namespace analysis_detail;
+
+namespace {
 
 // ---------------------------------------------------------------- GEMM
 
@@ -163,120 +156,6 @@ std::optional<PrecisionLadder> precision_ladder(const std::vector<const KernelRe
   return best;
 }
 
-// ---------------------------------------------------------------- attention
-
-bool is_naive(const KernelResult& k) {
-  return k.name.find("naive") != std::string::npos || k.variant.find("naive") != std::string::npos;
-}
-
-std::string percent(double share) {
-  return fmt::format("{:.0f}%", 100.0 * share);
-}
-
-std::string bound_text(const AttentionVariant& v) {
-  if (v.bound == Bound::none) return "no roof measured";
-  std::string text = v.bound == Bound::below_both   ? "below both roofs"
-                     : v.bound == Bound::above_roof ? "above its roof: not trusted"
-                                                    : fmt::format("{}-bound", to_string(v.bound));
-  if (v.pct_of_roof) text += fmt::format(", {:.0f}% of its roof", *v.pct_of_roof);
-  return text;
-}
-
-std::vector<std::string> fusion_findings(const std::vector<AttentionVariant>& variants,
-                                         const ShapeDims& shape, bool emulator) {
-  std::vector<std::string> out;
-  const AttentionVariant* naive = nullptr;
-  const AttentionVariant* fused = nullptr;
-  for (const AttentionVariant& v : variants) {
-    if (!v.time_s) continue;
-    const AttentionVariant*& slot = v.naive ? naive : fused;
-    if (!slot || *v.time_s < *slot->time_s) slot = &v;
-  }
-  if (naive)
-    out.push_back(fmt::format(
-        "The naive path ({}) moves {}B per the cost model, {} of it the N×N matrices S and P "
-        "written to memory and read back; its intensity is {:.3g} FLOP/B ({}).",
-        naive->name, si(naive->bytes_model), percent(naive->extra_traffic_share), naive->intensity,
-        bound_text(*naive)));
-  if (fused) {
-    std::string text =
-        fmt::format("The fused {} keeps S and P on chip and moves {}B{}, at {:.3g} FLOP/B ({})",
-                    fused->name, si(fused->bytes_model),
-                    naive && fused->bytes_model > 0
-                        ? fmt::format(" ({:.3g}× less)", naive->bytes_model / fused->bytes_model)
-                        : "",
-                    fused->intensity, bound_text(*fused));
-    if (fused->speedup)
-      text += fmt::format("; it runs {:.2f}× faster than {}", *fused->speedup, fused->speedup_over);
-    out.push_back(text + ".");
-  }
-  for (const AttentionVariant& v : variants) {
-    if (!v.naive || v.status != Status::skipped ||
-        v.error.find("device memory") == std::string::npos)
-      continue;
-    std::string text =
-        fmt::format("At {} {} did not run: it {}", shape_text(shape), v.name, v.error);
-    for (const AttentionVariant& f : variants)
-      if (!f.naive && f.device_bytes) {
-        text += fmt::format("; {} needs {}B", f.name, si(*f.device_bytes));
-        break;
-      }
-    out.push_back(text + ".");
-  }
-  if (emulator && (naive || fused))
-    out.push_back(
-        "These times come from the CPU emulator, not a GPU: the bytes and intensities hold, the "
-        "speed-ups and roof percentages do not.");
-  return out;
-}
-
-std::vector<AttentionFusion> attention_fusion(const std::vector<const KernelResult*>& attention,
-                                              bool emulator) {
-  std::vector<AttentionFusion> out;
-  for (const ShapeDims& shape : shapes_of(attention)) {
-    std::vector<const KernelResult*> here;
-    for (const KernelResult* k : attention)
-      if (k->shape == shape) here.push_back(k);
-    std::stable_sort(here.begin(), here.end(), [](const KernelResult* a, const KernelResult* b) {
-      return std::make_tuple(!is_naive(*a), a->name) < std::make_tuple(!is_naive(*b), b->name);
-    });
-    AttentionFusion fusion{shape, {}, {}};
-    for (const KernelResult* k : here) {
-      AttentionVariant v;
-      v.name = k->name;
-      v.precision = spelled(k->precision);
-      v.status = k->status;
-      v.error = k->error;
-      v.naive = is_naive(*k);
-      v.bytes_model = k->bytes_model;
-      v.intensity = k->bytes_model > 0 ? k->flops / k->bytes_model : 0;
-      v.extra_traffic_share =
-          k->bytes_model > 0 ? std::max(0.0, (k->bytes_model - k->bytes_min) / k->bytes_model) : 0;
-      if (timed(*k)) {
-        v.time_s = k->time_s->median;
-        v.flops_per_s = achieved_flops(*k);
-      }
-      v.pct_of_roof = k->pct_of_roof;
-      v.device_bytes = k->device_bytes;
-      v.bound = k->bound;
-      if (!v.naive && v.time_s) {
-        const KernelResult* ref = fastest(here, [&](const KernelResult& n) {
-          return is_naive(n) && n.precision == k->precision;
-        });
-        if (!ref) ref = fastest(here, [](const KernelResult& n) { return is_naive(n); });
-        if (ref) {
-          v.speedup = ref->time_s->median / *v.time_s;
-          v.speedup_over = ref->name;
-        }
-      }
-      fusion.variants.push_back(std::move(v));
-    }
-    fusion.findings = fusion_findings(fusion.variants, shape, emulator);
-    out.push_back(std::move(fusion));
-  }
-  return out;
-}
-
 }  // namespace
 
 std::vector<LadderStep> ladder_steps(const Results& results) {
@@ -328,7 +207,8 @@ Analysis analyse(const Results& results) {
   Analysis a;
   a.gemm_ladders = gemm_ladders(gemm);
   if (!gemm.empty()) a.precision_ladder = precision_ladder(gemm, results.ceilings);
-  a.attention_fusion = attention_fusion(attention, results.context.backend == Backend::emulator);
+  a.attention_fusion =
+      attention_fusion(attention, results.ceilings, results.context.backend == Backend::emulator);
   return a;
 }
 

@@ -61,9 +61,35 @@ J analysis_json_of(const Analysis& a) {
                            {"bound", std::string(to_string(v.bound))},
                            {"speedup", optional_number<J>(v.speedup)},
                            {"speedup_over", v.speedup_over}});
+    J ladders_here = J::array();
+    for (const AttentionLadder& l : f.ladders) {
+      J steps = J::array();
+      for (const AttentionStep& s : l.steps)
+        steps.push_back(J{{"name", s.name},
+                          {"precision", s.precision},
+                          {"idea", s.idea},
+                          {"library", s.library},
+                          {"status", std::string(to_string(s.status))},
+                          {"error", s.error},
+                          {"bytes_min", number_or_null<J>(s.bytes_min)},
+                          {"bytes_model", number_or_null<J>(s.bytes_model)},
+                          {"intensity", number_or_null<J>(s.intensity)},
+                          {"time_s", optional_number<J>(s.time_s)},
+                          {"compared_with", s.compared_with},
+                          {"bytes_factor", optional_number<J>(s.bytes_factor)},
+                          {"speedup", optional_number<J>(s.speedup)},
+                          {"pct_of_tensor_roof", optional_number<J>(s.pct_of_tensor_roof)},
+                          {"sentence", s.sentence}});
+      ladders_here.push_back(J{{"precision", l.precision},
+                               {"roof_name", l.roof_name},
+                               {"roof", optional_number<J>(l.roof)},
+                               {"missing_baseline", l.missing_baseline},
+                               {"steps", std::move(steps)}});
+    }
     fusion.push_back(J{{"shape", shape_json<J>(f.shape)},
                        {"variants", std::move(variants)},
-                       {"findings", f.findings}});
+                       {"findings", f.findings},
+                       {"ladders", std::move(ladders_here)}});
   }
   return J{{"gemm_ladders", std::move(ladders)},
            {"precision_ladder", std::move(precision)},

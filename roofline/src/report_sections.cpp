@@ -5,6 +5,7 @@
 #include "rl/roofline/text.hpp"
 
 #include <cctype>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -32,6 +33,87 @@ std::string inline_svg(const Results& r, const std::string& view) {
   return svg;
 }
 
+constexpr int kAttentionColumns = 12;
+
+// A speed-up cell: "over" names the reference; under 1 is said as slower.
+std::string speedup_cell(const std::optional<double>& speedup, const std::string& over) {
+  const std::string title = over.empty() ? "" : " title=\"over " + esc(over) + "\"";
+  if (!speedup) return "<td class=\"num\"" + title + ">—</td>";
+  return fmt::format("<td class=\"num\"{}>{}</td>", title,
+                     *speedup < 1
+                         ? fmt::format("<span class=\"slower\">{:.2f}× (slower)</span>", *speedup)
+                         : fmt::format("{:.2f}×", *speedup));
+}
+
+// One variant's row, with the speed-up and % of tensor roof its place gives
+// it (a ladder's step, or the fastest naive variant as reference).
+std::string attention_row(const AttentionVariant& v, const std::optional<double>& speedup,
+                          const std::string& over, const std::optional<double>& pct_tensor) {
+  return fmt::format(
+      "<tr><td>{}{}</td><td>{}</td><td class=\"num\">{}B</td><td class=\"num\">{:.0f}%</td><td "
+      "class=\"num\">{:.3g}</td><td class=\"num\">{}</td>{}<td class=\"num\">{}</td><td "
+      "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+      esc(v.name), v.naive ? " <span class=\"muted\">(naive)</span>" : "", esc(v.precision),
+      esc(si(v.bytes_model)), 100.0 * v.extra_traffic_share, v.intensity,
+      v.time_s ? esc(si(*v.time_s) + "s") : "—", speedup_cell(speedup, over),
+      rate(v.flops_per_s, "FLOP/s"), pct_text(v.pct_of_roof), pct_text(pct_tensor),
+      v.device_bytes ? esc(si(*v.device_bytes) + "B") : "—", status_cell(v.status, v.error));
+}
+
+std::string group_row(const std::string& text) {
+  return fmt::format("<tr><th colspan=\"{}\">{}</th></tr>\n", kAttentionColumns, text);
+}
+
+std::string roof_text(const AttentionLadder& l) {
+  if (l.roof_name.empty()) return "its top rung is not on tensor cores";
+  if (!l.roof) return esc(l.roof_name) + " roof not measured in this run";
+  return "% of tensor roof: of " + esc(l.roof_name) + " " + rate(l.roof, "FLOP/s");
+}
+
+// One shape: the table (each ladder's steps in order, then the variants on
+// no ladder), each ladder's story, one sentence per step, then the findings.
+std::string attention_shape(const AttentionFusion& f) {
+  std::string h = fmt::format(
+      "<h3>{}</h3>\n<table class=\"attention\">\n<tr><th>variant</th><th>precision</th><th>bytes "
+      "(model)</th><th>beyond Q,K,V,O</th><th>intensity FLOP/B</th><th>median time</th><th>"
+      "speed-up</th><th>FLOP/s</th><th>% of roof</th><th>% of tensor roof</th><th>footprint"
+      "</th><th>status</th></tr>\n",
+      esc(shape_text(f.shape)));
+  auto variant = [&](const std::string& name) -> const AttentionVariant* {
+    for (const AttentionVariant& v : f.variants)
+      if (v.name == name) return &v;
+    return nullptr;
+  };
+  std::set<std::string> on_a_ladder;
+  for (const AttentionLadder& l : f.ladders) {
+    h += group_row(fmt::format("{} ladder ({})", esc(l.precision), roof_text(l)));
+    for (const AttentionStep& s : l.steps) {
+      on_a_ladder.insert(s.name);
+      if (const AttentionVariant* v = variant(s.name))
+        h += attention_row(*v, s.speedup, s.compared_with, s.pct_of_tensor_roof);
+    }
+  }
+  bool others = false;
+  for (const AttentionVariant& v : f.variants) {
+    if (on_a_ladder.count(v.name)) continue;
+    if (!others && !f.ladders.empty()) h += group_row("on no ladder");
+    others = true;
+    h += attention_row(v, v.speedup, v.speedup_over, std::nullopt);
+  }
+  h += "</table>\n";
+  for (const AttentionLadder& l : f.ladders) {
+    h += fmt::format("<p>The {} ladder, step by step:</p>\n<ol class=\"story\">\n",
+                     esc(l.precision));
+    for (const AttentionStep& s : l.steps) h += "<li>" + esc(s.sentence) + "</li>\n";
+    h += "</ol>\n";
+  }
+  if (!f.findings.empty()) {
+    h += "<ul class=\"findings\">\n";
+    for (const std::string& finding : f.findings) h += "<li>" + esc(finding) + "</li>\n";
+    h += "</ul>\n";
+  }
+  return h;
+}
 }  // namespace
 
 // The GEMM ladder (one table per shape, like SGEMM_CUDA's README table), the
@@ -84,34 +166,11 @@ std::string analysis_sections(const Analysis& a) {
          "model's (results.json <code>bytes_model</code>). Beyond Q, K, V, O: for a naive "
          "variant the share of its traffic that is S and P written and read back; for a fused "
          "one, the K/V re-reads per query tile. Footprint: the device memory the instance "
-         "declares.</p>\n";
-    for (const AttentionFusion& f : a.attention_fusion) {
-      h += fmt::format(
-          "<h3>{}</h3>\n<table class=\"attention\">\n<tr><th>variant</th>"
-          "<th>precision</th><th>bytes (model)</th><th>beyond Q,K,V,O</th><th>"
-          "intensity FLOP/B</th><th>median time</th><th>speed-up</th><th>FLOP/s"
-          "</th><th>% of roof</th><th>footprint</th><th>status</th></tr>\n",
-          esc(shape_text(f.shape)));
-      for (const AttentionVariant& v : f.variants)
-        h += fmt::format(
-            "<tr><td>{}{}</td><td>{}</td><td class=\"num\">{}B</td><td class=\"num\">{:.0f}%"
-            "</td><td class=\"num\">{:.3g}</td><td class=\"num\">{}</td><td "
-            "class=\"num\"{}>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td "
-            "class=\"num\">{}</td><td>{}</td></tr>\n",
-            esc(v.name), v.naive ? " <span class=\"muted\">(naive)</span>" : "", esc(v.precision),
-            esc(si(v.bytes_model)), 100.0 * v.extra_traffic_share, v.intensity,
-            v.time_s ? esc(si(*v.time_s) + "s") : "—",
-            v.speedup_over.empty() ? "" : " title=\"over " + esc(v.speedup_over) + "\"",
-            v.speedup ? fmt::format("{:.2f}×", *v.speedup) : "—", rate(v.flops_per_s, "FLOP/s"),
-            pct_text(v.pct_of_roof), v.device_bytes ? esc(si(*v.device_bytes) + "B") : "—",
-            status_cell(v.status, v.error));
-      h += "</table>\n";
-      if (!f.findings.empty()) {
-        h += "<ul class=\"findings\">\n";
-        for (const std::string& finding : f.findings) h += "<li>" + esc(finding) + "</li>\n";
-        h += "</ul>\n";
-      }
-    }
+         "declares. Each ladder climbs the records' declared baselines to the top rung of one "
+         "precision, then the library's fused record: there a step's speed-up is over the step "
+         "below it that ran, and % of tensor roof is of that precision's tensor-core roof; "
+         "elsewhere the speed-up is over the fastest naive variant.</p>\n";
+    for (const AttentionFusion& f : a.attention_fusion) h += attention_shape(f);
   }
   return h;
 }

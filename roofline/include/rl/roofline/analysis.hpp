@@ -9,7 +9,9 @@
 //    variants side by side (bytes moved per the cost model and the share of
 //    them that is the N x N matrices S and P, intensity, time, speed-up,
 //    memory footprint, out-of-memory skips) and findings: sentences generated
-//    from those numbers, never canned text.
+//    from those numbers, never canned text; and the story up each attention
+//    ladder (naive -> fused SIMT -> FA2 -> FA3-style -> the library), one
+//    generated sentence per step saying what that step bought.
 // The report renders these; results.json carries them as "analysis" for
 // scripts.
 #pragma once
@@ -68,10 +70,40 @@ struct AttentionVariant {
   std::string speedup_over;       // the naive reference: fastest timed naive, same precision first
 };
 
+// One step up an attention ladder: a rung, or the library record it ends with.
+struct AttentionStep {
+  std::string name, precision, idea, library;  // library: "cuDNN" for a library record, else ""
+  Status status = Status::none;                // as recorded; not timed: a gap in the ladder
+  std::string error;                           // why it did not run, as recorded
+  double bytes_min = 0, bytes_model = 0, intensity = 0;
+  std::optional<double> time_s;  // median; timed kernels only
+  // The last step below this one that was timed ("" none), and this step
+  // against it: its bytes / these bytes (> 1: fewer bytes), its time / this
+  // time (< 1: this step is slower).
+  std::string compared_with;
+  std::optional<double> bytes_factor, speedup;
+  std::optional<double> pct_of_tensor_roof;  // of the ladder's tensor roof, when measured
+  std::string sentence;                      // what the step bought, from the fields above
+};
+
+// At one shape, the ladder to one precision: its rungs in ladder order, read
+// from the records' declared baselines (from the top rung of that precision
+// down), then the library's fused record of that precision.
+struct AttentionLadder {
+  std::string precision;  // the top rung's
+  // The tensor-core roof of that precision, every step's yardstick ("" when
+  // the top rung does not run on tensor cores); its value when measured.
+  std::string roof_name;
+  std::optional<double> roof;
+  std::string missing_baseline;  // the lowest rung's declared baseline, not in the run ("" none)
+  std::vector<AttentionStep> steps;
+};
+
 struct AttentionFusion {
   ShapeDims shape;
   std::vector<AttentionVariant> variants;  // naive first, then fused, each by name
   std::vector<std::string> findings;       // sentences stating what the numbers show
+  std::vector<AttentionLadder> ladders;    // by precision; only those with two steps or more
 };
 
 struct Analysis {
