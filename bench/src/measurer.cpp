@@ -144,8 +144,7 @@ std::optional<std::string> Measurer::does_not_fit(const BenchEntry& entry) {
   drop_workload();
   std::size_t free_bytes = 0, total_bytes = 0;
   RL_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-  if (needed <= free_bytes) return std::nullopt;
-  return memory_shortfall_text(needed, free_bytes);
+  return memory_shortfall(needed, free_bytes);
 }
 
 void Measurer::prepare(BenchEntry& entry) {

@@ -150,7 +150,8 @@ void resolve_selection(Selection& selection, const std::vector<std::string>& fam
   }
 }
 
-std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_bytes) {
+std::optional<std::string> memory_shortfall(std::size_t needed_bytes, std::size_t free_bytes) {
+  if (needed_bytes <= free_bytes) return std::nullopt;
   char text[96];
   std::snprintf(text, sizeof text, "needs %.1f GB of device memory, %.1f GB free",
                 static_cast<double>(needed_bytes) / 1e9, static_cast<double>(free_bytes) / 1e9);

@@ -68,8 +68,8 @@ std::optional<std::string> cannot_run_here(const KernelRecord& record, const Sha
                                            const roofline::Context& context, int device_count);
 
 // The skip reason of an instance whose declared device memory exceeds what
-// is free: "needs 34.4 GB of device memory, 21.0 GB free" (decimal GB, as
-// nvidia-smi's neighbours and datasheets count).
-std::string memory_shortfall_text(std::size_t needed_bytes, std::size_t free_bytes);
+// is free, "needs 34.4 GB of device memory, 21.0 GB free" (decimal GB, as
+// nvidia-smi's neighbours and datasheets count); nullopt when it fits.
+std::optional<std::string> memory_shortfall(std::size_t needed_bytes, std::size_t free_bytes);
 
 }  // namespace rl::bench

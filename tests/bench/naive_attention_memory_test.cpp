@@ -2,9 +2,9 @@
 // FlashAttention's benchmark shapes, 16k tokens per batch).  The harness
 // skips an instance whose declared device memory (the record's device_bytes,
 // copied into the result by make_entry) exceeds what is free, with
-// memory_shortfall_text as the reason (Measurer::does_not_fit: needed <=
-// free fits).  The emulator's device memory is the host's and cannot be told
-// a smaller size, so the tests apply that rule and text to a card's total:
+// memory_shortfall's reason (Measurer::does_not_fit).  The emulator's device
+// memory is the host's and cannot be told a smaller size, so the tests ask
+// memory_shortfall, the harness's own decision, about a card's total:
 // on an 80 GB H100 every naive instance fits (the largest, N = 16k at d = 64,
 // needs 69.3 GB), so the boundary shows only on smaller cards; and the
 // report's attention story says so with the footprint.
@@ -39,7 +39,9 @@ std::vector<rl::roofline::KernelResult> naive_gpu_preset_entries() {
 std::vector<std::string> skipped_on(double free_bytes) {
   std::vector<std::string> out;
   for (const auto& r : naive_gpu_preset_entries())
-    if (*r.device_bytes > free_bytes) out.push_back(rl::roofline::shape_text(r.shape));
+    if (rl::bench::memory_shortfall(static_cast<std::size_t>(*r.device_bytes),
+                                    static_cast<std::size_t>(free_bytes)))
+      out.push_back(rl::roofline::shape_text(r.shape));
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -49,7 +51,7 @@ TEST(NaiveAttentionMemory, fits_an_80_gb_h100_at_every_gpu_preset_shape_and_not_
   ASSERT_EQ(entries.size(), 24u);  // N in 512..16k, d in {64, 128}, causal and not
   double largest = 0;
   for (const auto& r : entries) largest = std::max(largest, *r.device_bytes);
-  EXPECT_EQ(rl::bench::memory_shortfall_text(static_cast<std::size_t>(largest), 0),
+  EXPECT_EQ(rl::bench::memory_shortfall(static_cast<std::size_t>(largest), 0).value_or(""),
             "needs 69.3 GB of device memory, 0.0 GB free");
   EXPECT_TRUE(skipped_on(80e9).empty());
   EXPECT_EQ(skipped_on(40e9), (std::vector<std::string>{"B=1,H=32,N=16384,d=64,causal=0",
@@ -80,8 +82,8 @@ TEST(NaiveAttentionMemory, the_attention_story_reports_the_skip_with_its_footpri
     rl::roofline::KernelResult r = rl::bench::make_entry(std::move(instance)).result;
     if (*r.device_bytes > 24e9) {
       r.status = rl::roofline::Status::skipped;
-      r.error = rl::bench::memory_shortfall_text(static_cast<std::size_t>(*r.device_bytes),
-                                                 24'000'000'000);
+      r.error =
+          *rl::bench::memory_shortfall(static_cast<std::size_t>(*r.device_bytes), 24'000'000'000);
     } else {
       r.status = rl::roofline::Status::ok;
       r.time_s.emplace();
