@@ -5,8 +5,11 @@
 #include "rl/roofline/counter_metrics.hpp"
 #include "rl/roofline/text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
+#include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -37,7 +40,7 @@ constexpr double kCuptiSimtFlops = 0.05;
 // The work the quantity names, and what a difference each way most likely
 // means when CUPTI counted it.
 struct Quantity {
-  std::string_view name;
+  CounterQuantity id;
   std::string_view what;  // "DRAM bytes": "counted 23% more DRAM bytes than the model"
   std::string_view unit;  // after an SI prefix: "2.46 GB"
   std::string_view more;  // the hardware did more than the model says
@@ -45,24 +48,24 @@ struct Quantity {
 };
 
 constexpr Quantity kDramBytes{
-    "dram_bytes", "DRAM bytes", "B",
+    CounterQuantity::dram_bytes, "DRAM bytes", "B",
     "the model misses traffic, e.g. L2 misses of re-read tiles or partly used sectors",
     "caches served what the model sends to DRAM"};
-constexpr Quantity kL2Bytes{"l2_bytes", "L2 bytes", "B",
+constexpr Quantity kL2Bytes{CounterQuantity::l2_bytes, "L2 bytes", "B",
                             "the model misses requests to L2, e.g. L1 misses of re-read data or "
                             "partly used sectors",
                             "L1 served loads the model sends to L2"};
 // Counted apart by the emulator only (exact: its own sentence), so their
 // CUPTI wording is never shown today.
-constexpr Quantity kL2LoadBytes{"l2_load_bytes", "bytes loaded from L2", "B", kL2Bytes.more,
-                                kL2Bytes.fewer};
-constexpr Quantity kL2StoreBytes{"l2_store_bytes", "bytes stored to L2", "B", kL2Bytes.more,
-                                 kL2Bytes.fewer};
+constexpr Quantity kL2LoadBytes{CounterQuantity::l2_load_bytes, "bytes loaded from L2", "B",
+                                kL2Bytes.more, kL2Bytes.fewer};
+constexpr Quantity kL2StoreBytes{CounterQuantity::l2_store_bytes, "bytes stored to L2", "B",
+                                 kL2Bytes.more, kL2Bytes.fewer};
 constexpr Quantity kTensorOps{
-    "tensor_ops", "tensor-core ops", "op",
+    CounterQuantity::tensor_ops, "tensor-core ops", "op",
     "the tensor cores did work the model does not declare, e.g. padded edge tiles",
     "the model declares MMAs the kernel did not issue"};
-constexpr Quantity kFlops{"flops", "FLOPs", "FLOP",
+constexpr Quantity kFlops{CounterQuantity::flops, "FLOPs", "FLOP",
                           "the instructions did more than the model counts, e.g. padded edge "
                           "tiles, whole causal tiles or recomputation",
                           "the model counts work these instructions did not do (another pipe, "
@@ -84,7 +87,7 @@ std::string amounts(double counted, double modelled, std::string_view unit) {
 
 CounterComparison judge(const Quantity& q, double counted, double modelled, CounterSource source,
                         double tolerance) {
-  CounterComparison c{std::string(q.name), counted, modelled, tolerance, true, ""};
+  CounterComparison c{q.id, counted, modelled, tolerance, true, ""};
   const bool exact = source == CounterSource::emulator;
   c.agrees = std::abs(counted - modelled) <= tolerance * modelled;
   if (counted == modelled) {
@@ -144,70 +147,97 @@ bool is_tensor_unit(ComputeUnit unit) {
   return compute_unit_name(unit).starts_with("tc_");
 }
 
-// Whether the kernel's bytes_model is the DRAM traffic its counts measure.
-// Not for a ceiling other than HBM's: l2.read's model is L2 bytes (the data
-// stays in L2), smem.read's shared-memory bytes, and a compute roof loop's
-// (fp32.fma, the tensor loops) a token output.  Not for a node record: its
-// bytes cross the bus between devices, and the counts are one device's.
-bool models_dram_traffic(const KernelResult& k) {
-  if (k.family == "node") return false;
-  return k.ceiling.empty() || k.ceiling.starts_with("hbm.");
+// Why a quantity that the counts and the model both have is left out (one
+// sentence each, shown as written by the report and the terminal summary).
+//
+// bytes_model is not the DRAM traffic the counts measure for a ceiling other
+// than HBM's (l2.read's model is L2 bytes, the data staying in L2;
+// smem.read's shared-memory bytes; a compute roof loop's, fp32.fma and the
+// tensor loops, a token output), nor for a node record.
+constexpr std::string_view kNotDramCeiling =
+    "the ceiling's bytes_model is not DRAM traffic (L2 or shared-memory bytes, or a compute "
+    "loop's token output)";
+constexpr std::string_view kNodeBytes =
+    "a node record's bytes cross the bus between devices, and the counts are one device's";
+// With --warm-l2 (l2_flushed false) nothing empties the L2 between CUPTI's
+// replay passes, so each pass starts from what the one before left.  The
+// emulator's counts are instruction requests, the same warm or cold.
+constexpr std::string_view kWarmL2 =
+    "with --warm-l2 nothing empties the L2 between CUPTI's replay passes, so the passes that "
+    "count bytes start from different cache states";
+// Attention's flops follow FlashAttention's convention, so a kernel computing
+// whole masked tiles would be flagged for doing what it does (it checks its
+// tensor_ops where it declares them).
+constexpr std::string_view kFlopsConvention =
+    "the model's FLOPs follow FlashAttention's convention (causal work halved, masked work not "
+    "credited), which the MMAs issued do not";
+// Outside the FMA kernels (GEMMs, the FMA ceilings) a transcendental counts 1
+// in the model and is a MUFU or a polynomial of FFMAs in SASS; a division is
+// a reciprocal and a Newton step: every element-wise kernel would be flagged.
+constexpr std::string_view kSimtFlops =
+    "the model counts a transcendental or a division as 1 FLOP, the instructions as several";
+constexpr std::string_view kHalfFlops =
+    "what one packed FP16/BF16 instruction counts (HFMA2) is not settled here";
+
+// Why a DRAM-bytes comparison is left out for this kernel ("" : compared).
+std::string_view dram_bytes_left_out(const KernelResult& k) {
+  if (k.family == "node") return kNodeBytes;
+  if (!k.ceiling.empty() && !k.ceiling.starts_with("hbm.")) return kNotDramCeiling;
+  return {};
 }
 
 // Whether the tensor ops a tensor-unit kernel issued are its modelled FLOPs
 // (checked where the model declares no tensor_ops: a library record).  A
 // GEMM's flops are 2 m n k, every one an MMA's, and so are a tensor ceiling's.
-// Not attention's: its flops follow FlashAttention's convention (causal
-// halved, no credit for masked work), so a kernel computing whole masked
-// tiles would be flagged for doing what it does.
 bool tensor_ops_are_flops(const KernelResult& k) {
-  return is_tensor_unit(k.unit) && !k.tensor_ops &&
-         (k.family == "gemm" || k.ceiling == compute_ceiling_name(k.unit));
+  return k.family == "gemm" || k.ceiling == compute_ceiling_name(k.unit);
 }
 
 // A kernel whose every modelled FLOP is half an FMA: the GEMMs and the FMA
-// ceilings.  Elsewhere the model's convention and the instructions part ways
-// (a transcendental counts 1 in the model and is a MUFU or a polynomial of
-// FFMAs in SASS; a division is a reciprocal and a Newton step), so FP32 SIMT
-// counts would flag every element-wise kernel: they are not compared there.
+// ceilings.
 bool is_fma_kernel(const KernelResult& k) {
-  return (k.unit == ComputeUnit::fp32 || k.unit == ComputeUnit::fp64) &&
-         (k.family == "gemm" || k.ceiling == "fp32.fma" || k.ceiling == "fp64.fma");
+  return k.family == "gemm" || k.ceiling == "fp32.fma" || k.ceiling == "fp64.fma";
 }
 
-}  // namespace
+struct Judgement {
+  std::vector<CounterComparison> comparisons;
+  std::vector<SkippedComparison> skipped;
+};
 
-void compare_counters(KernelResult& k) {
-  if (!k.counters || k.counters->values.empty()) return;
-  KernelCounters& counters = *k.counters;
+// Each quantity the counts and the model both have: compared, or left out
+// with the reason why.
+Judgement judge_counters(const KernelResult& k) {
+  Judgement out;
+  if (!k.counters || k.counters->values.empty()) return out;
+  const KernelCounters& counters = *k.counters;
   const CounterSource source = counters.source;
   const bool emulator = source == CounterSource::emulator;
-  auto tolerance = [&](double cupti) { return emulator ? 0.0 : cupti; };
   auto finite = [](const std::optional<double>& v) { return v && std::isfinite(*v); };
-  counters.comparisons.clear();
+  // `why` empty: compared; else left out for that reason.
   auto add = [&](const Quantity& q, std::optional<double> counted, std::optional<double> modelled,
-                 double cupti_tolerance) {
-    if (finite(counted) && finite(modelled))
-      counters.comparisons.push_back(
-          judge(q, *counted, *modelled, source, tolerance(cupti_tolerance)));
+                 double cupti_tolerance, std::string_view why = {}) {
+    if (!finite(counted) || !finite(modelled)) return;
+    if (!why.empty() && !(*modelled > 0)) return;  // nothing modelled: nothing left out
+    if (why.empty()) {
+      out.comparisons.push_back(
+          judge(q, *counted, *modelled, source, emulator ? 0.0 : cupti_tolerance));
+      return;
+    }
+    auto same = std::ranges::find(out.skipped, why, &SkippedComparison::why);
+    if (same == out.skipped.end()) same = out.skipped.insert(same, {{}, why});
+    same->quantities.push_back(q.id);
   };
 
-  // With --warm-l2 (l2_flushed false) nothing empties the L2 between
-  // CUPTI's replay passes, so each pass starts from what the one before left
-  // and the passes that count DRAM and L2 bytes see different cache states:
-  // their bytes are not compared (left out, as a quantity the model does not
-  // declare is).  The emulator's counts are instruction requests, the same
-  // warm or cold.
-  const bool cache_state_known = emulator || k.l2_flushed != false;
-
+  const std::string_view warm = emulator || k.l2_flushed != false ? "" : kWarmL2;
+  const std::string_view not_dram = dram_bytes_left_out(k);
   const auto read = value_of(counters, "dram_bytes_read");
   const auto write = value_of(counters, "dram_bytes_write");
-  if (read && write && cache_state_known && models_dram_traffic(k))
-    add(kDramBytes, *read + *write, k.bytes_model, kCuptiBytes);
+  if (read && write)
+    add(kDramBytes, *read + *write, k.bytes_model, kCuptiBytes, not_dram.empty() ? warm : not_dram);
 
-  if (k.bytes_l2_load && k.bytes_l2_store && cache_state_known)
-    add(kL2Bytes, value_of(counters, "l2_bytes"), *k.bytes_l2_load + *k.bytes_l2_store,
-        kCuptiBytes);
+  if (k.bytes_l2_load && k.bytes_l2_store)
+    add(kL2Bytes, value_of(counters, "l2_bytes"), *k.bytes_l2_load + *k.bytes_l2_store, kCuptiBytes,
+        warm);
   add(kL2LoadBytes, value_of(counters, "l2_load_bytes"), k.bytes_l2_load, kCuptiBytes);
   add(kL2StoreBytes, value_of(counters, "l2_store_bytes"), k.bytes_l2_store, kCuptiBytes);
 
@@ -218,9 +248,61 @@ void compare_counters(KernelResult& k) {
 
   // FLOPs: CUPTI only (the emulator counts no SIMT instructions, and its
   // tensor ops are checked exactly above).
-  if (!emulator && tensor_ops_are_flops(k)) add(kFlops, tensor, k.flops, kCuptiTensorOps);
-  if (!emulator && is_fma_kernel(k))
-    add(kFlops, simt_flops_counted(counters, k.unit), k.flops, kCuptiSimtFlops);
+  if (emulator) return out;
+  if (is_tensor_unit(k.unit)) {
+    // Where the model declares tensor_ops, those are the exact check.
+    if (!k.tensor_ops)
+      add(kFlops, tensor, k.flops, kCuptiTensorOps,
+          tensor_ops_are_flops(k) ? "" : kFlopsConvention);
+  } else if (k.unit == ComputeUnit::fp32 || k.unit == ComputeUnit::fp64) {
+    add(kFlops, simt_flops_counted(counters, k.unit), k.flops, kCuptiSimtFlops,
+        is_fma_kernel(k) ? "" : kSimtFlops);
+  } else {
+    add(kFlops, value_of(counters, "hfma"), k.flops, kCuptiSimtFlops, kHalfFlops);
+  }
+  return out;
+}
+
+std::string quantity_list(const std::vector<CounterQuantity>& quantities) {
+  std::string out;
+  for (CounterQuantity q : quantities) out += (out.empty() ? "" : ", ") + std::string(to_string(q));
+  return out;
+}
+
+}  // namespace
+
+void compare_counters(KernelResult& k) {
+  if (!k.counters || k.counters->values.empty()) return;
+  k.counters->comparisons = judge_counters(k).comparisons;
+}
+
+std::vector<SkippedComparison> skipped_comparisons(const KernelResult& k) {
+  if (!k.counters || !k.counters->unavailable.empty()) return {};
+  return judge_counters(k).skipped;
+}
+
+std::vector<std::string> not_compared_sentences(const Results& r) {
+  struct Reason {
+    std::string_view why;
+    std::vector<CounterQuantity> quantities;
+    int kernels = 0;
+  };
+  std::vector<Reason> reasons;
+  for (const KernelResult& k : r.kernels)
+    for (const SkippedComparison& s : skipped_comparisons(k)) {
+      auto same = std::ranges::find(reasons, s.why, &Reason::why);
+      if (same == reasons.end()) same = reasons.insert(same, {s.why, {}, 0});
+      ++same->kernels;
+      for (CounterQuantity q : s.quantities)
+        if (std::ranges::find(same->quantities, q) == same->quantities.end())
+          same->quantities.push_back(q);
+    }
+  std::vector<std::string> sentences;
+  for (const Reason& reason : reasons)
+    sentences.push_back(fmt::format("{} not compared for {} kernel{}: {}.",
+                                    quantity_list(reason.quantities), reason.kernels,
+                                    reason.kernels == 1 ? "" : "s", reason.why));
+  return sentences;
 }
 
 CounterVerdict counter_verdict(const KernelCounters& counters) {
@@ -230,13 +312,13 @@ CounterVerdict counter_verdict(const KernelCounters& counters) {
   // (their sum) only repeats what the part that differs says.
   bool part_differs = false;
   for (const CounterComparison& c : counters.comparisons)
-    part_differs |=
-        !c.agrees && (c.quantity == kL2LoadBytes.name || c.quantity == kL2StoreBytes.name);
+    part_differs |= !c.agrees && (c.quantity == CounterQuantity::l2_load_bytes ||
+                                  c.quantity == CounterQuantity::l2_store_bytes);
   CounterVerdict verdict{false, ""};
   for (const CounterComparison& c : counters.comparisons) {
     if (c.agrees) continue;
     verdict.disagrees = true;
-    if (part_differs && c.quantity == kL2Bytes.name) continue;
+    if (part_differs && c.quantity == CounterQuantity::l2_bytes) continue;
     verdict.text += (verdict.text.empty() ? "" : "; ") + c.sentence;
   }
   if (!verdict.disagrees) verdict.text = "agree";

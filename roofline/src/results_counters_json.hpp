@@ -21,7 +21,7 @@ J counters_json(const KernelCounters& c) {
   J comparisons = J::array();
   for (const auto& x : c.comparisons) {
     J item = J::object();
-    item["quantity"] = x.quantity;
+    item["quantity"] = std::string(to_string(x.quantity));
     item["counted"] = number_or_null<J>(x.counted);
     item["modelled"] = number_or_null<J>(x.modelled);
     item["tolerance"] = number_or_null<J>(x.tolerance);
@@ -57,7 +57,8 @@ KernelCounters read_counters(const Reader<J>& r) {
     for (std::size_t i = 0; i < list->size(); ++i) {
       const Reader<J> x((*list)[i], child(where, i));
       CounterComparison comparison;
-      comparison.quantity = x.string("quantity");
+      comparison.quantity =
+          parse_counter_quantity(child(x.pointer(), "quantity"), x.string("quantity"));
       comparison.counted = x.non_negative_or_nan("counted");
       comparison.modelled = x.non_negative_or_nan("modelled");
       comparison.tolerance = x.non_negative("tolerance");

@@ -41,6 +41,15 @@ constexpr std::array<Spelling<CounterSource>, 2> kCounterSources{{
     {CounterSource::emulator, "emulator"},
 }};
 
+constexpr std::array<Spelling<CounterQuantity>, 6> kCounterQuantities{{
+    {CounterQuantity::dram_bytes, "dram_bytes"},
+    {CounterQuantity::l2_bytes, "l2_bytes"},
+    {CounterQuantity::l2_load_bytes, "l2_load_bytes"},
+    {CounterQuantity::l2_store_bytes, "l2_store_bytes"},
+    {CounterQuantity::tensor_ops, "tensor_ops"},
+    {CounterQuantity::flops, "flops"},
+}};
+
 constexpr std::array<Spelling<LeftOutReason>, 2> kLeftOutReasons{{
     {LeftOutReason::interrupted, "interrupted"},
     {LeftOutReason::budget, "not reached: budget"},
@@ -82,6 +91,9 @@ std::string_view to_string(LeftOutReason reason) {
 std::string_view to_string(CounterSource source) {
   return spelling(kCounterSources, source);
 }
+std::string_view to_string(CounterQuantity quantity) {
+  return spelling(kCounterQuantities, quantity);
+}
 
 namespace results_json {
 
@@ -108,6 +120,9 @@ LeftOutReason parse_left_out_reason(const std::string& pointer, const std::strin
 }
 CounterSource parse_counter_source(const std::string& pointer, const std::string& value) {
   return parse(kCounterSources, pointer, value);
+}
+CounterQuantity parse_counter_quantity(const std::string& pointer, const std::string& value) {
+  return parse(kCounterQuantities, pointer, value);
 }
 
 }  // namespace results_json

@@ -1,9 +1,10 @@
 // The JSON spellings of results.json's enumerated strings (internal): the one
-// place that names them.  The typed states (Backend, Status, Bound, CounterSource in
-// results.hpp) convert both ways here: to_string (declared beside the enums)
-// gives the spelling the writer writes, parse_* reads it back.  The compute
-// unit's spelling is cost.hpp's compute_unit_name / parse_compute_unit.  The
-// string fields that are not typed yet are checked against the lists below.
+// place that names them.  The typed states (Backend, Status, Bound,
+// CounterSource, CounterQuantity in results.hpp) convert both ways here:
+// to_string (declared beside the enums) gives the spelling the writer writes,
+// parse_* reads it back.  The compute unit's spelling is cost.hpp's
+// compute_unit_name / parse_compute_unit.  The string fields that are not
+// typed yet are checked against the lists below.
 #pragma once
 
 #include "rl/roofline/results.hpp"
@@ -30,5 +31,6 @@ Status parse_status(const std::string& pointer, const std::string& value);  // "
 Bound parse_bound(const std::string& pointer, const std::string& value);    // "" -> none
 LeftOutReason parse_left_out_reason(const std::string& pointer, const std::string& value);
 CounterSource parse_counter_source(const std::string& pointer, const std::string& value);
+CounterQuantity parse_counter_quantity(const std::string& pointer, const std::string& value);
 
 }  // namespace rl::roofline::results_json

@@ -94,6 +94,7 @@ std::string render_summary_text(const Results& r, const ReportOptions& options, 
     s += wrap(fmt::format("Link {}{}.", v.ok() ? "" : "FAILED: ", v.line), width);
   if (const std::string counters = counters_text(f); !counters.empty())
     s += wrap(counters + ".", width);
+  for (const std::string& sentence : not_compared_sentences(r)) s += wrap(sentence, width);
 
   // name | shape | median | FLOP/s | bound, % of roof | status; the shape only
   // when the terminal is wide enough to keep 24 columns for the name.

@@ -185,7 +185,7 @@ TEST_F(HarnessCounters, each_timed_instance_and_ceiling_is_counted_once_after_it
     EXPECT_TRUE(k.counters->unavailable.empty());
     // Set beside the model's one declaration (roofline's compare_counters).
     ASSERT_EQ(k.counters->comparisons.size(), 1u) << name;
-    EXPECT_EQ(k.counters->comparisons[0].quantity, "l2_store_bytes");
+    EXPECT_EQ(k.counters->comparisons[0].quantity, rl::roofline::CounterQuantity::l2_store_bytes);
     EXPECT_TRUE(k.counters->comparisons[0].agrees);
   }
   EXPECT_EQ(kernels.at("counters_test_b_wrong_output").status,

@@ -47,7 +47,7 @@ const roofline::KernelResult* kernel_named(const roofline::Results& results,
 const roofline::CounterComparison* comparison(const roofline::KernelCounters& counters,
                                               std::string_view quantity) {
   for (const auto& c : counters.comparisons)
-    if (c.quantity == quantity) return &c;
+    if (to_string(c.quantity) == quantity) return &c;
   return nullptr;
 }
 

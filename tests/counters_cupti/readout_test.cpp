@@ -133,7 +133,7 @@ roofline::CounterComparison fp4_tensor_ops(const roofline::CounterPlan& plan, do
   k.counters->values = role_values(readout, values);
   roofline::compare_counters(k);
   for (const auto& c : k.counters->comparisons)
-    if (c.quantity == "tensor_ops") return c;
+    if (c.quantity == roofline::CounterQuantity::tensor_ops) return c;
   ADD_FAILURE() << plan.chip << ": no tensor_ops comparison";
   return {};
 }

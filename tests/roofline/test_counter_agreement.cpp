@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <tuple>
 
 namespace rl::roofline {
 namespace {
@@ -34,7 +35,7 @@ KernelCounters counted(CounterSource source, std::map<std::string, double> value
 // The comparison of `quantity`, failing the test when there is none.
 const CounterComparison& only(const KernelResult& k, const std::string& quantity) {
   for (const CounterComparison& c : k.counters->comparisons)
-    if (c.quantity == quantity) return c;
+    if (to_string(c.quantity) == quantity) return c;
   ADD_FAILURE() << "no comparison of " << quantity;
   static const CounterComparison none;
   return none;
@@ -42,7 +43,8 @@ const CounterComparison& only(const KernelResult& k, const std::string& quantity
 
 std::vector<std::string> quantities(const KernelResult& k) {
   std::vector<std::string> out;
-  for (const CounterComparison& c : k.counters->comparisons) out.push_back(c.quantity);
+  for (const CounterComparison& c : k.counters->comparisons)
+    out.emplace_back(to_string(c.quantity));
   return out;
 }
 
@@ -61,9 +63,9 @@ TEST(CounterAgreement, emulator_counts_equal_to_the_model_agree_exactly) {
   EXPECT_EQ(quantities(k), (std::vector<std::string>{"l2_bytes", "l2_load_bytes", "l2_store_bytes",
                                                      "tensor_ops"}));
   for (const CounterComparison& c : k.counters->comparisons) {
-    EXPECT_TRUE(c.agrees) << c.quantity;
-    EXPECT_EQ(c.tolerance, 0.0) << c.quantity;
-    EXPECT_EQ(c.sentence, "equal (exact emulator count)") << c.quantity;
+    EXPECT_TRUE(c.agrees) << to_string(c.quantity);
+    EXPECT_EQ(c.tolerance, 0.0) << to_string(c.quantity);
+    EXPECT_EQ(c.sentence, "equal (exact emulator count)") << to_string(c.quantity);
   }
   EXPECT_EQ(only(k, "tensor_ops").counted, 1e9);  // the tensor roles summed
   const CounterVerdict verdict = counter_verdict(*k.counters);
@@ -282,7 +284,7 @@ std::optional<CounterComparison> dram_comparison(KernelResult k) {
       counted(CounterSource::cupti, {{"dram_bytes_read", 1.5e9}, {"dram_bytes_write", 0.5e9}});
   compare_counters(k);
   for (const CounterComparison& c : k.counters->comparisons)
-    if (c.quantity == "dram_bytes") return c;
+    if (c.quantity == CounterQuantity::dram_bytes) return c;
   return std::nullopt;
 }
 
@@ -340,10 +342,17 @@ TEST(CounterAgreement, a_warm_l2_leaves_cupti_bytes_uncompared) {
     k.counters = cupti;
     compare_counters(k);
     EXPECT_EQ(quantities(k), (std::vector<std::string>{"dram_bytes", "l2_bytes", "tensor_ops"}));
+    EXPECT_TRUE(skipped_comparisons(k).empty());
   }
   k.l2_flushed = false;  // --warm-l2
   compare_counters(k);
   EXPECT_EQ(quantities(k), std::vector<std::string>{"tensor_ops"});
+  // ... and the reader is told which bytes were left out, and why.
+  const std::vector<SkippedComparison> skipped = skipped_comparisons(k);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].quantities,
+            (std::vector<CounterQuantity>{CounterQuantity::dram_bytes, CounterQuantity::l2_bytes}));
+  EXPECT_NE(skipped[0].why.find("--warm-l2"), std::string_view::npos) << skipped[0].why;
   k.tensor_ops.reset();  // bytes were all it had: nothing to compare
   k.unit = ComputeUnit::fp32;
   compare_counters(k);
@@ -355,6 +364,43 @@ TEST(CounterAgreement, a_warm_l2_leaves_cupti_bytes_uncompared) {
   compare_counters(k);
   EXPECT_EQ(quantities(k),
             (std::vector<std::string>{"l2_bytes", "l2_load_bytes", "l2_store_bytes"}));
+}
+
+// Each other comparison the policy leaves out is named with its reason too,
+// and the views say each reason once over the run.
+TEST(CounterAgreement, what_the_policy_leaves_out_is_named_with_its_reason) {
+  // A ceiling whose bytes are L2 traffic, an element-wise kernel's FLOPs,
+  // attention's FLOPs by FlashAttention's convention, packed-half FLOPs.
+  KernelResult l2 = kernel("ceilings", ComputeUnit::fp32);
+  l2.ceiling = "l2.read";
+  l2.counters = counted(CounterSource::cupti, {{"dram_bytes_read", 1e6}, {"dram_bytes_write", 0}});
+  KernelResult gelu = kernel("gelu", ComputeUnit::fp32);
+  gelu.counters = counted(CounterSource::cupti, {{"ffma", 1e6}});
+  KernelResult attention = kernel("attention", ComputeUnit::tc_bf16);
+  attention.counters = counted(CounterSource::cupti, {{"tensor_bf16", 1e9}});
+  KernelResult half = kernel("gelu", ComputeUnit::bf16);
+  half.counters = counted(CounterSource::cupti, {{"hfma", 1e6}});
+  const std::vector<std::tuple<KernelResult, CounterQuantity, std::string_view>> cases = {
+      {l2, CounterQuantity::dram_bytes, "not DRAM traffic"},
+      {gelu, CounterQuantity::flops, "transcendental"},
+      {attention, CounterQuantity::flops, "FlashAttention"},
+      {half, CounterQuantity::flops, "HFMA2"}};
+  for (const auto& [k, quantity, why] : cases) {
+    const std::vector<SkippedComparison> skipped = skipped_comparisons(k);
+    ASSERT_EQ(skipped.size(), 1u) << k.name;
+    EXPECT_EQ(skipped[0].quantities, std::vector<CounterQuantity>{quantity}) << k.name;
+    EXPECT_NE(skipped[0].why.find(why), std::string_view::npos) << skipped[0].why;
+  }
+
+  Results r;
+  r.kernels = {l2, gelu, l2};
+  EXPECT_EQ(not_compared_sentences(r),
+            (std::vector<std::string>{"dram_bytes not compared for 2 kernels: " +
+                                          std::string(skipped_comparisons(l2)[0].why) + ".",
+                                      "flops not compared for 1 kernel: " +
+                                          std::string(skipped_comparisons(gelu)[0].why) + "."}));
+  l2.counters->unavailable = "no profiling permission";  // nothing was counted to leave out
+  EXPECT_TRUE(skipped_comparisons(l2).empty());
 }
 
 }  // namespace

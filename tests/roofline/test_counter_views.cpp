@@ -3,6 +3,7 @@
 // compare` (markdown, JSON, page).  The fixture's counts are test inputs.
 #include "fixtures.hpp"
 #include "rl/roofline/compare.hpp"
+#include "rl/roofline/counter_agreement.hpp"
 #include "rl/roofline/report.hpp"
 #include "rl/roofline/text.hpp"
 
@@ -94,6 +95,33 @@ TEST(CounterViews, the_terminal_summary_says_which_kernel_differs_within_its_wid
       for (char ch : line) width += (static_cast<unsigned char>(ch) & 0xC0) != 0x80;
       EXPECT_LE(width, static_cast<std::size_t>(columns)) << line;
     }
+  }
+}
+
+// Under --warm-l2 CUPTI's bytes are left out: the report's section and the
+// terminal summary say which and why, once per reason.
+TEST(CounterViews, bytes_left_out_under_a_warm_l2_are_named_with_the_reason) {
+  Results r = testing::counters_fixture();
+  KernelResult& k = r.kernels[0];  // the fixture's refused CUPTI kernel, now counted warm
+  k.l2_flushed = false;
+  k.counters->unavailable.clear();
+  k.counters->values = {{"dram_bytes_read", k.bytes_model}, {"dram_bytes_write", 0}};
+  compare_counters(k);
+  const std::string why = std::string(skipped_comparisons(k).at(0).why);
+  const std::string sentence = "dram_bytes not compared for 1 kernel: " + why + ".";
+  EXPECT_NE(why.find("--warm-l2"), std::string::npos) << why;
+
+  const std::string html = render_report_html(r, report_options_for(r));
+  const auto section = html.find("<h2>Counters beside the model</h2>");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(html.find("<p class=\"muted\">" + xml_escape(sentence) + "</p>", section),
+            std::string::npos);
+  EXPECT_NE(html.find("<span class=\"muted\">nothing compared</span>", section), std::string::npos);
+  EXPECT_NE(html.find("title=\"" + xml_escape(why) + "\"><b>dram_bytes</b>: not compared", section),
+            std::string::npos);
+  for (int columns : {80, 200}) {
+    const std::string text = render_summary_text(r, report_options_for(r), columns);
+    EXPECT_EQ(occurrences(unwrapped(text), sentence), 1u) << text;
   }
 }
 

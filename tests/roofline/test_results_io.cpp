@@ -250,7 +250,7 @@ TEST(ResultsCounters, declarations_and_counters_round_trip) {
   EXPECT_EQ(gemm.counters->values, in.kernels[2].counters->values);
   ASSERT_EQ(gemm.counters->comparisons.size(), 4u);  // l2, l2 load, l2 store, tensor ops
   const CounterComparison& c = gemm.counters->comparisons[3];
-  EXPECT_EQ(c.quantity, "tensor_ops");
+  EXPECT_EQ(c.quantity, CounterQuantity::tensor_ops);
   EXPECT_EQ(c.counted, *in.kernels[2].tensor_ops);
   EXPECT_EQ(c.tolerance, 0.0);
   EXPECT_TRUE(c.agrees);
@@ -292,6 +292,36 @@ TEST(ResultsCounters, unknown_source_is_one_error_naming_the_pointer) {
   EXPECT_EQ(parse_error(text),
             "in.json: /kernels/1/counters/source: \"nsight\" is not one of \"cupti\", "
             "\"emulator\"");
+}
+
+// The one spelling table: every quantity is written as before (old files
+// read) and read back as the same quantity; an unknown one is refused.
+TEST(ResultsCounters, every_quantity_keeps_its_json_spelling_and_an_unknown_one_is_refused) {
+  const std::vector<std::pair<CounterQuantity, std::string>> spellings = {
+      {CounterQuantity::dram_bytes, "dram_bytes"},
+      {CounterQuantity::l2_bytes, "l2_bytes"},
+      {CounterQuantity::l2_load_bytes, "l2_load_bytes"},
+      {CounterQuantity::l2_store_bytes, "l2_store_bytes"},
+      {CounterQuantity::tensor_ops, "tensor_ops"},
+      {CounterQuantity::flops, "flops"}};
+  Results in = testing::counters_fixture();
+  std::vector<CounterComparison>& list = in.kernels[2].counters->comparisons;
+  list.resize(spellings.size(), list.front());
+  for (std::size_t i = 0; i < spellings.size(); ++i) list[i].quantity = spellings[i].first;
+  const nlohmann::json json = to_json(in);
+  const Results out = parse_results(json.dump(), "in.json");
+  for (std::size_t i = 0; i < spellings.size(); ++i) {
+    EXPECT_EQ(to_string(spellings[i].first), spellings[i].second);
+    EXPECT_EQ(json["kernels"][2]["counters"]["comparisons"][i]["quantity"], spellings[i].second);
+    EXPECT_EQ(out.kernels[2].counters->comparisons[i].quantity, spellings[i].first);
+  }
+
+  std::string text = results_to_text(testing::counters_fixture());
+  replace_once(text, "\"quantity\": \"l2_load_bytes\"", "\"quantity\": \"l1_bytes\"");
+  EXPECT_EQ(parse_error(text),
+            "in.json: /kernels/1/counters/comparisons/1/quantity: \"l1_bytes\" is not one of "
+            "\"dram_bytes\", \"l2_bytes\", \"l2_load_bytes\", \"l2_store_bytes\", \"tensor_ops\", "
+            "\"flops\"");
 }
 
 TEST(ResultsCounters, bad_values_name_the_pointer) {

@@ -17,6 +17,8 @@
 #include "rl/roofline/results.hpp"
 
 #include <string>
+#include <string_view>
+#include <vector>
 
 namespace rl::roofline {
 
@@ -25,6 +27,20 @@ namespace rl::roofline {
 // the emulator (its counts are exact), per quantity for CUPTI (the .cpp says
 // why each).  Nothing to do without counters or when they are unavailable.
 void compare_counters(KernelResult& kernel);
+
+// Quantities that the counts and the model both have but the policy leaves
+// out of the comparisons, and why (one sentence, shown as written).
+struct SkippedComparison {
+  std::vector<CounterQuantity> quantities;
+  std::string_view why;  // "with --warm-l2 nothing empties the L2 between ..."
+};
+// What compare_counters leaves out of `kernel`'s comparisons, one entry per
+// reason (none without counters, or where they are unavailable).
+std::vector<SkippedComparison> skipped_comparisons(const KernelResult& kernel);
+// One sentence per reason over a run's kernels, for the report and the
+// terminal summary: "dram_bytes, l2_bytes not compared for 12 kernels: with
+// --warm-l2 ...".  Empty when nothing was left out.
+std::vector<std::string> not_compared_sentences(const Results& results);
 
 // What the views say about a kernel's counters, in one line.
 struct CounterVerdict {

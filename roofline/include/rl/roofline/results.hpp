@@ -117,10 +117,21 @@ struct TimeStats {                                  // seconds per launch
 enum class CounterSource { cupti, emulator };
 std::string_view to_string(CounterSource source);  // "cupti" | "emulator"
 
-// One quantity the counts check against the cost model ("dram_bytes",
-// "l2_bytes", "l2_load_bytes", "l2_store_bytes", "tensor_ops", "flops").
+// A quantity the counts check against the cost model (counter_agreement.hpp
+// says what each compares).
+enum class CounterQuantity {
+  dram_bytes,
+  l2_bytes,
+  l2_load_bytes,
+  l2_store_bytes,
+  tensor_ops,
+  flops
+};
+// "dram_bytes" | "l2_bytes" | "l2_load_bytes" | "l2_store_bytes" | "tensor_ops" | "flops"
+std::string_view to_string(CounterQuantity quantity);
+
 struct CounterComparison {
-  std::string quantity;
+  CounterQuantity quantity = CounterQuantity::dram_bytes;
   double counted = 0;
   double modelled = 0;
   double tolerance = 0;  // relative; 0: must be equal (the emulator's exact counts)
@@ -202,7 +213,7 @@ struct RunSettings {
   std::vector<std::string> families;  // --family (empty = all)
   std::vector<std::string> shapes;    // --shape overrides, as given
   bool ceilings_only = false, no_ceilings = false;
-  bool counters = false;  // --counters: one more launch of each kernel was counted
+  bool counters = false;           // --counters: one more launch of each kernel was counted
   std::string ceilings_from;       // results.json the ceilings were read from ("" = measured)
   std::optional<double> budget_s;  // --budget (written only when given)
 };
