@@ -69,6 +69,30 @@ std::string metric_cell(const RolePlan& r) {
   return {};
 }
 
+// The chosen counter that holds role `r`'s ops besides its own (CounterMetric::
+// contains), or nullptr.  Where one does, a collection reads the role there
+// and not through its own metric (bench/cuda_only/counter_readout.cpp), so
+// that a sum over roles counts each op once.
+const CounterMetric* held_by(const CounterPlan& plan, const RolePlan& r) {
+  for (const auto& other : plan.roles)
+    if (other.metric != nullptr &&
+        std::ranges::find(other.metric->contains, r.role->key) != other.metric->contains.end())
+      return other.metric;
+  return nullptr;
+}
+
+// What the metric column adds for a folded counter: the roles it holds, or
+// for a held role, the counter that holds it.
+std::string fold_note(const CounterPlan& plan, const RolePlan& r) {
+  if (r.metric != nullptr && !r.metric->contains.empty())
+    return fmt::format("  (holds {}: their ops are read here, once)",
+                       fmt::join(r.metric->contains, ", "));
+  if (const CounterMetric* holder = held_by(plan, r))
+    return fmt::format("  ({}{} holds these ops)", r.metric != nullptr ? "not read: " : "",
+                       holder->name);
+  return "";
+}
+
 void print_plan(const CounterPlan& plan) {
   const auto skus = skus_of(plan.chip);
   fmt::print("{}{}: {} metrics, {} passes; CUPTI schedules at most {} hardware metrics per pass\n",
@@ -78,7 +102,7 @@ void print_plan(const CounterPlan& plan) {
   for (const auto& r : plan.roles) width = std::max(width, r.role->purpose.size());
   fmt::print("  {:<{}}  {}\n", "role", width, "metric");
   for (const auto& r : plan.roles)
-    fmt::print("  {:<{}}  {}\n", r.role->purpose, width, metric_cell(r));
+    fmt::print("  {:<{}}  {}{}\n", r.role->purpose, width, metric_cell(r), fold_note(plan, r));
 }
 
 nlohmann::json plan_json(const CounterPlan& plan) {
@@ -95,7 +119,9 @@ nlohmann::json plan_json(const CounterPlan& plan) {
       role["metric"] = r.metric->name;
       role["scale"] = r.metric->scale;
       role["differs"] = r.metric->differs;
+      role["contains"] = r.metric->contains;  // the roles this counter also holds
     }
+    if (const CounterMetric* holder = held_by(plan, r)) role["held_by"] = holder->name;
     if (r.status == CounterStatus::absent) role["when_absent"] = r.role->when_absent;
     roles.push_back(std::move(role));
   }

@@ -52,6 +52,23 @@ def counters_all_plans_every_chip_of_the_sku_table(env):
           "GB202's DRAM reads are not shown as the equivalent of the missing preferred metric")
     check("bench_roofline --counters collects these metrics" in out,
           "the output does not say which command collects the planned metrics")
+    # A folded counter names the roles it holds, and a held role's row says
+    # that its own metric is not read (CounterMetric::contains).
+    bodies = re.split(r"^\w+(?: \([^)]*\))?: \d+ metrics.*$", out, flags=re.M)[1:]
+    sections = dict(zip([h[0] for h in headings], bodies))
+    tensor = r"sm__ops_path_tensor_src_"
+    for chip, folded_row, folded, holds in [
+            ("GB100", "FP8 in, FP32 accumulate", "fp4_fp6_fp8_dst_fp32",
+             "tensor_fp6_fp4_f32, tensor_fp4"),
+            ("GB202", "FP6/FP4 in, FP32 accumulate", "fp4_fp6_dst_fp32", "tensor_fp4")]:
+        check(re.search(rf"^  tensor ops, {re.escape(folded_row)}\s+{tensor}{folded}\.sum.*  "
+                        rf"\(holds {holds}: their ops are read here, once\)$",
+                        sections[chip], re.M),
+              f"{chip}: the folded counter {folded} does not name the roles it holds ({holds})")
+        check(re.search(rf"^  tensor ops, FP4 in\s+{tensor}fp4_dst_fp32\.sum  \(not read: "
+                        rf"{tensor}{folded}\.sum holds these ops\)$", sections[chip], re.M),
+              f"{chip}: the FP4 row does not say that {folded} holds its ops")
+    check("holds" not in sections["GA100"], "GA100 folds no role into another's counter")
 
 
 def counters_sku_json_names_the_chip_metrics_and_passes(env):
@@ -69,6 +86,16 @@ def counters_sku_json_names_the_chip_metrics_and_passes(env):
           "metrics are not the chosen ones in role order")
     lower = json.loads(env.planned("--chip", "gh100", "--json"))
     check(lower == plan, "--chip gh100 and --sku h200-sxm plan differently")
+    check(roles["dram_bytes_read"]["contains"] == [] and "held_by" not in roles["dram_bytes_read"],
+          "a counter of its own role only holds nothing")
+    gb100_plan = json.loads(env.planned("--chip", "gb100", "--json"))
+    gb100 = {r["role"]: r for r in gb100_plan["chips"][0]["roles"]}
+    folded = "sm__ops_path_tensor_src_fp4_fp6_fp8_dst_fp32.sum"
+    check(gb100["tensor_fp8_f32"]["metric"] == folded and
+          gb100["tensor_fp8_f32"]["contains"] == ["tensor_fp6_fp4_f32", "tensor_fp4"],
+          f"GB100's FP8 counter holds: {gb100['tensor_fp8_f32'].get('contains')}")
+    check(gb100["tensor_fp4"].get("held_by") == folded,
+          f"GB100's FP4 role held by {gb100['tensor_fp4'].get('held_by')}")
 
 
 def counters_bad_input_is_one_line_exit_2(env):
