@@ -93,9 +93,36 @@ void launch_gemm_f32_vec128(const Args<float>& a, cudaStream_t stream) {
 }
 
 #if !defined(__CUDA_ARCH__)
-RL_REGISTER_KERNEL(make_fp32_simt_record(
-    "gemm_f32_vec128", "gemm_f32_blocktile_2d", {.M = kVecBlockM, .N = kVecBlockN},
-    &launch_gemm_f32_vec128, "128-bit global and shared loads, A transposed in shared memory"));
+// What the counters check (docs/counters.md), for this rung and the
+// warptiled one, which load and store through the same paths.
+// Vec128TileLoader reads each in-bounds float4 of A and B with one load128
+// where its row is 16-byte aligned and the float4 lies wholly inside the row
+// (rows and columns past M, N or K read nothing), and store4_clipped writes
+// each in-bounds float4 of C with one store128 on the same terms.  The
+// records' rows are K (A), N (B, C) floats, so at K and N multiples of 4 every
+// load is a load128: each block reads its in-bounds panels once, bytes_model's
+// A and B terms exactly (declare_counted's bytes_l2_load); at N a multiple of
+// 4 every store is a store128, M N 4 bytes.  At other shapes the row tails
+// are element loads and stores, which the emulator does not count and a GPU
+// does: nothing is declared there.  On a GPU these loads may hit in L1 when
+// two blocks of one SM read a panel at the same K step, so CUPTI's L2 bytes
+// can fall short of the count (not yet checked on a GPU).
+KernelRecord with_vec128_counts(KernelRecord record, CountedTile tile) {
+  record.cost = [cost = std::move(record.cost), tile](const Shape& shape) {
+    roofline::Cost c = cost(shape);
+    const Dims d = dims(shape);
+    declare_counted(c, d, tile, sizeof(float), d.K % 4 == 0 && d.N % 4 == 0, d.N % 4 == 0);
+    c.tensor_ops.reset();  // declare_counted's MMA count: a SIMT rung issues none
+    return c;
+  };
+  return record;
+}
+
+RL_REGISTER_KERNEL(with_vec128_counts(
+    make_fp32_simt_record("gemm_f32_vec128", "gemm_f32_blocktile_2d",
+                          {.M = kVecBlockM, .N = kVecBlockN}, &launch_gemm_f32_vec128,
+                          "128-bit global and shared loads, A transposed in shared memory"),
+    CountedTile{kVecBlockM, kVecBlockN, kVecBlockK}));
 #endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm

@@ -120,10 +120,16 @@ void launch_gemm_f32_warptiled(const Args<float>& a, cudaStream_t stream) {
 }
 
 #if !defined(__CUDA_ARCH__)
-RL_REGISTER_KERNEL(make_fp32_simt_record(
-    "gemm_f32_warptiled", "gemm_f32_vec128", {.M = kWarpBlockM, .N = kWarpBlockN},
-    &launch_gemm_f32_warptiled,
-    "warp tiles over conflict-free shared reads, double-buffered shared memory"));
+// The counters: the loads and stores of the 128-bit rung (Vec128TileLoader,
+// store4_clipped), so its declaration, which says when they are exact.
+KernelRecord with_vec128_counts(KernelRecord record, CountedTile tile);  // gemm_f32_vec128.cu
+
+RL_REGISTER_KERNEL(with_vec128_counts(
+    make_fp32_simt_record(
+        "gemm_f32_warptiled", "gemm_f32_vec128", {.M = kWarpBlockM, .N = kWarpBlockN},
+        &launch_gemm_f32_warptiled,
+        "warp tiles over conflict-free shared reads, double-buffered shared memory"),
+    CountedTile{kWarpBlockM, kWarpBlockN, kWarpBlockK}));
 #endif  // !__CUDA_ARCH__
 
 }  // namespace rl::gemm
