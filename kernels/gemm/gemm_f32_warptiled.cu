@@ -121,9 +121,7 @@ void launch_gemm_f32_warptiled(const Args<float>& a, cudaStream_t stream) {
 
 #if !defined(__CUDA_ARCH__)
 // The counters: the loads and stores of the 128-bit rung (Vec128TileLoader,
-// store4_clipped), so its declaration, which says when they are exact.
-KernelRecord with_vec128_counts(KernelRecord record, CountedTile tile);  // gemm_f32_vec128.cu
-
+// store4_clipped), so its declaration (gemm_workload.hpp).
 RL_REGISTER_KERNEL(with_vec128_counts(
     make_fp32_simt_record(
         "gemm_f32_warptiled", "gemm_f32_vec128", {.M = kWarpBlockM, .N = kWarpBlockN},

@@ -338,4 +338,10 @@ inline KernelRecord make_fp32_simt_record(std::string name, std::string baseline
                              .idea = std::move(idea)});
 }
 
+// The counters of the SIMT rungs that load and store through
+// Vec128TileLoader and store4_clipped (gemm_f32_vec128, gemm_f32_warptiled):
+// bytes_l2_load / bytes_l2_store where the emulator's count is exact
+// (defined, with when that is, in gemm_f32_vec128.cu).
+KernelRecord with_vec128_counts(KernelRecord record, CountedTile tile);
+
 }  // namespace rl::gemm
