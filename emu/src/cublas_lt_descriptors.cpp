@@ -3,8 +3,10 @@
 // size against the attribute's storage type, as cuBLASLt does
 // (CUBLAS_STATUS_INVALID_VALUE otherwise); values are checked when a matmul
 // uses them (cublas_lt_matmul.cpp).  A matmul attribute the reference does
-// not apply (the fp8 scale pointers, amax, SM count, alpha vectors, ...) is
-// refused when set, with one line, rather than ignored.
+// not apply (the C and D scale pointers, amax, SM count, alpha vectors, ...)
+// is refused when set, with one line, rather than ignored.  A's and B's scale
+// pointers and modes are kept; the matmul applies the block scales
+// (VEC32_UE8M0) and refuses every other use of them.
 #include <new>
 
 #include "cublas_lt_state.hpp"
@@ -81,6 +83,14 @@ cublasStatus_t with_desc_field(cublasLtMatmulDescAttributes_t attr, const char* 
       return access(&S::bias_type);
     case CUBLASLT_MATMUL_DESC_FAST_ACCUM:  // a speed hint for fp8; the sum stays exact
       return access(&S::fast_accum);
+    case CUBLASLT_MATMUL_DESC_A_SCALE_POINTER:
+      return access(&S::a_scale);
+    case CUBLASLT_MATMUL_DESC_B_SCALE_POINTER:
+      return access(&S::b_scale);
+    case CUBLASLT_MATMUL_DESC_A_SCALE_MODE:
+      return access(&S::a_scale_mode);
+    case CUBLASLT_MATMUL_DESC_B_SCALE_MODE:
+      return access(&S::b_scale_mode);
     default:
       return not_emulated(std::string(call) + " of attribute " +
                           std::to_string(static_cast<int>(attr)));

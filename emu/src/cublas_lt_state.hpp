@@ -28,6 +28,10 @@ struct MatmulDescState {
   std::int32_t aux_type = -1;   // -1: D's type
   std::int32_t bias_type = -1;  // -1: D's type
   std::int8_t fast_accum = 0;
+  const void* a_scale = nullptr;  // CUBLASLT_MATMUL_DESC_A_SCALE_POINTER
+  const void* b_scale = nullptr;
+  std::int32_t a_scale_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
+  std::int32_t b_scale_mode = CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F;
 };
 static_assert(sizeof(MatmulDescState) <= sizeof(cublasLtMatmulDescOpaque_t));
 

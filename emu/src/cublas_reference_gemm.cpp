@@ -16,13 +16,20 @@
 // Device memory is host memory under the emulator (cuda_memory.cpp), and
 // streams run their work before the call returns, so the GEMM simply runs
 // here, on the calling thread.
+//
+// Block scales (cuBLASLt's VEC32_UE8M0, MXFP8): each e4m3 element is
+// multiplied by its block's power of two as it is widened, exactly, so the
+// sum is the one above over the scaled operands.
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <numbers>
 #include <utility>
 #include <vector>
 
 #include "cublas_internal.hpp"
+#include "rl/emu/fp8.hpp"
 
 namespace rl::emu::cublas {
 namespace {
@@ -34,6 +41,8 @@ std::size_t element_bytes(cudaDataType_t type) {
     case CUDA_R_16F:
     case CUDA_R_16BF:
       return 2;
+    case CUDA_R_8F_E4M3:
+      return 1;
     default:
       return 4;
   }
@@ -66,6 +75,20 @@ void store(void* base, cudaDataType_t type, std::int64_t index, double value) {
   }
 }
 
+// cuBLASLt's VEC32_UE8M0 scale tensor (the cuBLAS documentation, "1D Block
+// Scaling Factors Layout"): the scales of `outer` rows (op(A)'s rows, op(B)'s
+// columns) by ceil(depth / 32) k-blocks, padded to tiles of 128 rows x 4
+// blocks, 512 bytes each, tiles row-major (all of a row of tiles' k-blocks
+// first); inside a tile, row r's block j at (r % 32) * 16 + (r % 128) / 32 * 4
+// + j % 4.  The value of the scale byte of element (r, p).
+double vec32_scale(const std::uint8_t* scales, std::int64_t r, std::int64_t p, std::int64_t depth) {
+  const std::int64_t block = p / 32, tiles_k = (depth + 127) / 128;
+  const std::int64_t offset =
+      (r / 128 * tiles_k + block / 4) * 512 + r % 32 * 16 + r % 128 / 32 * 4 + block % 4;
+  const std::uint8_t byte = scales[offset];
+  return byte == 0xFF ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, byte - 127);
+}
+
 // op(X) of one batch as `rows` contiguous vectors of length `depth`:
 // packed[r * depth + p] = op(X)(r, p) when the reduction runs along op(X)'s
 // columns (A), or op(X)(p, r) when it runs along its rows (B).
@@ -79,8 +102,9 @@ std::vector<double> pack(const Operand& x, std::int64_t batch, std::int64_t rows
       std::int64_t row = reduce_along_columns ? r : p;
       std::int64_t col = reduce_along_columns ? p : r;
       if (x.transposed) std::swap(row, col);
-      packed[static_cast<std::size_t>(r * depth + p)] =
-          load_element(x.data, x.type, offset + row + col * x.ld);
+      double value = load_element(x.data, x.type, offset + row + col * x.ld);
+      if (x.vec32_scales != nullptr) value *= vec32_scale(x.vec32_scales, r, p, depth);
+      packed[static_cast<std::size_t>(r * depth + p)] = value;
     }
   }
   return packed;
@@ -173,6 +197,11 @@ double load_element(const void* base, cudaDataType_t type, std::int64_t index) {
       __nv_bfloat16 b;
       std::memcpy(&b, bytes, sizeof b);
       return static_cast<double>(static_cast<float>(b));
+    }
+    case CUDA_R_8F_E4M3: {
+      __nv_fp8_e4m3 e;
+      std::memcpy(&e, bytes, sizeof e);
+      return static_cast<double>(static_cast<float>(e));
     }
     default: {
       float f;

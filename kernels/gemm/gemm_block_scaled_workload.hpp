@@ -36,6 +36,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,7 @@ class BlockScaledWorkload final : public InspectableWorkload {
   // Test hook: the exact check uploads A's scale of this row, k-block 0, one
   // exponent too high, while its reference keeps the right one.
   std::optional<std::int64_t> wrong_scale_row;
+  std::string notes_text;  // what notes() says (a library: which call)
 
   BlockScaledWorkload(ScaledLauncher launcher, const Dims& d, std::uint64_t seed)
       : launch(std::move(launcher)),
@@ -118,6 +120,7 @@ class BlockScaledWorkload final : public InspectableWorkload {
   }
 
   std::vector<float> download_outputs() const override { return c_.download(); }
+  std::string notes() const override { return notes_text; }
 
   // A, Bᵀ and the scales (as the factors 2^e) as drawn, C as written.
   std::vector<TensorDump> tensors() const override {
@@ -268,7 +271,8 @@ struct ScaledRecordSpec {
   roofline::Precision precision;
   roofline::ComputeUnit unit;
   ReuseTile tile;
-  ScaledLauncher launcher;
+  ScaledLauncher launcher;  // a kernel's; or, for a library's state per instance:
+  std::function<ScaledLauncher(const Dims&)> make_launcher = {};
   int min_cc = 0;
   int max_cc = 0;
   bool gpu_only = false;
@@ -276,6 +280,13 @@ struct ScaledRecordSpec {
   std::string library = {};
   // What the counters check, added to the cost (nullptr: nothing declared).
   void (*declare_counted)(roofline::Cost& c, const Dims& d) = nullptr;
+  // KernelRecord::refuse_on: the devices skipped, with the reason.
+  std::optional<std::string> (*refuse_on)(int cc_x10) = nullptr;
+  // KernelRecord::refuse_shape; make_workload throws std::invalid_argument
+  // with the same reason.
+  std::optional<std::string> (*refuse_shape)(const Shape& shape) = nullptr;
+  std::size_t library_bytes = 0;  // device memory beyond the operands (a workspace)
+  std::string notes = {};         // each instance's Workload::notes()
 };
 
 inline KernelRecord make_scaled_record(ScaledRecordSpec spec) {
@@ -297,21 +308,30 @@ inline KernelRecord make_scaled_record(ScaledRecordSpec spec) {
             if (declare != nullptr) declare(c, d);
             return c;
           },
-      .make_workload = [launcher = spec.launcher](const Shape& shape,
-                                                  std::uint64_t seed) -> std::unique_ptr<Workload> {
-        return std::make_unique<BlockScaledWorkload>(launcher, dims(shape), seed);
+      .make_workload = [launcher = spec.launcher, make_launcher = spec.make_launcher,
+                        refuse = spec.refuse_shape, notes = spec.notes](
+                           const Shape& shape, std::uint64_t seed) -> std::unique_ptr<Workload> {
+        if (refuse != nullptr)
+          if (std::optional<std::string> why = refuse(shape)) throw std::invalid_argument(*why);
+        const Dims d = dims(shape);
+        auto w = std::make_unique<BlockScaledWorkload>(make_launcher ? make_launcher(d) : launcher,
+                                                       d, seed);
+        w->notes_text = notes;
+        return w;
       },
       .device_bytes =
-          [](const Shape& shape) {
+          [extra = spec.library_bytes](const Shape& shape) {
             const Dims d = dims(shape);
             const auto ld = static_cast<std::size_t>(padded_ld(d.K, kScaleBlock));
             return static_cast<std::size_t>(d.M + d.N) * ld +
                    static_cast<std::size_t>(scale_tensor_bytes(d.M, d.K) +
                                             scale_tensor_bytes(d.N, d.K)) +
-                   static_cast<std::size_t>(d.M * d.N) * sizeof(float);
+                   static_cast<std::size_t>(d.M * d.N) * sizeof(float) + extra;
           },
       .idea = std::move(spec.idea),
       .library = std::move(spec.library),
+      .refuse_on = spec.refuse_on,
+      .refuse_shape = spec.refuse_shape,
   };
   record.max_cc = spec.max_cc;
   return record;

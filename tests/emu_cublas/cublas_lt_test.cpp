@@ -12,36 +12,6 @@ namespace {
 
 using namespace rl::test::cublas;
 
-struct Layout {
-  cublasLtMatrixLayout_t layout = nullptr;
-  Layout(cudaDataType_t type, std::uint64_t rows, std::uint64_t cols, std::int64_t ld) {
-    EXPECT_EQ(cublasLtMatrixLayoutCreate(&layout, type, rows, cols, ld), CUBLAS_STATUS_SUCCESS);
-  }
-  ~Layout() { cublasLtMatrixLayoutDestroy(layout); }
-  Layout(const Layout&) = delete;
-  Layout& operator=(const Layout&) = delete;
-  template <typename T>
-  void set(cublasLtMatrixLayoutAttribute_t attr, const T& value) {
-    EXPECT_EQ(cublasLtMatrixLayoutSetAttribute(layout, attr, &value, sizeof value),
-              CUBLAS_STATUS_SUCCESS);
-  }
-};
-
-struct Desc {
-  cublasLtMatmulDesc_t desc = nullptr;
-  explicit Desc(cublasComputeType_t compute = CUBLAS_COMPUTE_32F) {
-    EXPECT_EQ(cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
-  }
-  ~Desc() { cublasLtMatmulDescDestroy(desc); }
-  Desc(const Desc&) = delete;
-  Desc& operator=(const Desc&) = delete;
-  template <typename T>
-  void set(cublasLtMatmulDescAttributes_t attr, const T& value) {
-    EXPECT_EQ(cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value),
-              CUBLAS_STATUS_SUCCESS);
-  }
-};
-
 double gelu_tanh(double x) {
   const double s = std::sqrt(2.0 / std::numbers::pi);
   return 0.5 * x * (1.0 + std::tanh(s * (x + 0.044715 * x * x * x)));
@@ -291,9 +261,14 @@ TEST(EmuCublasLt, refusals_and_invalid_values_as_cublaslt_answers_them) {
     dgelu.set(CUBLASLT_MATMUL_DESC_EPILOGUE, CUBLASLT_EPILOGUE_DGELU);
     EXPECT_EQ(matmul(dgelu, a), CUBLAS_STATUS_NOT_SUPPORTED);
     const float* scale = p;
-    EXPECT_EQ(cublasLtMatmulDescSetAttribute(dgelu.desc, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER,
+    EXPECT_EQ(cublasLtMatmulDescSetAttribute(dgelu.desc, CUBLASLT_MATMUL_DESC_C_SCALE_POINTER,
                                              &scale, sizeof scale),
               CUBLAS_STATUS_NOT_SUPPORTED);
+    // A's scale pointer is kept (block scales use it), and refused at the
+    // matmul in the default SCALAR_32F mode.
+    Desc scalar_scale;
+    scalar_scale.set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, scale);
+    EXPECT_EQ(matmul(scalar_scale, a), CUBLAS_STATUS_NOT_SUPPORTED);
     Layout row_major(CUDA_R_32F, 4, 4, 4);
     row_major.set(CUBLASLT_MATRIX_LAYOUT_ORDER, std::int32_t{CUBLASLT_ORDER_ROW});
     Desc plain;
@@ -302,7 +277,9 @@ TEST(EmuCublasLt, refusals_and_invalid_values_as_cublaslt_answers_them) {
   EXPECT_EQ(testing::internal::GetCapturedStderr(),
             "rl::emu: cublasLtMatmul with epilogue 192 is not emulated (emu/README.md, "
             "\"cuBLAS\")\n"
-            "rl::emu: cublasLtMatmulDescSetAttribute of attribute 17 is not emulated "
+            "rl::emu: cublasLtMatmulDescSetAttribute of attribute 19 is not emulated "
+            "(emu/README.md, \"cuBLAS\")\n"
+            "rl::emu: cublasLtMatmul with SCALAR_32F A/B scale pointers is not emulated "
             "(emu/README.md, \"cuBLAS\")\n"
             "rl::emu: cublasLtMatmul with layout order 1 is not emulated (emu/README.md, "
             "\"cuBLAS\")\n");

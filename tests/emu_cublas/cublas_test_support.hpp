@@ -105,4 +105,35 @@ struct LtHandle {
   LtHandle& operator=(const LtHandle&) = delete;
 };
 
+// A cuBLASLt matrix layout and matmul descriptor, destroyed with the test.
+struct Layout {
+  cublasLtMatrixLayout_t layout = nullptr;
+  Layout(cudaDataType_t type, std::uint64_t rows, std::uint64_t cols, std::int64_t ld) {
+    EXPECT_EQ(cublasLtMatrixLayoutCreate(&layout, type, rows, cols, ld), CUBLAS_STATUS_SUCCESS);
+  }
+  ~Layout() { cublasLtMatrixLayoutDestroy(layout); }
+  Layout(const Layout&) = delete;
+  Layout& operator=(const Layout&) = delete;
+  template <typename T>
+  void set(cublasLtMatrixLayoutAttribute_t attr, const T& value) {
+    EXPECT_EQ(cublasLtMatrixLayoutSetAttribute(layout, attr, &value, sizeof value),
+              CUBLAS_STATUS_SUCCESS);
+  }
+};
+
+struct Desc {
+  cublasLtMatmulDesc_t desc = nullptr;
+  explicit Desc(cublasComputeType_t compute = CUBLAS_COMPUTE_32F) {
+    EXPECT_EQ(cublasLtMatmulDescCreate(&desc, compute, CUDA_R_32F), CUBLAS_STATUS_SUCCESS);
+  }
+  ~Desc() { cublasLtMatmulDescDestroy(desc); }
+  Desc(const Desc&) = delete;
+  Desc& operator=(const Desc&) = delete;
+  template <typename T>
+  void set(cublasLtMatmulDescAttributes_t attr, const T& value) {
+    EXPECT_EQ(cublasLtMatmulDescSetAttribute(desc, attr, &value, sizeof value),
+              CUBLAS_STATUS_SUCCESS);
+  }
+};
+
 }  // namespace rl::test::cublas

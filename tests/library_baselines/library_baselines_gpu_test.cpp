@@ -57,6 +57,8 @@ std::vector<Case> cases() {
       {"gemm_cublaslt_fp16", kOddGemmShapes, "heuristic's first algorithm"},
       {"gemm_cublaslt_bf16", kOddGemmShapes, "heuristic's first algorithm"},
       {"gemm_cublaslt_fp8", kAlignedGemmShapes, "cuBLASLt TN"},
+      // Never run on a GPU (compute capability 10.0+): this is its first check.
+      {"gemm_cublaslt_mxfp8", kAlignedGemmShapes, "VEC32_UE8M0"},
   };
   for (const char* name : {"attention_naive_cublas_fp32", "attention_naive_cublas_bf16"})
     if (rl::find_kernel(name) != nullptr)

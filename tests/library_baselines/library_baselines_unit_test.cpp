@@ -210,6 +210,36 @@ TEST(GemmBaselineRecords, Fp8RefusesDimensionsThatAreNotMultiplesOf16) {
   EXPECT_THROW(r->make_workload(gemm_shape(64, 64, 65), 1), std::invalid_argument);
 }
 
+// cuBLASLt's MXFP8 matmul: a GPU-only library baseline of compute capability
+// 10.0+, refused below with the reason; FLOPs 2 M N K, bytes A, B, their
+// scales and C once (the scale tensors at their padded atoms in the model),
+// the workspace on top; M and N multiples of 16, K any (padded to 32).
+TEST(GemmBaselineRecords, Mxfp8IsTheBlockScaledLibraryBaseline) {
+  const rl::KernelRecord* r = rl::find_kernel("gemm_cublaslt_mxfp8");
+  ASSERT_NE(r, nullptr);
+  EXPECT_TRUE(r->gpu_only);
+  EXPECT_EQ(r->min_cc, 100);
+  EXPECT_EQ(to_string(r->precision), std::string("mxfp8"));
+  EXPECT_EQ(rl::roofline::compute_ceiling_name(r->unit), "tc.mxfp8");
+  ASSERT_TRUE(r->refuse_on);
+  EXPECT_FALSE(r->refuse_on(100).has_value());
+  ASSERT_TRUE(r->refuse_on(90).has_value());
+  EXPECT_NE(r->refuse_on(90)->find("10.0"), std::string::npos) << *r->refuse_on(90);
+  const std::int64_t M = 256, N = 512, K = 130;  // 5 k-blocks: two 4-block atoms along K
+  const rl::roofline::Cost c = r->cost(gemm_shape(M, N, K));
+  EXPECT_DOUBLE_EQ(c.flops, 2.0 * M * N * K);
+  EXPECT_DOUBLE_EQ(c.bytes_min, (M + N) * K + (M + N) * 5.0 + M * N * 4.0);
+  EXPECT_DOUBLE_EQ(c.bytes_model, (M + N) * K + (M + N) / 128 * 2 * 512.0 + M * N * 4.0);
+  // Rows padded to 160 (K to 32), the scale atoms, C, the workspace.
+  EXPECT_EQ(r->device_bytes(gemm_shape(M, N, K)),
+            static_cast<std::size_t>((M + N) * 160 + (M + N) / 128 * 2 * 512 + M * N * 4) +
+                rl::cublaslt::kDefaultWorkspaceBytes);
+  ASSERT_TRUE(r->refuse_shape);
+  EXPECT_FALSE(r->refuse_shape(gemm_shape(64, 48, 33)).has_value());
+  EXPECT_TRUE(r->refuse_shape(gemm_shape(127, 129, 65)).has_value());
+  EXPECT_THROW(r->make_workload(gemm_shape(127, 129, 65), 1), std::invalid_argument);
+}
+
 // ---------------------------------------------------------------- attention records
 
 TEST(AttentionBaselineRecords, NaiveCublasCountsSAndPAndTheWorkspace) {

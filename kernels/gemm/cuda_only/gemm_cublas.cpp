@@ -18,6 +18,15 @@
 //   gemm_cublaslt_bf16       the same with bf16 A and B.
 //   gemm_cublaslt_fp8        cuBLASLt, e4m3 A and B (sm_89+), fp32 accumulate,
 //                            fp32 C, no scale factors (scale 1).
+//   gemm_cublaslt_mxfp8      cuBLASLt's block-scaled matmul (compute capability
+//                            10.0+): e4m3 A and B with
+//                            CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0 on both
+//                            (one ue8m0 per 32 K-elements, the tiled layout of
+//                            gemm_block_scaled.hpp), fp32 C; beside
+//                            gemm_tcgen05_mxfp8, on its workload
+//                            (gemm_block_scaled_workload.hpp: B stored N x K,
+//                            "TN", rows padded to 32 so the library multiplies
+//                            K rounded up to 32 on zeros).
 //
 // The problem is the ladder's (gemm_problem.hpp): row-major A (M x K),
 // B (K x N), C (M x N) in fp32.  cuBLAS is column-major, so every record computes the
@@ -40,6 +49,7 @@
 // cublasSetWorkspace so the figure is exact) and fp8's transposed B.
 //
 // GPU only (no library under the emulator).  Not yet run on a GPU.
+#include "gemm/gemm_block_scaled_workload.hpp"
 #include "gemm/gemm_launch.hpp"
 #include "gemm/gemm_workload.hpp"
 
@@ -187,6 +197,89 @@ class CublasLtGemm final : public Library<T> {
   Dims d_;
   DeviceBuffer<T> b_transposed_;
   cublaslt::Matmul matmul_;
+};
+
+// cuBLASLt's MXFP8 matmul on the block-scaled workload's buffers: row-major
+// C = (A . scale_A)(B . scale_B) as column-major Cᵀ = op(first) op(second),
+// first = Bᵀ as stored (N x K, transposed: "TN"), second = A; the library's
+// "A" scales are therefore the scales of B's columns and its "B" scales A's.
+// The descriptors and the heuristic's algorithm are made once per instance,
+// the scale pointers set at each launch (host-only descriptor writes).
+// (rl::cublaslt::Matmul takes fp32 scalar scale pointers only; with a scale
+// mode it could build these descriptors too.)
+class CublasLtMxfp8 {
+ public:
+  explicit CublasLtMxfp8(const Dims& d)
+      : gemm_(cublaslt::as_column_major({.M = d.M,
+                                         .N = d.N,
+                                         .K = padded_ld(d.K, kScaleBlock),
+                                         .a_transposed = false,
+                                         .b_transposed = true,
+                                         .lda = padded_ld(d.K, kScaleBlock),
+                                         .ldb = padded_ld(d.K, kScaleBlock),
+                                         .ldc = d.N})),
+        workspace_(kWorkspaceBytes) {
+    RL_CUBLAS_CHECK(cublasLtCreate(&handle_));
+    RL_CUBLAS_CHECK(cublasLtMatmulDescCreate(&op_, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    set(CUBLASLT_MATMUL_DESC_TRANSA, gemm_.trans_first);
+    set(CUBLASLT_MATMUL_DESC_TRANSB, gemm_.trans_second);
+    const std::int32_t mode = CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_MODE, mode);
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_MODE, mode);
+    auto u64 = [](std::int64_t v) { return static_cast<std::uint64_t>(v); };
+    RL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&first_, CUDA_R_8F_E4M3, u64(gemm_.k), u64(gemm_.m),
+                                               gemm_.ld_first));
+    RL_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&second_, CUDA_R_8F_E4M3, u64(gemm_.k), u64(gemm_.n),
+                                               gemm_.ld_second));
+    RL_CUBLAS_CHECK(
+        cublasLtMatrixLayoutCreate(&d_, CUDA_R_32F, u64(gemm_.m), u64(gemm_.n), gemm_.ldd));
+    cublasLtMatmulPreference_t preference = nullptr;
+    RL_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference));
+    const std::uint64_t bytes = kWorkspaceBytes;
+    RL_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(
+        preference, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &bytes, sizeof bytes));
+    int returned = 0;
+    const cublasStatus_t status = cublasLtMatmulAlgoGetHeuristic(
+        handle_, op_, first_, second_, d_, d_, preference, 1, &heuristic_, &returned);
+    cublasLtMatmulPreferenceDestroy(preference);
+    RL_CUBLAS_CHECK(status);
+    if (returned == 0)
+      throw std::runtime_error("cuBLASLt has no MXFP8 (VEC32_UE8M0) algorithm for " +
+                               cublaslt::layout_name(gemm_) + " m=" + std::to_string(gemm_.m) +
+                               " n=" + std::to_string(gemm_.n) + " k=" + std::to_string(gemm_.k) +
+                               " on this device");
+  }
+  CublasLtMxfp8(const CublasLtMxfp8&) = delete;
+  CublasLtMxfp8& operator=(const CublasLtMxfp8&) = delete;
+  ~CublasLtMxfp8() {  // statuses ignored: no throw from a destructor
+    cublasLtMatrixLayoutDestroy(d_);
+    cublasLtMatrixLayoutDestroy(second_);
+    cublasLtMatrixLayoutDestroy(first_);
+    cublasLtMatmulDescDestroy(op_);
+    cublasLtDestroy(handle_);
+  }
+
+  void launch(const ScaledArgs& s, cudaStream_t stream) {
+    set(CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, static_cast<const void*>(s.scale_b));
+    set(CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, static_cast<const void*>(s.scale_a));
+    const float alpha = 1.0f, beta = 0.0f;
+    RL_CUBLAS_CHECK(cublasLtMatmul(handle_, op_, &alpha, s.gemm.B, first_, s.gemm.A, second_, &beta,
+                                   s.gemm.C, d_, s.gemm.C, d_, &heuristic_.algo, workspace_.get(),
+                                   workspace_.bytes(), stream));
+  }
+
+ private:
+  template <typename V>
+  void set(cublasLtMatmulDescAttributes_t name, const V& value) {
+    RL_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(op_, name, &value, sizeof value));
+  }
+
+  cublaslt::ColumnMajorGemm gemm_;
+  cublasLtHandle_t handle_ = nullptr;
+  cublasLtMatmulDesc_t op_ = nullptr;
+  cublasLtMatrixLayout_t first_ = nullptr, second_ = nullptr, d_ = nullptr;
+  cublasLtMatmulHeuristicResult_t heuristic_{};
+  DeviceBuffer<unsigned char> workspace_;
 };
 
 // ---------------------------------------------------------------- workload
@@ -378,5 +471,39 @@ RL_REGISTER_KERNEL(library_record<__nv_fp8_e4m3>(
      },
      .library_bytes = workspace_and_transposed_b,
      .dim_multiple = 16}));
+
+// cuBLASLt's block-scaled matmul exists from compute capability 10.0 on; the
+// error model is the fp8 records' (gemm_block_scaled_workload.hpp).
+RL_REGISTER_KERNEL(make_scaled_record(
+    {.name = "gemm_cublaslt_mxfp8",
+     .variant = "cublaslt",
+     .baseline = "",
+     .precision = roofline::Precision::mxfp8,
+     .unit = ComputeUnit::tc_mxfp8,
+     .tile = kWholeMatrix,
+     .launcher = nullptr,
+     .make_launcher = [](const Dims& d) -> ScaledLauncher {
+       auto library = std::make_shared<CublasLtMxfp8>(d);
+       return [library](const ScaledArgs& s, cudaStream_t stream) { library->launch(s, stream); };
+     },
+     .min_cc = 100,
+     .gpu_only = true,
+     .library = "cuBLASLt",
+     .refuse_on = [](int cc_x10) -> std::optional<std::string> {
+       if (cc_x10 >= 100) return std::nullopt;
+       return "gemm_cublaslt_mxfp8: cuBLASLt's block-scaled matmul (VEC32_UE8M0 scales) needs "
+              "compute capability 10.0 or later";
+     },
+     .refuse_shape = [](const Shape& shape) -> std::optional<std::string> {
+       // As gemm_cublaslt_fp8: 16-byte-aligned rows of D and matrices; K is
+       // padded to 32 by the workload.
+       const Dims d = dims(shape);
+       if (d.M % 16 == 0 && d.N % 16 == 0) return std::nullopt;
+       return "gemm_cublaslt_mxfp8: the library needs M and N multiples of 16, got " +
+              shape.to_string();
+     },
+     .library_bytes = kWorkspaceBytes,
+     .notes = "cuBLASLt TN, CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0 on A and B, heuristic's "
+              "first algorithm"}));
 
 }  // namespace rl::gemm
