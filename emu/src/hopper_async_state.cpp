@@ -1,6 +1,10 @@
 // The calling CUDA thread's asynchronous Hopper state (hopper_async_state.hpp).
 #include "hopper_async_state.hpp"
 
+#include <limits>
+
+#include "hopper_operand_hazards.hpp"
+
 #include "rl/emu/warp.hpp"
 
 namespace rl::emu::hopper::impl {
@@ -14,6 +18,11 @@ AsyncState& async_state() {
       for (const auto& group : state->bulk_groups)
         for (const BulkStore& copy : group) perform(copy);
       for (const BulkStore& copy : state->bulk_open) perform(copy);
+      // Its in-flight wgmmas end with it (as their results do), for the
+      // whole warpgroup: leniently, since the others are .aligned with it.
+      if (state->wgmma_block != nullptr)
+        retire_wgmma_reads(state->wgmma_block, state->wgmma_warpgroup,
+                           std::numeric_limits<std::uint64_t>::max());
       delete state;
     };
   }

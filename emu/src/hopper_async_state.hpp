@@ -39,6 +39,12 @@ struct AsyncState {
   std::vector<std::vector<PendingWgmma>> wgmma_groups;  // committed, oldest first
   std::vector<BulkStore> bulk_open;
   std::vector<std::vector<BulkStore>> bulk_groups;
+  // wgmma.commit_groups so far, the number of the group open now; and the
+  // warpgroup whose in-flight operands hold shared memory (set by the first
+  // wgmma; hopper_operand_hazards.hpp), released when the thread exits.
+  std::uint64_t wgmma_commits = 0;
+  const void* wgmma_block = nullptr;
+  unsigned wgmma_warpgroup = 0;
 
   // The newest pending wgmma writing accumulators d, or nullptr.
   const PendingWgmma* newest_for(const void* d) const {

@@ -11,6 +11,7 @@
 
 #include "clusters.hpp"
 #include "hopper_async_state.hpp"
+#include "hopper_operand_hazards.hpp"
 #include "hopper_shared_window.hpp"
 #include "rl/emu/counters.hpp"
 #include "rl/emu/hopper.hpp"
@@ -258,6 +259,10 @@ std::uint64_t impl::tma_load_at(void* dst, std::uint32_t dst_window, const Tenso
                                std::memset(to, 0, eb);
                              }
                            });
+  // Checked once the box is written, before its bytes complete: the launch
+  // fails either way, and the box's extent is known only now.
+  impl::check_box_write(static_cast<const unsigned char*>(dst), dst_window, bytes,
+                        (1U << f.swizzle) - 1U, "cp.async.bulk.tensor");
   mbarrier_complete_tx(bar, static_cast<std::uint32_t>(bytes));
   return read;
 }
@@ -276,6 +281,8 @@ void tma_store(const TensorMap& map, const std::int32_t* coords, std::uint32_t r
 
 void bulk_load(void* dst, const void* src, std::uint32_t bytes, std::uint64_t* bar) {
   check_bulk(dst, src, bytes, "cp.async.bulk.shared::cluster.global");
+  impl::check_shared_write(static_cast<const unsigned char*>(dst), bytes,
+                           "cp.async.bulk.shared::cluster.global");
   std::memcpy(dst, src, bytes);
   count_global_load(bytes);
   mbarrier_complete_tx(bar, bytes);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "hopper_async_state.hpp"
+#include "hopper_operand_hazards.hpp"
 #include "hopper_shared_window.hpp"
 #include "internal.hpp"
 #include "rl/emu/block.hpp"
@@ -161,6 +162,11 @@ void wgmma_exchange(void* const* posts, unsigned participants) {
   const impl::Window& w = impl::window();
   // This warp's 16 rows of A and all of B, decoded once.
   std::vector<double> a(16 * kk), b(static_cast<std::size_t>(kk) * n);
+  // The shared bytes read, held until the group retires: this warp's rows
+  // of A, and B once per warpgroup (every warp reads the same B).
+  impl::OperandReads a_reads, b_reads;
+  const bool holds_b = warp == 0;
+  const impl::Warpgroup warpgroup = impl::running_warpgroup();
   if (op.a_registers != nullptr) {
     // Each lane's four registers hold 16 / eb elements, low bytes first.
     for (unsigned lane = 0; lane < 32; ++lane) {
@@ -173,16 +179,22 @@ void wgmma_exchange(void* const* posts, unsigned participants) {
     }
   } else {
     for (unsigned r = 0; r < 16; ++r)
-      for (unsigned k = 0; k < kk; ++k)
-        a[r * kk + k] =
-            op.scale_a * decode(op.input, impl::pointer_in(w, operand_address(da, op.trans_a, eb,
-                                                                              16 * warp + r, k)));
+      for (unsigned k = 0; k < kk; ++k) {
+        const unsigned char* p =
+            impl::pointer_in(w, operand_address(da, op.trans_a, eb, 16 * warp + r, k));
+        a_reads.add(p, eb);
+        a[r * kk + k] = op.scale_a * decode(op.input, p);
+      }
   }
   for (unsigned c = 0; c < n; ++c)
-    for (unsigned k = 0; k < kk; ++k)
-      b[c * kk + k] =
-          op.scale_b *
-          decode(op.input, impl::pointer_in(w, operand_address(db, op.trans_b, eb, c, k)));
+    for (unsigned k = 0; k < kk; ++k) {
+      const unsigned char* p = impl::pointer_in(w, operand_address(db, op.trans_b, eb, c, k));
+      if (holds_b) b_reads.add(p, eb);
+      b[c * kk + k] = op.scale_b * decode(op.input, p);
+    }
+  const AsyncState& first = *static_cast<WgmmaPost*>(posts[0])->state;
+  if (!a_reads.runs.empty()) impl::hold_wgmma_reads(first.wgmma_commits, std::move(a_reads));
+  if (!b_reads.runs.empty()) impl::hold_wgmma_reads(first.wgmma_commits, std::move(b_reads));
   const bool integer = op.input == WgmmaInput::s8;
   for (unsigned lane = 0; lane < 32; ++lane) {
     const WgmmaPost& post = *static_cast<WgmmaPost*>(posts[lane]);
@@ -210,6 +222,8 @@ void wgmma_exchange(void* const* posts, unsigned participants) {
       }
     }
     post.state->wgmma_open.push_back({post.d, std::move(c)});
+    post.state->wgmma_block = warpgroup.block;
+    post.state->wgmma_warpgroup = warpgroup.index;
     auto* regs = static_cast<std::uint32_t*>(post.d);
     for (unsigned i = 0; i < n / 2; ++i) regs[i] = kAccumulatorPoison;
   }
@@ -233,6 +247,7 @@ void wgmma(const WgmmaOp& op, void* d) {
 void wgmma_commit_group() {
   AsyncState& s = impl::async_state();
   impl::close_group(s.wgmma_open, s.wgmma_groups);
+  ++s.wgmma_commits;
 }
 
 void wgmma_wait_group(unsigned n) {
@@ -254,6 +269,9 @@ void wgmma_wait_group(unsigned n) {
     for (const PendingWgmma& w : group)
       if (s.newest_for(w.d) == nullptr) std::memcpy(w.d, w.result.data(), w.result.size() * 4);
   }
+  // Groups numbered below commits - n have completed, with their operand reads.
+  if (s.wgmma_block != nullptr && s.wgmma_commits > n)
+    impl::retire_wgmma_reads(s.wgmma_block, s.wgmma_warpgroup, s.wgmma_commits - n);
 }
 
 }  // namespace rl::emu::hopper

@@ -21,6 +21,11 @@ namespace rl::emu {
 [[gnu::weak]] void count_global_load(std::size_t bytes);
 [[gnu::weak]] void count_global_store(std::size_t bytes);
 }  // namespace rl::emu
+// hopper_operand_hazards.cpp's check (its header), weak for the same reason.
+namespace rl::emu::hopper::impl {
+[[gnu::weak]] void check_shared_write(const unsigned char* host, std::size_t bytes,
+                                      const char* writer, std::uint32_t window);
+}  // namespace rl::emu::hopper::impl
 
 namespace rl::emu::ptx {
 namespace {
@@ -135,6 +140,11 @@ void CpAsyncQueue::issue(void* dst, const void* src, unsigned cp_size, unsigned 
   if (src_bytes != 0U && !aligned(src, cp_size)) {
     misaligned_address("cp.async source", src, cp_size);
   }
+  // The copy may land any time from here on: not into an in-flight wgmma's
+  // operands (hopper_operand_hazards.hpp).
+  if (hopper::impl::check_shared_write != nullptr)
+    hopper::impl::check_shared_write(static_cast<const unsigned char*>(dst), cp_size, "cp.async",
+                                     0xFFFFFFFFU);  // kUnknownWindow
   open_.push_back(Copy{dst, src, cp_size, src_bytes});
   // Counted at issue, src-size bytes (the zero fill reads nothing): the GPU
   // reads them even if no wait ever covers the copy.

@@ -7,6 +7,14 @@
 //   read_stage_early: the middle k-tile's math reads the stage of the NEXT
 //                     k-tile, one step before the wait that covers it (a
 //                     wrong stage index or a wait one group short).
+// The cluster rung (gemm_wgmma_cluster_sm90a.cu) has one more, its own:
+//   release_own_cta_only: a consumed stage is released to this CTA's
+//                     producer only, not to the peer's, whose multicast
+//                     then writes the next k-tile's B half into a stage this
+//                     CTA's wgmmas may still read.  The emulator reports it
+//                     (emu/docs/hopper.md, "Operands in flight"); the exact
+//                     check alone does not see it (the emulator reads wgmma
+//                     operands at issue).
 // A kernel template takes the fault as a parameter that defaults to none;
 // only emulator builds instantiate the faulty ones (the GPU objects hold the
 // correct kernel alone, so its SASS is unchanged).
@@ -18,6 +26,7 @@
 namespace rl::gemm {
 
 enum class PipelineFault { none, skip_one_k_tile, read_stage_early };
+enum class ReleaseFault { none, release_own_cta_only };
 
 // The k-tile a faulty build gets wrong: the middle one, so that neither the
 // prologue nor the drain of the pipeline covers it.
@@ -43,7 +52,8 @@ __host__ __device__ constexpr bool multiplies(int kt, int k_tiles) {
 // The faulty launchers, defined by the rungs' files in emulator builds.
 namespace faults {
 Launcher<__nv_bfloat16> mma_sync_multistage_bf16(PipelineFault fault);
-Launcher<__nv_bfloat16> wgmma_tma_bf16(PipelineFault fault);  // runs with RL_EMU_CC=90
+Launcher<__nv_bfloat16> wgmma_tma_bf16(PipelineFault fault);     // runs with RL_EMU_CC=90
+Launcher<__nv_bfloat16> wgmma_cluster_bf16(ReleaseFault fault);  // runs with RL_EMU_CC=90
 }  // namespace faults
 #endif
 

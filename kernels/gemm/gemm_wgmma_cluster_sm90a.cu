@@ -26,16 +26,17 @@
 //     arrives on its own CTA's "empty" barrier and, through mapa and the
 //     remote mbarrier.arrive.release.cluster, on the peer's; "empty" counts
 //     2 x 256 arrivals.
-//   - What the emulator cannot check: a release to this CTA only (the peer's
+//   - What the emulator reports: a release to this CTA only (the peer's
 //     producer may then multicast the next k-tile's B half into a stage
-//     whose wgmmas have not read it) still computed the right C under the
-//     forward, reverse and 24 random schedules when tried (2 row tiles, 9
-//     k-tiles).  The emulator copies a TMA box and reads wgmma operands at
-//     issue, and none of those pass orders let a producer come back to a
-//     stage before the peer's consumers had read it (why no random order
-//     did is not established).  So that bug shows on a GPU only, or perhaps
-//     as a racecheck report (not tried: the tsan preset was not built here);
-//     the release is checked by reading, as gemm_wgmma_inflight's order.
+//     whose wgmmas this CTA has not retired) still computes the right C
+//     there, since the emulator copies a TMA box and reads wgmma operands at
+//     issue, but the write into shared memory an in-flight wgmma reads is
+//     reported (emu/docs/hopper.md, "Operands in flight"): the fault hook
+//     ReleaseFault::release_own_cta_only (gemm/gemm_pipeline_fault.hpp)
+//     builds that variant, and tests/emu_hopper/hopper_cluster_fault_test.cpp
+//     shows it reported at 9 k-tiles under the reverse schedule (the forward
+//     one reaches each CTA's wait before the peer's producer comes back), and
+//     the correct build clean under both.
 //   - Cluster barriers.  barrier.cluster after the mbarriers' init, before
 //     any multicast or remote arrive can reach a peer; and at the end, so no
 //     CTA exits while the peer may still arrive on its barriers (the consumers
@@ -82,6 +83,7 @@
 // H100 at large square shapes, where B's L2 traffic is halved.  The
 // per-thread remote arrivals (256 a stage per CTA) are the simplest correct
 // release; whether they cost anything on a GPU is for a measurement to say.
+#include "gemm/gemm_pipeline_fault.hpp"
 #include "gemm/gemm_wgmma_parts.hpp"
 #include "rl/cuda.hpp"
 #include "rl/device_instances.hpp"
@@ -143,16 +145,18 @@ __device__ __forceinline__ void produce_tiles_sharing_b(const rl::ptx::TensorMap
 
 // A consumer thread's release of a stage: on its own CTA's "empty" barrier
 // and on the peer's (mapa + the remote arrive), since both producers write
-// the stage.
+// the stage.  The faulty build (gemm_pipeline_fault.hpp) arrives on its own only.
+template <ReleaseFault F>
 __device__ __forceinline__ void release_stage(std::uint64_t* empty_stage, std::uint32_t peer) {
   rl::ptx::mbarrier_arrive(empty_stage);
-  rl::ptx::mbarrier_arrive_cluster(
-      rl::ptx::mapa_shared_cluster(rl::ptx::shared_address(empty_stage), peer));
+  if constexpr (F == ReleaseFault::none)
+    rl::ptx::mbarrier_arrive_cluster(
+        rl::ptx::mapa_shared_cluster(rl::ptx::shared_address(empty_stage), peer));
 }
 
 // wgmma::consume_tiles_keeping_one_group_in_flight's order (its rung's
 // header says why), each release going to both CTAs.
-template <typename T>
+template <typename T, ReleaseFault F>
 __device__ __forceinline__ void consume_tiles_releasing_both(float (&d)[Ring::kAccumulators],
                                                              std::uint64_t* full,
                                                              std::uint64_t* empty,
@@ -164,11 +168,11 @@ __device__ __forceinline__ void consume_tiles_releasing_both(float (&d)[Ring::kA
     wgmma::issue_stage_wgmmas<T, Ring>(d, ring, stage, consumer);
     rl::ptx::wgmma_commit_group();
     rl::ptx::wgmma_wait_group<1>();  // stage kt - 1's group is complete
-    if (kt > 0) release_stage(&empty[(kt - 1) % Ring::kStages], peer);
+    if (kt > 0) release_stage<F>(&empty[(kt - 1) % Ring::kStages], peer);
   }
   rl::ptx::wgmma_wait_group<0>();
   rl::ptx::wgmma_fence_operand(d);
-  if (k_tiles > 0) release_stage(&empty[(k_tiles - 1) % Ring::kStages], peer);
+  if (k_tiles > 0) release_stage<F>(&empty[(k_tiles - 1) % Ring::kStages], peer);
 }
 
 #endif  // __CUDACC__ || RL_EMULATE
@@ -184,7 +188,7 @@ __device__ __forceinline__ void consume_tiles_releasing_both(float (&d)[Ring::kA
 // rl-static: kernel=gemm_wgmma_cluster arch=90a sass=UCGABAR_ARV,UCGABAR_WAIT
 // rl-static: kernel=gemm_wgmma_cluster arch=90a sass=USETMAXREG.DEALLOC,USETMAXREG.TRY_ALLOC
 // rl-static: kernel=gemm_wgmma_cluster arch=90a sass=SYNCS.ARRIVE,SYNCS.PHASECHK
-template <typename T>
+template <typename T, ReleaseFault F = ReleaseFault::none>
 __global__ void __launch_bounds__(kThreads, 1)
     gemm_wgmma_cluster(const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap a_map,
                        const RL_PTX_GRID_CONSTANT rl::ptx::TensorMap b_map, float* __restrict__ C,
@@ -196,9 +200,10 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int warpgroup = static_cast<int>(threadIdx.x) / wgmma::kWarpgroupThreads;
   const auto rank = static_cast<int>(rl::ptx::cluster_ctarank());
   // "empty" counts both CTAs' consumer threads (the __syncthreads in it is
-  // redundant with the cluster barrier after it, once a launch).
-  wgmma::init_ring_barriers<Ring>(full, empty, wgmma::kClusterCtas * kConsumerThreads,
-                                  threadIdx.x == 0);
+  // redundant with the cluster barrier after it, once a launch); the faulty
+  // build's, this CTA's only.
+  constexpr int kReleasingCtas = F == ReleaseFault::none ? wgmma::kClusterCtas : 1;
+  wgmma::init_ring_barriers<Ring>(full, empty, kReleasingCtas * kConsumerThreads, threadIdx.x == 0);
   rl::ptx::barrier_cluster_sync();  // both CTAs' barriers exist before anything reaches them
   const wgmma::BlockTile tile = {(K + Ring::kBlockK - 1) / Ring::kBlockK,
                                  static_cast<int>(blockIdx.y) * Ring::kBlockM,
@@ -215,8 +220,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int consumer = warpgroup - 1;
   float d[Ring::kAccumulators];  // the 64 x 256 fp32 accumulator, 128 per thread
   for (float& v : d) v = 0.0f;
-  consume_tiles_releasing_both<T>(d, full, empty, ring, tile.k_tiles, consumer,
-                                  static_cast<std::uint32_t>(rank ^ 1));
+  consume_tiles_releasing_both<T, F>(d, full, empty, ring, tile.k_tiles, consumer,
+                                     static_cast<std::uint32_t>(rank ^ 1));
   rl::ptx::barrier_cluster_arrive();  // after the last release to the peer
   wgmma::store_accumulators<Ring>(d, C, M, N, ldc, tile, consumer, static_cast<int>(threadIdx.x));
   rl::ptx::barrier_cluster_wait();  // the peer is done with this CTA's barriers and memory
@@ -224,14 +229,22 @@ __global__ void __launch_bounds__(kThreads, 1)
 
 namespace {
 
-template <typename T>
+template <typename T, ReleaseFault F = ReleaseFault::none>
 void launch_gemm_wgmma_cluster(const Args<T>& a, cudaStream_t stream) {
-  wgmma::launch_wgmma_gemm_in_clusters<Ring>(gemm_wgmma_cluster<T>, kThreads, a, stream);
+  wgmma::launch_wgmma_gemm_in_clusters<Ring>(gemm_wgmma_cluster<T, F>, kThreads, a, stream);
 }
 
 RL_DEVICE_INSTANCES(&launch_gemm_wgmma_cluster<__nv_bfloat16>, &launch_gemm_wgmma_cluster<__half>);
 
 }  // namespace
+
+#if defined(RL_EMULATE)
+Launcher<__nv_bfloat16> faults::wgmma_cluster_bf16(ReleaseFault fault) {
+  if (fault == ReleaseFault::release_own_cta_only)
+    return &launch_gemm_wgmma_cluster<__nv_bfloat16, ReleaseFault::release_own_cta_only>;
+  return &launch_gemm_wgmma_cluster<__nv_bfloat16>;
+}
+#endif
 
 #if !defined(__CUDA_ARCH__)
 namespace {
