@@ -109,8 +109,9 @@ enum cublasLtMatmulDescAttributes_t {
 
 // How CUBLASLT_MATMUL_DESC_{A,B}_SCALE_MODE interpret the scale pointers
 // (values as in CUDA 13's cublasLt.h).  Emulated: SCALAR_32F's default with no
-// pointer set, and VEC32_UE8M0 on both e4m3 operands (MXFP8,
-// cublas_lt_matmul.cpp); the others are refused at the matmul.
+// pointer set, VEC32_UE8M0 on both e4m3 operands (MXFP8) and VEC16_UE4M3 on
+// both e2m1 operands (NVFP4, cublas_lt_matmul.cpp); the others are refused at
+// the matmul.
 enum cublasLtMatmulMatrixScale_t {
   CUBLASLT_MATMUL_MATRIX_SCALE_SCALAR_32F = 0,
   CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3 = 1,

@@ -47,10 +47,12 @@ struct Operand {
   std::int64_t ld = 0;
   std::int64_t batch_stride = 0;
   bool transposed = false;
-  // cuBLASLt's VEC32_UE8M0 block scales of op(X), or nullptr: one ue8m0
-  // (2^(byte - 127); 0xFF is NaN) per 32 elements along k of each of op(X)'s
-  // rows (A) or columns (B), in cuBLASLt's tiled layout (reference_gemm).
-  const std::uint8_t* vec32_scales = nullptr;
+  // cuBLASLt's block scales of op(X), or nullptr: one scale per
+  // `scale_block` elements along k of each of op(X)'s rows (A) or columns
+  // (B), in cuBLASLt's tiled layout (reference_gemm): ue8m0 per 32
+  // (VEC32_UE8M0) or ue4m3 per 16 (VEC16_UE4M3).
+  const std::uint8_t* block_scales = nullptr;
+  int scale_block = 32;
 };
 
 struct Output {
@@ -93,7 +95,8 @@ struct GemmProblem {
 void reference_gemm(const GemmProblem& problem);
 
 // The element types the reference reads and writes: CUDA_R_32F, _64F, _16F,
-// _16BF (it also reads CUDA_R_8F_E4M3 operands of block-scaled matmuls).
+// _16BF (it also reads the CUDA_R_8F_E4M3 and CUDA_R_4F_E2M1 operands of
+// block-scaled matmuls).
 bool is_emulated_element_type(cudaDataType_t type);
 
 // The type alpha and beta have for a compute type (cuBLAS's rule), if emulated.

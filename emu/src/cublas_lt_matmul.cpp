@@ -14,8 +14,8 @@
 //   batches, TRANSC, vector pointer modes, and the epilogues other than
 //   DEFAULT, RELU, BIAS, RELU_BIAS, GELU, GELU_BIAS, GELU_AUX, GELU_AUX_BIAS
 //   (the backward ones: DRELU, DGELU, BGRADA/B; RELU_AUX's bit mask).
-// - Block scales: MXFP8 only (check_block_scaled), computed exactly by the
-//   reference (each e4m3 element times its block's power of two).
+// - Block scales: MXFP8 and NVFP4 only (check_block_scaled), computed
+//   exactly by the reference (each element times its block's scale).
 #include <algorithm>
 
 #include "cublas_lt_state.hpp"
@@ -66,39 +66,48 @@ Operand operand(const LayoutState& x, const void* data, bool transposed) {
   return Operand{data, static_cast<cudaDataType_t>(x.type), x.ld, x.batch_stride, transposed};
 }
 
-// MXFP8 (cuBLASLt's block-scaled matmul, Blackwell): A and B e4m3 with
-// VEC32_UE8M0 scales on both, fp32 compute and alpha/beta, D fp32 or bf16 (C
-// the same), "TN" (op(A) = Aᵀ, op(B) = B: both operands k-contiguous, the
-// layout cuBLASLt's fp8 kernels take), K whole 32-element blocks, one batch.
-// The scale pointers are required (INVALID_VALUE without them); everything
-// else outside this is refused as not emulated.
+// The block size of cuBLASLt's block-scaled matmul (Blackwell) in `mode` on
+// both operands, for the operand type it scales, or 0: MXFP8 (e4m3 A and B,
+// VEC32_UE8M0) or NVFP4 (e2m1 A and B, two a byte, VEC16_UE4M3).
+int scale_block_of(std::int32_t mode, std::uint32_t operand_type) {
+  if (mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0 && operand_type == CUDA_R_8F_E4M3) return 32;
+  if (mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC16_UE4M3 && operand_type == CUDA_R_4F_E2M1) return 16;
+  return 0;
+}
+
+// Block scales: the same mode on A and B and their type (scale_block_of),
+// fp32 compute and alpha/beta, D fp32 or bf16 (C the same), "TN" (op(A) =
+// Aᵀ, op(B) = B: both operands k-contiguous, the layout cuBLASLt's narrow
+// kernels take), K whole 32-element blocks, one batch, no epilogue.  The
+// scale pointers are required (INVALID_VALUE without them); everything else
+// outside this is refused as not emulated.
 cublasStatus_t check_block_scaled(const std::string& call, const MatmulDescState& s,
                                   const Layouts& l) {
-  constexpr std::int32_t kVec32 = CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0;
-  if (s.a_scale_mode != kVec32 || s.b_scale_mode != kVec32) {
+  if (s.a_scale_mode != s.b_scale_mode || l.a.type != l.b.type ||
+      scale_block_of(s.a_scale_mode, l.a.type) == 0) {
     return not_emulated(call + " with scale modes A " + std::to_string(s.a_scale_mode) + ", B " +
-                        std::to_string(s.b_scale_mode) + " (emulated: VEC32_UE8M0 on both)");
-  }
-  if (l.a.type != CUDA_R_8F_E4M3 || l.b.type != CUDA_R_8F_E4M3 || l.c.type != l.d.type ||
-      (l.d.type != CUDA_R_32F && l.d.type != CUDA_R_16BF) || s.compute_type != CUBLAS_COMPUTE_32F ||
-      s.scale_type != CUDA_R_32F) {
-    return not_emulated(call + " with VEC32_UE8M0 scales and A " +
+                        std::to_string(s.b_scale_mode) + " on A " +
                         data_type_name(static_cast<cudaDataType_t>(l.a.type)) + ", B " +
-                        data_type_name(static_cast<cudaDataType_t>(l.b.type)) + ", D " +
+                        data_type_name(static_cast<cudaDataType_t>(l.b.type)) +
+                        " (emulated: VEC32_UE8M0 on e4m3, VEC16_UE4M3 on e2m1, on both)");
+  }
+  if (l.c.type != l.d.type || (l.d.type != CUDA_R_32F && l.d.type != CUDA_R_16BF) ||
+      s.compute_type != CUBLAS_COMPUTE_32F || s.scale_type != CUDA_R_32F) {
+    return not_emulated(call + " with block scales and D " +
                         data_type_name(static_cast<cudaDataType_t>(l.d.type)) +
-                        " (emulated: e4m3 A and B, fp32 compute, fp32 or bf16 C and D)");
+                        " (emulated: fp32 compute, fp32 or bf16 C and D)");
   }
   if (s.transa != CUBLAS_OP_T || s.transb != CUBLAS_OP_N) {
-    return not_emulated(call + " with VEC32_UE8M0 scales other than \"TN\"");
+    return not_emulated(call + " with block scales other than \"TN\"");
   }
   if (l.a.rows % 32 != 0) {
-    return not_emulated(call + " with VEC32_UE8M0 scales and K = " + std::to_string(l.a.rows) +
-                        ", not whole 32-element blocks");
+    return not_emulated(call + " with block scales and K = " + std::to_string(l.a.rows) +
+                        ", not a multiple of 32");
   }
-  if (l.d.batch_count != 1) return not_emulated(call + " with VEC32_UE8M0 scales and batches");
+  if (l.d.batch_count != 1) return not_emulated(call + " with block scales and batches");
   if (s.a_scale == nullptr || s.b_scale == nullptr) return CUBLAS_STATUS_INVALID_VALUE;
   if (s.epilogue != CUBLASLT_EPILOGUE_DEFAULT) {
-    return not_emulated(call + " with VEC32_UE8M0 scales and an epilogue");
+    return not_emulated(call + " with block scales and an epilogue");
   }
   return CUBLAS_STATUS_SUCCESS;
 }
@@ -243,9 +252,10 @@ cublasStatus_t cublasLtMatmul(cublasLtHandle_t lightHandle, cublasLtMatmulDesc_t
   p.beta = cb::read_scalar(beta, scale);
   p.a = cb::operand(l.a, A, s.transa != CUBLAS_OP_N);
   p.b = cb::operand(l.b, B, s.transb != CUBLAS_OP_N);
-  if (s.a_scale_mode == CUBLASLT_MATMUL_MATRIX_SCALE_VEC32_UE8M0) {  // checked by describe
-    p.a.vec32_scales = static_cast<const std::uint8_t*>(s.a_scale);
-    p.b.vec32_scales = static_cast<const std::uint8_t*>(s.b_scale);
+  if (const int block = cb::scale_block_of(s.a_scale_mode, l.a.type); block != 0) {  // checked
+    p.a.block_scales = static_cast<const std::uint8_t*>(s.a_scale);
+    p.b.block_scales = static_cast<const std::uint8_t*>(s.b_scale);
+    p.a.scale_block = p.b.scale_block = block;
   }
   p.c = cb::operand(l.c, C, false);
   p.d = cb::Output{D, static_cast<cudaDataType_t>(l.d.type), l.d.ld, l.d.batch_stride};

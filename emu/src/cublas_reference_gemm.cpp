@@ -17,9 +17,10 @@
 // streams run their work before the call returns, so the GEMM simply runs
 // here, on the calling thread.
 //
-// Block scales (cuBLASLt's VEC32_UE8M0, MXFP8): each e4m3 element is
-// multiplied by its block's power of two as it is widened, exactly, so the
-// sum is the one above over the scaled operands.
+// Block scales (cuBLASLt's VEC32_UE8M0, MXFP8, and VEC16_UE4M3, NVFP4): each
+// e4m3 or e2m1 element is multiplied by its block's scale as it is widened,
+// exactly (a product of two narrow formats fits in a double), so the sum is
+// the one above over the scaled operands.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -30,6 +31,7 @@
 
 #include "cublas_internal.hpp"
 #include "rl/emu/fp8.hpp"
+#include "rl/emu/narrow_float.hpp"
 
 namespace rl::emu::cublas {
 namespace {
@@ -75,18 +77,23 @@ void store(void* base, cudaDataType_t type, std::int64_t index, double value) {
   }
 }
 
-// cuBLASLt's VEC32_UE8M0 scale tensor (the cuBLAS documentation, "1D Block
-// Scaling Factors Layout"): the scales of `outer` rows (op(A)'s rows, op(B)'s
-// columns) by ceil(depth / 32) k-blocks, padded to tiles of 128 rows x 4
-// blocks, 512 bytes each, tiles row-major (all of a row of tiles' k-blocks
-// first); inside a tile, row r's block j at (r % 32) * 16 + (r % 128) / 32 * 4
-// + j % 4.  The value of the scale byte of element (r, p).
-double vec32_scale(const std::uint8_t* scales, std::int64_t r, std::int64_t p, std::int64_t depth) {
-  const std::int64_t block = p / 32, tiles_k = (depth + 127) / 128;
+// cuBLASLt's block scale tensors (the cuBLAS documentation, "1D Block Scaling
+// Factors Layout"): the scales of `outer` rows (op(A)'s rows, op(B)'s
+// columns) by ceil(depth / B) k-blocks (B = 32: ue8m0, B = 16: ue4m3),
+// padded to tiles of 128 rows x 4 blocks, 512 bytes each, tiles row-major
+// (all of a row of tiles' k-blocks first); inside a tile, row r's block j at
+// (r % 32) * 16 + (r % 128) / 32 * 4 + j % 4.  The value of the scale of
+// element (r, p); ue8m0's 0xFF and ue4m3's 0x7F are NaN, ue4m3's bit 7 is
+// padding.
+double block_scale(const std::uint8_t* scales, int scale_block, std::int64_t r, std::int64_t p,
+                   std::int64_t depth) {
+  const std::int64_t block = p / scale_block,
+                     tiles_k = (depth + 4 * scale_block - 1) / (4 * scale_block);
   const std::int64_t offset =
       (r / 128 * tiles_k + block / 4) * 512 + r % 32 * 16 + r % 128 / 32 * 4 + block % 4;
   const std::uint8_t byte = scales[offset];
-  return byte == 0xFF ? std::numeric_limits<double>::quiet_NaN() : std::ldexp(1.0, byte - 127);
+  return scale_block == 32 ? narrow::to_double(narrow::Format::ue8m0, byte)
+                           : narrow::to_double(narrow::Format::ue4m3, byte & 0x7FU);
 }
 
 // op(X) of one batch as `rows` contiguous vectors of length `depth`:
@@ -103,7 +110,8 @@ std::vector<double> pack(const Operand& x, std::int64_t batch, std::int64_t rows
       std::int64_t col = reduce_along_columns ? p : r;
       if (x.transposed) std::swap(row, col);
       double value = load_element(x.data, x.type, offset + row + col * x.ld);
-      if (x.vec32_scales != nullptr) value *= vec32_scale(x.vec32_scales, r, p, depth);
+      if (x.block_scales != nullptr)
+        value *= block_scale(x.block_scales, x.scale_block, r, p, depth);
       packed[static_cast<std::size_t>(r * depth + p)] = value;
     }
   }
@@ -180,6 +188,10 @@ void one_batch(const GemmProblem& g, std::int64_t batch) {
 }  // namespace
 
 double load_element(const void* base, cudaDataType_t type, std::int64_t index) {
+  if (type == CUDA_R_4F_E2M1) {  // two a byte, element 2i in the low nibble
+    const auto byte = static_cast<const unsigned char*>(base)[index / 2];
+    return narrow::to_double(narrow::Format::e2m1, index % 2 == 0 ? byte & 0xFU : byte >> 4);
+  }
   const auto* bytes = static_cast<const unsigned char*>(base) +
                       index * static_cast<std::int64_t>(element_bytes(type));
   switch (type) {
