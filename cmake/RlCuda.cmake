@@ -76,13 +76,10 @@ function(rl_cuda_map_architectures entries native_caps out why)
   set(${why} "${reason}" PARENT_SCOPE)
 endfunction()
 
-# rl_cuda_source_extra_architectures(<source> <archs> <out>): the
-# arch-specific targets of the family a source is written for (its name ends
-# in _sm90a, _sm100a or _sm120a) that <archs> lacks, while <archs> holds that
-# family in some form: _sm100a -> 100a, 103a; _sm120a -> 120a, 121a; _sm90a -> 90a.
-# Only for the automatic list without a GPU (RL_CUDA_FAMILY_EXTRAS): a given
-# list is compiled as given.
-function(rl_cuda_source_extra_architectures source archs out)
+# rl_cuda_source_family(<source> <out>): the arch-specific targets of the
+# family a source is written for, by its name: _sm90a -> 90a; _sm100a -> 100a,
+# 103a; _sm120a -> 120a, 121a; any other source: none.
+function(rl_cuda_source_family source out)
   get_filename_component(stem "${source}" NAME_WE)
   set(family)
   if(stem MATCHES "_sm90a$")
@@ -92,6 +89,16 @@ function(rl_cuda_source_extra_architectures source archs out)
   elseif(stem MATCHES "_sm120a$")
     set(family 120a 121a)
   endif()
+  set(${out} "${family}" PARENT_SCOPE)
+endfunction()
+
+# rl_cuda_source_extra_architectures(<source> <archs> <out>): the targets of
+# a source's family (above) that <archs> lacks, while <archs> holds that
+# family in some form (120 holds the 12.x family) and the toolkit knows them.
+# Only for the automatic list without a GPU (RL_CUDA_ARCHS_PER_SOURCE): a
+# given list is compiled as given.
+function(rl_cuda_source_extra_architectures source archs out)
+  rl_cuda_source_family("${source}" family)
   set(held)
   foreach(arch IN LISTS archs)
     string(REGEX REPLACE "(-real|-virtual)$" "" arch "${arch}")
@@ -121,12 +128,11 @@ endfunction()
 
 # rl_cuda_source_architectures(<source> <archs> <out>): the SASS targets a
 # kernel source is compiled for in the automatic list without a GPU
-# (RL_CUDA_FAMILY_EXTRAS).  An architecture family's own source (*_sm90a.cu,
-# *_sm100a.cu, *_sm120a.cu) only for that family's arch-specific targets in
-# <archs> and its extras (above): on every other target its kernels are empty
-# stubs (their bodies are guarded by the family's feature macro) that no
-# record launches (a record is refused below its compute capability), and
-# each stub cost a device pass: 7 of 17 CPU s for
+# (RL_CUDA_ARCHS_PER_SOURCE).  A family's own source only for its family's
+# targets in <archs> and its extras: on every other target its kernels would
+# be stubs (their bodies are guarded by the family's feature macro) that no
+# record launches (each such record's min_cc/max_cc name only its family),
+# and each stub cost a device pass: 7 of 17 CPU s for
 # attention_wgmma_pingpong_sm90a.cu (docs/perf-log.md, session 20).  A family
 # <archs> does not hold keeps <archs> (stubs everywhere, as a given list
 # compiles).  Every other source: <archs>.  -real / -virtual are dropped.
@@ -136,15 +142,7 @@ function(rl_cuda_source_architectures source archs out)
     string(REGEX REPLACE "(-real|-virtual)$" "" arch "${arch}")
     list(APPEND bare ${arch})
   endforeach()
-  get_filename_component(stem "${source}" NAME_WE)
-  set(family)
-  if(stem MATCHES "_sm90a$")
-    set(family 90a)
-  elseif(stem MATCHES "_sm100a$")
-    set(family 100a 103a)
-  elseif(stem MATCHES "_sm120a$")
-    set(family 120a 121a)
-  endif()
+  rl_cuda_source_family("${source}" family)
   rl_cuda_source_extra_architectures("${source}" "${archs}" extras)
   set(own)
   foreach(arch IN LISTS bare)
@@ -160,12 +158,12 @@ function(rl_cuda_source_architectures source archs out)
 endfunction()
 
 # rl_cuda_set_source_architectures(<target>): without a GPU
-# (RL_CUDA_FAMILY_EXTRAS), each CUDA source of <target> is compiled for its
-# own list (rl_cuda_source_architectures: machine code and PTX for each), the
-# target's CMAKE_CUDA_ARCHITECTURES being turned off; otherwise (a GPU, or a
-# given list) nothing changes: every source for CMAKE_CUDA_ARCHITECTURES.
+# (RL_CUDA_ARCHS_PER_SOURCE), each CUDA source of <target> is compiled for
+# its own list (rl_cuda_source_architectures: machine code and PTX for each),
+# the target's CMAKE_CUDA_ARCHITECTURES being turned off; otherwise (a GPU, or
+# a given list) nothing changes: every source for CMAKE_CUDA_ARCHITECTURES.
 function(rl_cuda_set_source_architectures target)
-  if(NOT RL_CUDA_FAMILY_EXTRAS)
+  if(NOT RL_CUDA_ARCHS_PER_SOURCE)
     return()
   endif()
   set_property(TARGET ${target} PROPERTY CUDA_ARCHITECTURES OFF)
@@ -190,7 +188,7 @@ if(RL_ENABLE_CUDA)
   check_language(CUDA)
 endif()
 if(RL_ENABLE_CUDA AND CMAKE_CUDA_COMPILER)
-  set(RL_CUDA_FAMILY_EXTRAS OFF)
+  set(RL_CUDA_ARCHS_PER_SOURCE OFF)
   if(DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT CMAKE_CUDA_ARCHITECTURES STREQUAL "")
     set(rl_smi_out "")
     if("native" IN_LIST CMAKE_CUDA_ARCHITECTURES)
@@ -222,7 +220,7 @@ if(RL_ENABLE_CUDA AND CMAKE_CUDA_COMPILER)
           list(APPEND CMAKE_CUDA_ARCHITECTURES ${arch})
         endif()
       endforeach()
-      set(RL_CUDA_FAMILY_EXTRAS ON)
+      set(RL_CUDA_ARCHS_PER_SOURCE ON)
       set(RL_NVCC_ARCHS "${rl_nvcc_archs}")
     endif()
   endif()

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -80,10 +81,10 @@ TEST(NaiveAttentionMemory, the_attention_story_reports_the_skip_with_its_footpri
          name != "attention_flash_mma_sync_bf16"))
       continue;
     rl::roofline::KernelResult r = rl::bench::make_entry(std::move(instance)).result;
-    if (*r.device_bytes > 24e9) {
+    if (std::optional<std::string> why = rl::bench::memory_shortfall(
+            static_cast<std::size_t>(*r.device_bytes), 24'000'000'000)) {
       r.status = rl::roofline::Status::skipped;
-      r.error =
-          *rl::bench::memory_shortfall(static_cast<std::size_t>(*r.device_bytes), 24'000'000'000);
+      r.error = *why;
     } else {
       r.status = rl::roofline::Status::ok;
       r.time_s.emplace();
