@@ -9,6 +9,7 @@
 #include <cmath>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -263,12 +264,6 @@ Judgement judge_counters(const KernelResult& k) {
   return out;
 }
 
-std::string quantity_list(const std::vector<CounterQuantity>& quantities) {
-  std::string out;
-  for (CounterQuantity q : quantities) out += (out.empty() ? "" : ", ") + std::string(to_string(q));
-  return out;
-}
-
 }  // namespace
 
 void compare_counters(KernelResult& k) {
@@ -278,30 +273,49 @@ void compare_counters(KernelResult& k) {
 
 std::vector<SkippedComparison> skipped_comparisons(const KernelResult& k) {
   if (!k.counters || !k.counters->unavailable.empty()) return {};
-  return judge_counters(k).skipped;
+  // The skips are the current policy's, recomputed; the comparisons are the
+  // file's, as its writer made them (an older one compared dram_bytes under
+  // --warm-l2).  A quantity the file compared is shown compared, never also
+  // as not compared.
+  const std::vector<CounterComparison>& stored = k.counters->comparisons;
+  std::vector<SkippedComparison> skipped = judge_counters(k).skipped;
+  for (SkippedComparison& s : skipped)
+    std::erase_if(s.quantities, [&](CounterQuantity q) {
+      return std::ranges::find(stored, ResultCounterQuantity(q), &CounterComparison::quantity) !=
+             stored.end();
+    });
+  std::erase_if(skipped, [](const SkippedComparison& s) { return s.quantities.empty(); });
+  return skipped;
 }
 
 std::vector<std::string> not_compared_sentences(const Results& r) {
+  // Per reason, each quantity with the number of kernels that left it out
+  // for that reason (a warm L2 leaves out every counted kernel's dram_bytes
+  // but l2_bytes only where the model declares L2 bytes).
   struct Reason {
     std::string_view why;
-    std::vector<CounterQuantity> quantities;
-    int kernels = 0;
+    std::vector<std::pair<CounterQuantity, int>> kernels;  // in first-seen order
   };
   std::vector<Reason> reasons;
   for (const KernelResult& k : r.kernels)
     for (const SkippedComparison& s : skipped_comparisons(k)) {
-      auto same = std::ranges::find(reasons, s.why, &Reason::why);
-      if (same == reasons.end()) same = reasons.insert(same, {s.why, {}, 0});
-      ++same->kernels;
-      for (CounterQuantity q : s.quantities)
-        if (std::ranges::find(same->quantities, q) == same->quantities.end())
-          same->quantities.push_back(q);
+      auto reason = std::ranges::find(reasons, s.why, &Reason::why);
+      if (reason == reasons.end()) reason = reasons.insert(reason, {s.why, {}});
+      for (CounterQuantity q : s.quantities) {
+        auto count = std::ranges::find(reason->kernels, q, &std::pair<CounterQuantity, int>::first);
+        if (count == reason->kernels.end()) count = reason->kernels.insert(count, {q, 0});
+        ++count->second;
+      }
     }
+  // "dram_bytes not compared for 12 kernels, l2_bytes for 3 kernels: <why>."
   std::vector<std::string> sentences;
-  for (const Reason& reason : reasons)
-    sentences.push_back(fmt::format("{} not compared for {} kernel{}: {}.",
-                                    quantity_list(reason.quantities), reason.kernels,
-                                    reason.kernels == 1 ? "" : "s", reason.why));
+  for (const Reason& reason : reasons) {
+    std::string counts;
+    for (const auto& [q, n] : reason.kernels)
+      counts += fmt::format("{}{}{} for {} kernel{}", counts.empty() ? "" : ", ", to_string(q),
+                            counts.empty() ? " not compared" : "", n, n == 1 ? "" : "s");
+    sentences.push_back(fmt::format("{}: {}.", counts, reason.why));
+  }
   return sentences;
 }
 

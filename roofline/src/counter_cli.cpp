@@ -50,9 +50,23 @@ std::string_view preferred_name(const RolePlan& r) {
   return r.role->metrics.front().name;
 }
 
+// The chosen counter that holds role `r`'s ops besides its own (CounterMetric::
+// contains), or nullptr.  Where one does, a collection reads the role there
+// and not through its own metric (bench/cuda_only/counter_readout.cpp), so
+// that a sum over roles counts each op once.
+const CounterMetric* held_by(const CounterPlan& plan, const RolePlan& r) {
+  for (const auto& other : plan.roles)
+    if (other.metric != nullptr &&
+        std::ranges::find(other.metric->contains, r.role->key) != other.metric->contains.end())
+      return other.metric;
+  return nullptr;
+}
+
 // The metric column of one role: the chosen name, and why when it is not the
-// preferred one.
-std::string metric_cell(const RolePlan& r) {
+// preferred one.  An absent role whose ops another counter holds says only
+// "-": fold_note names the holder, and the role's generic "folded ..., or no
+// such path" would hedge what the plan knows.
+std::string metric_cell(const CounterPlan& plan, const RolePlan& r) {
   switch (r.status) {
     case CounterStatus::preferred:
       return std::string(r.metric->name);
@@ -64,21 +78,10 @@ std::string metric_cell(const RolePlan& r) {
       return fmt::format("MISSING {} (no equivalent on this chip: {})", preferred_name(r),
                          r.rejected.empty() ? "no metric listed" : r.rejected.front());
     case CounterStatus::absent:
+      if (held_by(plan, r) != nullptr) return "-";
       return fmt::format("-  ({})", r.role->when_absent);
   }
   return {};
-}
-
-// The chosen counter that holds role `r`'s ops besides its own (CounterMetric::
-// contains), or nullptr.  Where one does, a collection reads the role there
-// and not through its own metric (bench/cuda_only/counter_readout.cpp), so
-// that a sum over roles counts each op once.
-const CounterMetric* held_by(const CounterPlan& plan, const RolePlan& r) {
-  for (const auto& other : plan.roles)
-    if (other.metric != nullptr &&
-        std::ranges::find(other.metric->contains, r.role->key) != other.metric->contains.end())
-      return other.metric;
-  return nullptr;
 }
 
 // What the metric column adds for a folded counter: the roles it holds, or
@@ -102,7 +105,8 @@ void print_plan(const CounterPlan& plan) {
   for (const auto& r : plan.roles) width = std::max(width, r.role->purpose.size());
   fmt::print("  {:<{}}  {}\n", "role", width, "metric");
   for (const auto& r : plan.roles)
-    fmt::print("  {:<{}}  {}{}\n", r.role->purpose, width, metric_cell(r), fold_note(plan, r));
+    fmt::print("  {:<{}}  {}{}\n", r.role->purpose, width, metric_cell(plan, r),
+               fold_note(plan, r));
 }
 
 nlohmann::json plan_json(const CounterPlan& plan) {

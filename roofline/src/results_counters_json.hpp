@@ -57,8 +57,8 @@ KernelCounters read_counters(const Reader<J>& r) {
     for (std::size_t i = 0; i < list->size(); ++i) {
       const Reader<J> x((*list)[i], child(where, i));
       CounterComparison comparison;
-      comparison.quantity =
-          parse_counter_quantity(child(x.pointer(), "quantity"), x.string("quantity"));
+      // A newer writer's quantity is kept as written (schema-v1: any string).
+      comparison.quantity = ResultCounterQuantity::from_json(x.string("quantity"));
       comparison.counted = x.non_negative_or_nan("counted");
       comparison.modelled = x.non_negative_or_nan("modelled");
       comparison.tolerance = x.non_negative("tolerance");

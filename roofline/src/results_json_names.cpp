@@ -3,6 +3,7 @@
 #include "results_json_reader.hpp"
 
 #include <cstddef>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -62,14 +63,20 @@ std::string_view spelling(const std::array<Spelling<E>, N>& table, E state) {
   return "";  // not an enumerator: cast from an int out of range
 }
 
+// The state `value` spells in `table`; nullopt for a spelling it lacks.
+template <class E, std::size_t N>
+std::optional<E> spelled(const std::array<Spelling<E>, N>& table, std::string_view value) {
+  for (const auto& s : table)
+    if (s.json == value) return s.state;
+  return std::nullopt;
+}
+
 template <class E, std::size_t N>
 E parse(const std::array<Spelling<E>, N>& table, const std::string& pointer,
         const std::string& value) {
+  if (const std::optional<E> state = spelled(table, value)) return *state;
   std::array<std::string_view, N> names;
-  for (std::size_t i = 0; i < N; ++i) {
-    if (table[i].json == value) return table[i].state;
-    names[i] = table[i].json;
-  }
+  for (std::size_t i = 0; i < N; ++i) names[i] = table[i].json;
   results_json::require_one_of(pointer, value, names);  // throws: value is none of them
   return table[0].state;
 }
@@ -93,6 +100,14 @@ std::string_view to_string(CounterSource source) {
 }
 std::string_view to_string(CounterQuantity quantity) {
   return spelling(kCounterQuantities, quantity);
+}
+
+ResultCounterQuantity ResultCounterQuantity::from_json(std::string_view spelling) {
+  if (const std::optional<CounterQuantity> known = spelled(kCounterQuantities, spelling))
+    return *known;
+  ResultCounterQuantity other;
+  other.unknown_ = std::string(spelling);
+  return other;
 }
 
 namespace results_json {
@@ -120,9 +135,6 @@ LeftOutReason parse_left_out_reason(const std::string& pointer, const std::strin
 }
 CounterSource parse_counter_source(const std::string& pointer, const std::string& value) {
   return parse(kCounterSources, pointer, value);
-}
-CounterQuantity parse_counter_quantity(const std::string& pointer, const std::string& value) {
-  return parse(kCounterQuantities, pointer, value);
 }
 
 }  // namespace results_json

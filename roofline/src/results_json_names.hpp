@@ -2,9 +2,11 @@
 // place that names them.  The typed states (Backend, Status, Bound,
 // CounterSource, CounterQuantity in results.hpp) convert both ways here:
 // to_string (declared beside the enums) gives the spelling the writer writes,
-// parse_* reads it back.  The compute unit's spelling is cost.hpp's
-// compute_unit_name / parse_compute_unit.  The string fields that are not
-// typed yet are checked against the lists below.
+// parse_* reads it back, refusing an unknown one; a comparison's quantity
+// reads any spelling (ResultCounterQuantity::from_json keeps a newer
+// writer's).  The compute unit's spelling is cost.hpp's compute_unit_name /
+// parse_compute_unit.  The string fields that are not typed yet are checked
+// against the lists below.
 #pragma once
 
 #include "rl/roofline/results.hpp"
@@ -31,6 +33,5 @@ Status parse_status(const std::string& pointer, const std::string& value);  // "
 Bound parse_bound(const std::string& pointer, const std::string& value);    // "" -> none
 LeftOutReason parse_left_out_reason(const std::string& pointer, const std::string& value);
 CounterSource parse_counter_source(const std::string& pointer, const std::string& value);
-CounterQuantity parse_counter_quantity(const std::string& pointer, const std::string& value);
 
 }  // namespace rl::roofline::results_json

@@ -68,7 +68,15 @@ def counters_all_plans_every_chip_of_the_sku_table(env):
         check(re.search(rf"^  tensor ops, FP4 in\s+{tensor}fp4_dst_fp32\.sum  \(not read: "
                         rf"{tensor}{folded}\.sum holds these ops\)$", sections[chip], re.M),
               f"{chip}: the FP4 row does not say that {folded} holds its ops")
+    # An absent role whose ops a chosen counter holds names that counter only,
+    # without the generic "folded ..., or no such tensor path here".
+    check(re.search(rf"^  tensor ops, FP6/FP4 in, FP32 accumulate\s+-  \({tensor}fp4_fp6_fp8_dst_fp32"
+                    rf"\.sum holds these ops\)$", sections["GB100"], re.M),
+          "GB100's FP6/FP4 row does not name only the counter that holds its ops")
     check("holds" not in sections["GA100"], "GA100 folds no role into another's counter")
+    check(re.search(r"^  tensor ops, FP6/FP4 in, FP32 accumulate\s+-  \(folded into another role's "
+                    r"counter on this chip, or no such tensor path here\)$", sections["GA100"], re.M),
+          "GA100's FP6/FP4 row, held by no counter, lost its reason")
 
 
 def counters_sku_json_names_the_chip_metrics_and_passes(env):

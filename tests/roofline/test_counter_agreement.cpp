@@ -403,5 +403,58 @@ TEST(CounterAgreement, what_the_policy_leaves_out_is_named_with_its_reason) {
   EXPECT_TRUE(skipped_comparisons(l2).empty());
 }
 
+// Under --warm-l2 every counted kernel leaves out its DRAM bytes, but only a
+// kernel whose model declares L2 bytes leaves out l2_bytes: the run's sentence
+// counts each quantity apart.
+TEST(CounterAgreement, a_reasons_sentence_counts_each_quantity_apart) {
+  KernelResult gemm = kernel("gemm", ComputeUnit::tc_bf16);
+  gemm.bytes_l2_load = 3e9;
+  gemm.bytes_l2_store = 1e9;
+  KernelResult gelu = kernel("gelu", ComputeUnit::fp32);
+  for (KernelResult* k : {&gemm, &gelu}) {
+    k->l2_flushed = false;
+    k->counters = counted(CounterSource::cupti,
+                          {{"dram_bytes_read", 2e9}, {"dram_bytes_write", 0}, {"l2_bytes", 4e9}});
+  }
+  Results r;
+  r.kernels = {gelu, gemm, gelu};
+  const std::string why(skipped_comparisons(gemm).at(0).why);
+  EXPECT_EQ(not_compared_sentences(r),
+            std::vector<std::string>{"dram_bytes not compared for 3 kernels, l2_bytes for 1 "
+                                     "kernel: " +
+                                     why + "."});
+}
+
+// A file written before the warm-L2 rule holds a dram_bytes comparison made
+// under --warm-l2: the report shows it as stored, and the policy's recomputed
+// skip does not list (or count) it as not compared as well.
+TEST(CounterAgreement, a_stored_comparison_is_never_also_listed_as_not_compared) {
+  KernelResult k = kernel("gemm", ComputeUnit::tc_bf16);
+  k.bytes_l2_load = 3e9;
+  k.bytes_l2_store = 1e9;
+  k.l2_flushed = false;
+  k.counters = counted(CounterSource::cupti,
+                       {{"dram_bytes_read", 2e9}, {"dram_bytes_write", 0}, {"l2_bytes", 4e9}});
+  CounterComparison older;  // the older writer's, as its file holds it
+  older.quantity = CounterQuantity::dram_bytes;
+  older.counted = older.modelled = 2e9;
+  older.tolerance = 0.1;
+  older.sentence = "equal";
+  k.counters->comparisons = {older};
+  const std::vector<SkippedComparison> skipped = skipped_comparisons(k);
+  ASSERT_EQ(skipped.size(), 1u);
+  EXPECT_EQ(skipped[0].quantities, std::vector<CounterQuantity>{CounterQuantity::l2_bytes});
+  Results r;
+  r.kernels = {k};
+  EXPECT_EQ(not_compared_sentences(r),
+            std::vector<std::string>{
+                "l2_bytes not compared for 1 kernel: " + std::string(skipped[0].why) + "."});
+  // Both stored: nothing left to list.
+  CounterComparison l2 = older;
+  l2.quantity = CounterQuantity::l2_bytes;
+  k.counters->comparisons.push_back(l2);
+  EXPECT_TRUE(skipped_comparisons(k).empty());
+}
+
 }  // namespace
 }  // namespace rl::roofline

@@ -125,6 +125,47 @@ TEST(CounterViews, bytes_left_out_under_a_warm_l2_are_named_with_the_reason) {
   }
 }
 
+// A newer writer's quantity (read as ResultCounterQuantity keeps it) is shown
+// as written, with the writer's verdict and sentence: the report lists it,
+// compare flags it where the writer found a difference, and the current
+// policy neither judges it nor names it as not compared.
+TEST(CounterViews, an_unknown_quantity_is_shown_as_written_and_never_judged_here) {
+  Results r = testing::counters_fixture();
+  KernelResult& fused = r.kernels[1];
+  CounterComparison newer;
+  newer.quantity = ResultCounterQuantity::from_json("smem_bytes");
+  newer.counted = 3e6;
+  newer.modelled = 2e6;
+  newer.tolerance = 0;
+  newer.agrees = false;
+  newer.sentence = "counted 50% more shared-memory bytes than the model";
+  fused.counters->comparisons = {newer};
+  KernelResult& gemm = r.kernels[2];
+  CounterComparison agreeing = newer;
+  agreeing.agrees = true;
+  agreeing.sentence = "equal (a newer writer's check)";
+  gemm.counters->comparisons.push_back(agreeing);
+
+  const std::string html = render_report_html(r, report_options_for(r));
+  const auto section = html.find("<h2>Counters beside the model</h2>");
+  ASSERT_NE(section, std::string::npos);
+  EXPECT_NE(
+      html.find("<li class=\"bad\"><b>smem_bytes</b>: " + xml_escape(newer.sentence) + "</li>",
+                section),
+      std::string::npos);
+  EXPECT_NE(html.find("<li><b>smem_bytes</b>: " + xml_escape(agreeing.sentence) + "</li>", section),
+            std::string::npos);
+  EXPECT_EQ(html.find("not compared", section), std::string::npos);
+  EXPECT_EQ(counter_verdict(*gemm.counters).text, "agree");
+  EXPECT_EQ(counter_verdict(*fused.counters).text, newer.sentence);
+
+  const Comparison flagged = compare_results(r, r, {});
+  ASSERT_EQ(flagged.counter_flags.size(), 2u);  // BASE and NEW
+  EXPECT_EQ(flagged.counter_flags[0].sentence, newer.sentence);
+  EXPECT_NE(render_summary_text(r, report_options_for(r), 200).find(newer.sentence),
+            std::string::npos);
+}
+
 TEST(CounterViews, compare_flags_counters_that_differ_in_either_file_without_failing_the_gate) {
   const Results plain = testing::emulator_fixture(), counted = testing::counters_fixture();
   const Comparison without = compare_results(plain, plain, {});

@@ -35,11 +35,14 @@ struct SkippedComparison {
   std::string_view why;  // "with --warm-l2 nothing empties the L2 between ..."
 };
 // What compare_counters leaves out of `kernel`'s comparisons, one entry per
-// reason (none without counters, or where they are unavailable).
+// reason (none without counters, or where they are unavailable).  A quantity
+// that `kernel` has a comparison of (one read from an older file, whose
+// writer's policy compared it) is not listed.
 std::vector<SkippedComparison> skipped_comparisons(const KernelResult& kernel);
 // One sentence per reason over a run's kernels, for the report and the
-// terminal summary: "dram_bytes, l2_bytes not compared for 12 kernels: with
-// --warm-l2 ...".  Empty when nothing was left out.
+// terminal summary, each quantity with its own count: "dram_bytes not
+// compared for 12 kernels, l2_bytes for 3 kernels: with --warm-l2 ...".
+// Empty when nothing was left out.
 std::vector<std::string> not_compared_sentences(const Results& results);
 
 // What the views say about a kernel's counters, in one line.

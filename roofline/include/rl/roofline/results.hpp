@@ -130,8 +130,45 @@ enum class CounterQuantity {
 // "dram_bytes" | "l2_bytes" | "l2_load_bytes" | "l2_store_bytes" | "tensor_ops" | "flops"
 std::string_view to_string(CounterQuantity quantity);
 
+// A stored comparison's quantity: one this build knows or, read from a
+// results.json whose writer compared a quantity this build does not (the
+// schema allows any string there: fleet and compare read files of several
+// versions), that file's spelling, kept so that the reports show it as
+// written and the writer writes it back.  The current policy never judges an
+// unknown one: its agrees and sentence are the writer's.  Two are the same
+// quantity when they spell it the same.  (ResultPrecision does the same for
+// a precision.)
+class ResultCounterQuantity {
+ public:
+  // Implicit: every comparison this build makes is of a known quantity.
+  ResultCounterQuantity(CounterQuantity known = CounterQuantity::dram_bytes)  // NOLINT
+      : known_(known) {}
+  // Any spelling: a known one gives that CounterQuantity, any other is kept as
+  // written (results_json_names.cpp, beside the spelling table).
+  static ResultCounterQuantity from_json(std::string_view spelling);
+
+  std::optional<CounterQuantity> known() const {
+    return unknown_ ? std::nullopt : std::optional<CounterQuantity>(known_);
+  }
+  std::string_view spelling() const {
+    return unknown_ ? std::string_view(*unknown_) : to_string(known_);
+  }
+
+  friend bool operator==(const ResultCounterQuantity& a, const ResultCounterQuantity& b) {
+    return a.spelling() == b.spelling();
+  }
+
+ private:
+  CounterQuantity known_ = CounterQuantity::dram_bytes;
+  std::optional<std::string> unknown_;  // set: the file's spelling, not a CounterQuantity's
+};
+
+inline std::string_view to_string(const ResultCounterQuantity& quantity) {
+  return quantity.spelling();
+}
+
 struct CounterComparison {
-  CounterQuantity quantity = CounterQuantity::dram_bytes;
+  ResultCounterQuantity quantity;
   double counted = 0;
   double modelled = 0;
   double tolerance = 0;  // relative; 0: must be equal (the emulator's exact counts)
