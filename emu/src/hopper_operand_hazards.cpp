@@ -62,8 +62,9 @@ std::string cta_label(const detail::Block& b) {
     who += " of cluster rank " + std::to_string(own.cluster_rank);
   throw std::runtime_error(who + ": " + writer + " wrote shared bytes [" + hex(window_lo) + ", " +
                            hex(std::uint64_t{window_lo} + bytes) + ") of " + cta_label(*g.block) +
-                           ", read by a wgmma of its warpgroup " + std::to_string(g.warpgroup) +
-                           " still in flight (committed, not yet retired by wgmma.wait_group)");
+                           ", read by a wgmma still in flight (committed, not yet retired by "
+                           "wgmma.wait_group) of its warpgroup " +
+                           std::to_string(g.warpgroup));
 }
 
 }  // namespace

@@ -106,8 +106,8 @@ class OperandsInFlight : public ::testing::Test {
 };
 
 constexpr const char* kInFlight =
-    "read by a wgmma of its warpgroup 0 still in flight (committed, not yet retired by "
-    "wgmma.wait_group)";
+    "read by a wgmma still in flight (committed, not yet retired by wgmma.wait_group) of its "
+    "warpgroup 0";
 
 TEST_F(OperandsInFlight, a_tma_load_over_b_before_the_wait_is_reported) {
   const std::string err = report_of(tma_before_wait);
