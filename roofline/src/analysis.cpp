@@ -207,8 +207,8 @@ Analysis analyse(const Results& results) {
   Analysis a;
   a.gemm_ladders = gemm_ladders(gemm);
   if (!gemm.empty()) a.precision_ladder = precision_ladder(gemm, results.ceilings);
-  a.attention_fusion =
-      attention_fusion(attention, results.ceilings, results.context.backend == Backend::emulator);
+  a.emulator = results.context.backend == Backend::emulator;
+  a.attention_fusion = attention_fusion(attention, results.ceilings, a.emulator);
   return a;
 }
 

@@ -30,12 +30,56 @@ std::string percent(double share) {
   return fmt::format("{:.0f}%", 100.0 * share);
 }
 
-std::string bound_text(const AttentionVariant& v) {
+// The roof `k`'s own verdict is of (apply_roofline's, read back, not redone):
+// its unit's compute ceiling when that is what the verdict's roof is, else the
+// memory ceiling it names (the sloped roof was lower at its intensity).
+std::string roof_name_of(const KernelResult& k, const std::vector<Ceiling>& ceilings) {
+  if (!k.pct_of_roof || k.bound == Bound::none) return "";
+  const Ceiling* compute = compute_ceiling(ceilings, k.unit);
+  const bool on_compute = k.bound == Bound::compute || (k.bound != Bound::memory && compute &&
+                                                        k.roof && *k.roof >= compute->value);
+  return on_compute ? std::string(compute_ceiling_name(k.unit)) : k.memory_roof;
+}
+
+// Bits per stored element (the scale factors of the block-scaled formats
+// left out); 0 for a spelling this build does not know.
+int element_bits(const std::string& precision) {
+  const std::optional<Precision> p = parse_precision(precision);
+  if (!p) return 0;
+  switch (*p) {
+    case Precision::fp64:
+      return 64;
+    case Precision::fp32:
+    case Precision::tf32:
+      return 32;  // tf32 is stored as fp32
+    case Precision::fp16:
+    case Precision::bf16:
+      return 16;
+    case Precision::fp8:
+    case Precision::int8:
+    case Precision::mxfp8:
+      return 8;
+    case Precision::fp6:
+    case Precision::mxfp6:
+      return 6;
+    case Precision::fp4:
+    case Precision::mxfp4:
+    case Precision::nvfp4:
+      return 4;
+  }
+  return 0;
+}
+
+// On the emulator the bound is said without the percentage, which does not
+// hold there (the findings' last sentence says so).
+std::string bound_text(const AttentionVariant& v, bool emulator) {
   if (v.bound == Bound::none) return "no roof measured";
   std::string text = v.bound == Bound::below_both   ? "below both roofs"
                      : v.bound == Bound::above_roof ? "above its roof: not trusted"
                                                     : fmt::format("{}-bound", to_string(v.bound));
-  if (v.pct_of_roof) text += fmt::format(", {:.0f}% of its roof", *v.pct_of_roof);
+  if (v.pct_of_roof && !emulator)
+    text += fmt::format(", {:.0f}% of its {}", *v.pct_of_roof,
+                        v.roof_name.empty() ? "roof" : v.roof_name + " roof");
   return text;
 }
 
@@ -54,7 +98,7 @@ std::vector<std::string> fusion_findings(const std::vector<AttentionVariant>& va
         "The naive path ({}) moves {}B per the cost model, {} of it the N×N matrices S and P "
         "written to memory and read back; its intensity is {:.3g} FLOP/B ({}).",
         naive->name, si(naive->bytes_model), percent(naive->extra_traffic_share), naive->intensity,
-        bound_text(*naive)));
+        bound_text(*naive, emulator)));
   if (fused) {
     std::string text =
         fmt::format("The fused {} keeps S and P on chip and moves {}B{}, at {:.3g} FLOP/B ({})",
@@ -62,7 +106,7 @@ std::vector<std::string> fusion_findings(const std::vector<AttentionVariant>& va
                     naive && fused->bytes_model > 0
                         ? fmt::format(" ({:.3g}× less)", naive->bytes_model / fused->bytes_model)
                         : "",
-                    fused->intensity, bound_text(*fused));
+                    fused->intensity, bound_text(*fused, emulator));
     if (fused->speedup)
       text += fmt::format("; it runs {:.2f}× faster than {}", *fused->speedup, fused->speedup_over);
     out.push_back(text + ".");
@@ -99,17 +143,51 @@ std::string why_not_run(const AttentionStep& s) {
   return s.error.empty() ? what : what + " (" + s.error + ")";
 }
 
+// `f` (> 1: fewer) as "as many", "f× less" or "1/f× more", after a comma.
+std::string factor_text(double f, const std::string& same, const std::string& less,
+                        const std::string& more) {
+  if (std::abs(f - 1) < 0.005) return ", " + same;
+  return f > 1 ? fmt::format(", {:.3g}× {}", f, less) : fmt::format(", {:.3g}× {}", 1 / f, more);
+}
+
+// "fp32 -> fp16: half the bytes per element, which is all of that factor":
+// how much of a byte factor `f` the element size accounts for.
+std::string precision_change(const std::string& from, const std::string& to, double f) {
+  std::string text = from + " -> " + to;
+  const int bits_from = element_bits(from), bits_to = element_bits(to);
+  if (bits_from == 0 || bits_to == 0) return text;
+  const double size = static_cast<double>(bits_to) / bits_from;
+  text += size == 1     ? ": the same bytes per element"
+          : size == 0.5 ? ": half the bytes per element"
+                        : fmt::format(": {:.3g}× the bytes per element", size);
+  if (size == 1) return text;
+  const double beyond = f * size;  // the factor in elements moved
+  if (std::abs(beyond - 1) < 0.005) return text + ", which is all of that factor";
+  return text + ";" + factor_text(beyond, "", "less beyond that", "more beyond that").substr(1);
+}
+
 // What step `i` of `l` bought, from its fields alone: bytes and the factor
-// against the last step below that ran, intensity, time and speed-up (said
-// as slower when it is), % of the tensor roof, the rung's idea; a step that
-// did not run says why and what the next step is compared with.
+// against the last step below that ran (with a change of precision said),
+// intensity, time and speed-up (said as slower when it is), % of its own roof
+// (not on the emulator), the rung's idea; a step that did not run says why
+// and what the next step is compared with.
 std::string step_sentence(const AttentionLadder& l, std::size_t i, bool emulator) {
   const AttentionStep& s = l.steps[i];
   const std::string& below = s.compared_with;
   std::string text = s.name + (s.idea.empty() ? "" : " — " + s.idea + " —");
-  const std::string missing = i == 0 && !l.missing_baseline.empty()
-                                  ? "; its baseline " + l.missing_baseline + " is not in this run"
-                                  : "";
+  const std::string missing =
+      i == 0 && !l.missing_baseline.empty()
+          ? "; its baseline " + l.missing_baseline +
+                (l.missing_baseline_at_other_shapes ? " is not at this shape"
+                                                    : " is not in this run")
+          : "";
+  // A change of precision against the step below buys bytes (and tensor
+  // rate) of its own: said beside the factor and the speed-up, so that the
+  // rung's idea is not credited with it.
+  std::string from_precision;
+  for (std::size_t j = 0; j < i; ++j)
+    if (l.steps[j].name == below && l.steps[j].precision != s.precision)
+      from_precision = l.steps[j].precision;
   if (!s.time_s) {
     text += " did not run here: it " + why_not_run(s) + missing;
     if (i + 1 < l.steps.size())
@@ -124,25 +202,36 @@ std::string step_sentence(const AttentionLadder& l, std::size_t i, bool emulator
     text += " (Q, K, V and O once: the library's own re-reads are not modelled)";
   if (s.bytes_factor) {
     const double f = *s.bytes_factor;
-    text += std::abs(f - 1) < 0.005 ? ", as many as " + below
-            : f > 1                 ? fmt::format(", {:.3g}× less than {}", f, below)
-                                    : fmt::format(", {:.3g}× more than {}", 1 / f, below);
+    text += factor_text(f, "as many as " + below, fmt::format("less than {}", below),
+                        fmt::format("more than {}", below));
+    if (!from_precision.empty())
+      text += " (" + precision_change(from_precision, s.precision, f) + ")";
   }
   text += fmt::format(", at {:.3g} FLOP/B; {}{}s", s.intensity,
                       emulator ? "on the CPU emulator, not a GPU, it takes " : "it takes ",
                       si(*s.time_s));
-  if (s.speedup)
+  if (s.speedup) {
     text += fmt::format(", {:.2f}× {} than {}{}", *s.speedup >= 1 ? *s.speedup : 1 / *s.speedup,
                         *s.speedup >= 1 ? "faster" : "slower", below, emulator ? " there" : "");
-  if (const std::optional<double>& pct = s.pct_of_tensor_roof)  // 1234%, not 1.23e+03%
-    text += fmt::format(", {}% of the {} roof",
-                        *pct >= 100 ? fmt::format("{:.0f}", *pct) : fmt::format("{:.3g}", *pct),
-                        l.roof_name);
+    if (!from_precision.empty())
+      text += " (its idea and the change to " + s.precision + " together)";
+  }
+  // Its own roof's percentage, which the emulator's times do not give; above
+  // the roof is not trusted, as the findings say.
+  const bool above = s.bound == Bound::above_roof;
+  const std::string roof = s.roof_name.empty() ? "roof" : s.roof_name + " roof";
+  if (s.pct_of_roof && !emulator)  // 1234%, not 1.23e+03%
+    text += fmt::format(", {}% of its {}{}",
+                        *s.pct_of_roof >= 100 ? fmt::format("{:.0f}", *s.pct_of_roof)
+                                              : fmt::format("{:.3g}", *s.pct_of_roof),
+                        roof, above ? ": above it, not trusted" : "");
+  else if (above)
+    text += ", above its roof: not trusted";
   if (i > 0 && below.empty()) text += "; no step below it ran";
   return text + missing + ".";
 }
 
-AttentionStep step_of(const KernelResult& k) {
+AttentionStep step_of(const KernelResult& k, const std::vector<Ceiling>& ceilings) {
   AttentionStep s;
   s.name = k.name;
   s.precision = spelled(k.precision);
@@ -154,6 +243,9 @@ AttentionStep step_of(const KernelResult& k) {
   s.bytes_model = k.bytes_model;
   s.intensity = intensity_of(k);
   if (timed(k)) s.time_s = k.time_s->median;
+  s.pct_of_roof = k.pct_of_roof;
+  s.roof_name = roof_name_of(k, ceilings);
+  s.bound = k.bound;
   return s;
 }
 
@@ -163,6 +255,7 @@ AttentionStep step_of(const KernelResult& k) {
 // ladder view takes) and read back up, then the library's fused record of
 // that precision (the fastest timed, else the first by name).
 std::vector<AttentionLadder> attention_ladders(const std::vector<const KernelResult*>& here,
+                                               const std::set<std::string>& in_run,
                                                const std::vector<Ceiling>& ceilings,
                                                bool emulator) {
   std::map<std::string, const KernelResult*> by_name;
@@ -190,6 +283,7 @@ std::vector<AttentionLadder> attention_ladders(const std::vector<const KernelRes
     std::reverse(names.begin(), names.end());
     if (!by_name.count(names.front())) {
       ladder.missing_baseline = names.front();
+      ladder.missing_baseline_at_other_shapes = in_run.count(names.front()) > 0;
       names.erase(names.begin());
     }
     std::vector<const KernelResult*> rungs;
@@ -203,20 +297,14 @@ std::vector<AttentionLadder> attention_ladders(const std::vector<const KernelRes
       if (!library && closes(*k)) library = k;
     if (library) rungs.push_back(library);
     if (rungs.size() < 2) continue;
-    if (const std::string_view roof = compute_ceiling_name(top->unit); roof.starts_with("tc.")) {
-      ladder.roof_name = std::string(roof);
-      if (const Ceiling* c = compute_ceiling(ceilings, top->unit)) ladder.roof = c->value;
-    }
     const KernelResult* last_ran = nullptr;
     for (const KernelResult* k : rungs) {
-      AttentionStep s = step_of(*k);
+      AttentionStep s = step_of(*k, ceilings);
       if (last_ran) s.compared_with = last_ran->name;
       if (last_ran && s.time_s) {
         if (s.bytes_model > 0) s.bytes_factor = last_ran->bytes_model / s.bytes_model;
         s.speedup = last_ran->time_s->median / *s.time_s;
       }
-      if (s.time_s && ladder.roof && *ladder.roof > 0)
-        s.pct_of_tensor_roof = 100.0 * *achieved_flops(*k) / *ladder.roof;
       if (timed(*k)) last_ran = k;
       ladder.steps.push_back(std::move(s));
     }
@@ -227,7 +315,8 @@ std::vector<AttentionLadder> attention_ladders(const std::vector<const KernelRes
   return out;
 }
 
-AttentionVariant variant_of(const KernelResult& k, const std::vector<const KernelResult*>& here) {
+AttentionVariant variant_of(const KernelResult& k, const std::vector<const KernelResult*>& here,
+                            const std::vector<Ceiling>& ceilings) {
   AttentionVariant v;
   v.name = k.name;
   v.precision = spelled(k.precision);
@@ -245,6 +334,7 @@ AttentionVariant variant_of(const KernelResult& k, const std::vector<const Kerne
   v.pct_of_roof = k.pct_of_roof;
   v.device_bytes = k.device_bytes;
   v.bound = k.bound;
+  v.roof_name = roof_name_of(k, ceilings);
   if (!v.naive && v.time_s) {
     const KernelResult* ref = fastest(
         here, [&](const KernelResult& n) { return is_naive(n) && n.precision == k.precision; });
@@ -262,6 +352,8 @@ AttentionVariant variant_of(const KernelResult& k, const std::vector<const Kerne
 std::vector<AttentionFusion> attention_fusion(const std::vector<const KernelResult*>& attention,
                                               const std::vector<Ceiling>& ceilings, bool emulator) {
   std::vector<AttentionFusion> out;
+  std::set<std::string> in_run;
+  for (const KernelResult* k : attention) in_run.insert(k->name);
   for (const ShapeDims& shape : shapes_of(attention)) {
     std::vector<const KernelResult*> here;
     for (const KernelResult* k : attention)
@@ -270,9 +362,9 @@ std::vector<AttentionFusion> attention_fusion(const std::vector<const KernelResu
       return std::make_tuple(!is_naive(*a), a->name) < std::make_tuple(!is_naive(*b), b->name);
     });
     AttentionFusion fusion{shape, {}, {}, {}};
-    for (const KernelResult* k : here) fusion.variants.push_back(variant_of(*k, here));
+    for (const KernelResult* k : here) fusion.variants.push_back(variant_of(*k, here, ceilings));
     fusion.findings = fusion_findings(fusion.variants, shape, emulator);
-    fusion.ladders = attention_ladders(here, ceilings, emulator);
+    fusion.ladders = attention_ladders(here, in_run, ceilings, emulator);
     out.push_back(std::move(fusion));
   }
   return out;

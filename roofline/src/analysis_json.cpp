@@ -59,6 +59,7 @@ J analysis_json_of(const Analysis& a) {
                            {"pct_of_roof", optional_number<J>(v.pct_of_roof)},
                            {"device_bytes", optional_number<J>(v.device_bytes)},
                            {"bound", std::string(to_string(v.bound))},
+                           {"roof_name", v.roof_name},
                            {"speedup", optional_number<J>(v.speedup)},
                            {"speedup_over", v.speedup_over}});
     J ladders_here = J::array();
@@ -78,13 +79,15 @@ J analysis_json_of(const Analysis& a) {
                           {"compared_with", s.compared_with},
                           {"bytes_factor", optional_number<J>(s.bytes_factor)},
                           {"speedup", optional_number<J>(s.speedup)},
-                          {"pct_of_tensor_roof", optional_number<J>(s.pct_of_tensor_roof)},
+                          {"pct_of_roof", optional_number<J>(s.pct_of_roof)},
+                          {"roof_name", s.roof_name},
+                          {"bound", std::string(to_string(s.bound))},
                           {"sentence", s.sentence}});
-      ladders_here.push_back(J{{"precision", l.precision},
-                               {"roof_name", l.roof_name},
-                               {"roof", optional_number<J>(l.roof)},
-                               {"missing_baseline", l.missing_baseline},
-                               {"steps", std::move(steps)}});
+      ladders_here.push_back(
+          J{{"precision", l.precision},
+            {"missing_baseline", l.missing_baseline},
+            {"missing_baseline_at_other_shapes", l.missing_baseline_at_other_shapes},
+            {"steps", std::move(steps)}});
     }
     fusion.push_back(J{{"shape", shape_json<J>(f.shape)},
                        {"variants", std::move(variants)},

@@ -5,6 +5,7 @@
 #include "rl/roofline/text.hpp"
 
 #include <cctype>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -33,7 +34,7 @@ std::string inline_svg(const Results& r, const std::string& view) {
   return svg;
 }
 
-constexpr int kAttentionColumns = 12;
+constexpr int kAttentionColumns = 11;
 
 // A speed-up cell: "over" names the reference; under 1 is said as slower.
 std::string speedup_cell(const std::optional<double>& speedup, const std::string& over) {
@@ -45,29 +46,30 @@ std::string speedup_cell(const std::optional<double>& speedup, const std::string
                          : fmt::format("{:.2f}×", *speedup));
 }
 
-// One variant's row, with the speed-up and % of tensor roof its place gives
-// it (a ladder's step, or the fastest naive variant as reference).
+// The name (marked naive) and precision cells every attention row starts with.
+std::string variant_cell(const AttentionVariant& v) {
+  return fmt::format("<td>{}{}</td><td>{}</td>", esc(v.name),
+                     v.naive ? " <span class=\"muted\">(naive)</span>" : "", esc(v.precision));
+}
+
+// One variant's row, with the speed-up its place gives it (a ladder's step,
+// or the fastest naive variant as reference); % of roof is of its own roof,
+// named beside it.
 std::string attention_row(const AttentionVariant& v, const std::optional<double>& speedup,
-                          const std::string& over, const std::optional<double>& pct_tensor) {
+                          const std::string& over) {
   return fmt::format(
-      "<tr><td>{}{}</td><td>{}</td><td class=\"num\">{}B</td><td class=\"num\">{:.0f}%</td><td "
+      "<tr>{}<td class=\"num\">{}B</td><td class=\"num\">{:.0f}%</td><td "
       "class=\"num\">{:.3g}</td><td class=\"num\">{}</td>{}<td class=\"num\">{}</td><td "
-      "class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
-      esc(v.name), v.naive ? " <span class=\"muted\">(naive)</span>" : "", esc(v.precision),
-      esc(si(v.bytes_model)), 100.0 * v.extra_traffic_share, v.intensity,
+      "class=\"num\">{}{}</td><td class=\"num\">{}</td><td>{}</td></tr>\n",
+      variant_cell(v), esc(si(v.bytes_model)), 100.0 * v.extra_traffic_share, v.intensity,
       v.time_s ? esc(si(*v.time_s) + "s") : "—", speedup_cell(speedup, over),
-      rate(v.flops_per_s, "FLOP/s"), pct_text(v.pct_of_roof), pct_text(pct_tensor),
+      rate(v.flops_per_s, "FLOP/s"), pct_text(v.pct_of_roof),
+      v.pct_of_roof && !v.roof_name.empty() ? " <small>of " + esc(v.roof_name) + "</small>" : "",
       v.device_bytes ? esc(si(*v.device_bytes) + "B") : "—", status_cell(v.status, v.error));
 }
 
 std::string group_row(const std::string& text) {
   return fmt::format("<tr><th colspan=\"{}\">{}</th></tr>\n", kAttentionColumns, text);
-}
-
-std::string roof_text(const AttentionLadder& l) {
-  if (l.roof_name.empty()) return "its top rung is not on tensor cores";
-  if (!l.roof) return esc(l.roof_name) + " roof not measured in this run";
-  return "% of tensor roof: of " + esc(l.roof_name) + " " + rate(l.roof, "FLOP/s");
 }
 
 // One shape: the table (each ladder's steps in order, then the variants on
@@ -76,7 +78,7 @@ std::string attention_shape(const AttentionFusion& f) {
   std::string h = fmt::format(
       "<h3>{}</h3>\n<table class=\"attention\">\n<tr><th>variant</th><th>precision</th><th>bytes "
       "(model)</th><th>beyond Q,K,V,O</th><th>intensity FLOP/B</th><th>median time</th><th>"
-      "speed-up</th><th>FLOP/s</th><th>% of roof</th><th>% of tensor roof</th><th>footprint"
+      "speed-up</th><th>FLOP/s</th><th>% of roof</th><th>footprint"
       "</th><th>status</th></tr>\n",
       esc(shape_text(f.shape)));
   auto variant = [&](const std::string& name) -> const AttentionVariant* {
@@ -84,21 +86,28 @@ std::string attention_shape(const AttentionFusion& f) {
       if (v.name == name) return &v;
     return nullptr;
   };
-  std::set<std::string> on_a_ladder;
+  // A record on several ladders (the fp32 rungs every ladder starts with)
+  // has its numbers once; the later ladders point back to that row.
+  std::map<std::string, std::string> first_ladder;
   for (const AttentionLadder& l : f.ladders) {
-    h += group_row(fmt::format("{} ladder ({})", esc(l.precision), roof_text(l)));
+    h += group_row(esc(l.precision) + " ladder");
     for (const AttentionStep& s : l.steps) {
-      on_a_ladder.insert(s.name);
-      if (const AttentionVariant* v = variant(s.name))
-        h += attention_row(*v, s.speedup, s.compared_with, s.pct_of_tensor_roof);
+      const AttentionVariant* v = variant(s.name);
+      if (!v) continue;
+      if (const auto [it, first] = first_ladder.emplace(s.name, l.precision); !first)
+        h += fmt::format(
+            "<tr>{}<td colspan=\"{}\" class=\"muted\">as in the {} ladder above</td></tr>\n",
+            variant_cell(*v), kAttentionColumns - 2, esc(it->second));
+      else
+        h += attention_row(*v, s.speedup, s.compared_with);
     }
   }
   bool others = false;
   for (const AttentionVariant& v : f.variants) {
-    if (on_a_ladder.count(v.name)) continue;
+    if (first_ladder.count(v.name)) continue;
     if (!others && !f.ladders.empty()) h += group_row("on no ladder");
     others = true;
-    h += attention_row(v, v.speedup, v.speedup_over, std::nullopt);
+    h += attention_row(v, v.speedup, v.speedup_over);
   }
   h += "</table>\n";
   for (const AttentionLadder& l : f.ladders) {
@@ -168,8 +177,13 @@ std::string analysis_sections(const Analysis& a) {
          "one, the K/V re-reads per query tile. Footprint: the device memory the instance "
          "declares. Each ladder climbs the records' declared baselines to the top rung of one "
          "precision, then the library's fused record: there a step's speed-up is over the step "
-         "below it that ran, and % of tensor roof is of that precision's tensor-core roof; "
-         "elsewhere the speed-up is over the fastest naive variant.</p>\n";
+         "below it that ran; elsewhere over the fastest naive variant. % of roof: of the roof "
+         "each record was judged against (its own unit's, named beside it), as in the kernel "
+         "table; a record on several ladders has its numbers in the first.";
+    if (a.emulator)
+      h += " These are CPU-emulator times: the bytes and intensities hold, the speed-ups and "
+           "roof percentages do not.";
+    h += "</p>\n";
     for (const AttentionFusion& f : a.attention_fusion) h += attention_shape(f);
   }
   return h;

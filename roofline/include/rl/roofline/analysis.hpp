@@ -66,6 +66,10 @@ struct AttentionVariant {
   double extra_traffic_share = 0;
   std::optional<double> time_s, flops_per_s, pct_of_roof, device_bytes;
   Bound bound = Bound::none;
+  // The roof pct_of_roof is of, the one its record was judged against: its
+  // unit's compute ceiling ("tc.bf16", "fp32.fma") or, where the sloped roof
+  // was lower at its intensity, that memory ceiling ("hbm.copy"); "" none.
+  std::string roof_name;
   std::optional<double> speedup;  // time of `speedup_over` / this time
   std::string speedup_over;       // the naive reference: fastest timed naive, same precision first
 };
@@ -82,8 +86,13 @@ struct AttentionStep {
   // time (< 1: this step is slower).
   std::string compared_with;
   std::optional<double> bytes_factor, speedup;
-  std::optional<double> pct_of_tensor_roof;  // of the ladder's tensor roof, when measured
-  std::string sentence;                      // what the step bought, from the fields above
+  // Its own record's verdict, as AttentionVariant's: each step is judged
+  // against its own roof, never the top rung's (the lower rungs are of other
+  // precisions).
+  std::optional<double> pct_of_roof;
+  std::string roof_name;
+  Bound bound = Bound::none;
+  std::string sentence;  // what the step bought, from the fields above
 };
 
 // At one shape, the ladder to one precision: its rungs in ladder order, read
@@ -91,11 +100,10 @@ struct AttentionStep {
 // down), then the library's fused record of that precision.
 struct AttentionLadder {
   std::string precision;  // the top rung's
-  // The tensor-core roof of that precision, every step's yardstick ("" when
-  // the top rung does not run on tensor cores); its value when measured.
-  std::string roof_name;
-  std::optional<double> roof;
-  std::string missing_baseline;  // the lowest rung's declared baseline, not in the run ("" none)
+  // The lowest rung's declared baseline when it is not at this shape ("" none),
+  // and whether the run has it at another shape.
+  std::string missing_baseline;
+  bool missing_baseline_at_other_shapes = false;
   std::vector<AttentionStep> steps;
 };
 
@@ -110,6 +118,7 @@ struct Analysis {
   std::vector<GemmLadder> gemm_ladders;
   std::optional<PrecisionLadder> precision_ladder;
   std::vector<AttentionFusion> attention_fusion;
+  bool emulator = false;  // the run's times are the CPU emulator's: no roof percentage holds
 };
 
 Analysis analyse(const Results& results);
