@@ -23,6 +23,9 @@ AsyncState& async_state() {
       if (state->wgmma_block != nullptr)
         retire_wgmma_reads(state->wgmma_block, state->wgmma_warpgroup,
                            std::numeric_limits<std::uint64_t>::max());
+      // So do its uncommitted tcgen05.mmas' operands (the commit never comes).
+      if (state->tcgen05_block != nullptr)
+        retire_tcgen05_reads(state->tcgen05_block, state->tcgen05_thread);
       delete state;
     };
   }

@@ -45,6 +45,9 @@ struct AsyncState {
   std::uint64_t wgmma_commits = 0;
   const void* wgmma_block = nullptr;
   unsigned wgmma_warpgroup = 0;
+  // The block of this thread's held tcgen05.mma reads (set at its first).
+  const void* tcgen05_block = nullptr;
+  unsigned tcgen05_thread = 0;
 
   // The newest pending wgmma writing accumulators d, or nullptr.
   const PendingWgmma* newest_for(const void* d) const {

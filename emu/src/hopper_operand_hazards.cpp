@@ -3,12 +3,14 @@
 #include "hopper_operand_hazards.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "block_reports.hpp"
 #include "block_state.hpp"
+#include "hopper_async_state.hpp"
 #include "hopper_shared_window.hpp"
 #include "rl/emu/hopper.hpp"
 #include "sanitizer_hooks.hpp"
@@ -16,7 +18,12 @@
 namespace rl::emu::hopper::impl {
 namespace {
 
-// One wgmma-group of one warpgroup: the operands its wgmmas read.
+// The warpgroup field of a thread's held tcgen05.mma reads: its thread
+// index with this bit (one group per thread, until its commit).
+constexpr unsigned kTcgen05Thread = 0x80000000U;
+
+// One wgmma-group of one warpgroup (or a thread's uncommitted tcgen05.mmas):
+// the operands its instructions read.
 struct HeldGroup {
   const detail::Block* block;
   unsigned warpgroup;
@@ -60,6 +67,12 @@ std::string cta_label(const detail::Block& b) {
   std::string who = "thread " + std::to_string(t.rank);
   if (own.cluster != nullptr && own.cluster->size > 1)
     who += " of cluster rank " + std::to_string(own.cluster_rank);
+  if ((g.warpgroup & kTcgen05Thread) != 0)
+    throw std::runtime_error(who + ": " + writer + " wrote shared bytes [" + hex(window_lo) + ", " +
+                             hex(std::uint64_t{window_lo} + bytes) + ") of " + cta_label(*g.block) +
+                             ", read by a tcgen05.mma still in flight (issued, not yet performed "
+                             "by its thread's tcgen05.commit) of its thread " +
+                             std::to_string(g.warpgroup & ~kTcgen05Thread));
   throw std::runtime_error(who + ": " + writer + " wrote shared bytes [" + hex(window_lo) + ", " +
                            hex(std::uint64_t{window_lo} + bytes) + ") of " + cta_label(*g.block) +
                            ", read by a wgmma still in flight (committed, not yet retired by "
@@ -86,6 +99,32 @@ void hold_wgmma_reads(std::uint64_t group, OperandReads&& reads) {
     }
   groups.push_back({t.block, warpgroup, group, {}});
   groups.back().operands.push_back(std::move(reads));
+}
+
+void hold_tcgen05_reads(OperandReads&& reads) {
+  const detail::Thread& t = detail::current_thread();
+  {
+    const detail::RaceIgnored bookkeeping;
+    std::vector<HeldGroup>& groups = held();
+    bool found = false;
+    for (HeldGroup& g : groups)
+      if (g.block == t.block && g.warpgroup == (kTcgen05Thread | t.rank)) {
+        g.operands.push_back(std::move(reads));
+        found = true;
+        break;
+      }
+    if (!found) {
+      groups.push_back({t.block, kTcgen05Thread | t.rank, 0, {}});
+      groups.back().operands.push_back(std::move(reads));
+    }
+  }
+  AsyncState& s = async_state();  // released at the thread's exit, if no commit comes
+  s.tcgen05_block = t.block;
+  s.tcgen05_thread = t.rank;
+}
+
+void retire_tcgen05_reads(const void* block, unsigned thread) {
+  retire_wgmma_reads(block, kTcgen05Thread | thread, std::numeric_limits<std::uint64_t>::max());
 }
 
 void retire_wgmma_reads(const void* block, unsigned warpgroup, std::uint64_t below) {

@@ -5,7 +5,8 @@
 // is undefined"), so a write into those bytes in between would go unseen:
 // each committed-or-open group's bytes are held here until its warpgroup
 // retires it, and the asynchronous writers (TMA loads, multicast from a peer
-// CTA included, cp.async.bulk, cp.async) check against them.  Plain
+// CTA included, cp.async.bulk, cp.async) check against them; tcgen05.mma's
+// operands likewise, from its issue to its thread's tcgen05.commit.  Plain
 // st.shared is not checked: the kernel's stores are host stores the
 // emulator never sees.  Not a public header.
 //
@@ -60,6 +61,13 @@ void hold_wgmma_reads(std::uint64_t group, OperandReads&& reads);
 // to wait retires them for all (the instruction is .sync.aligned: on the
 // hardware no thread of the warp runs past it before the others reach it).
 void retire_wgmma_reads(const void* block, unsigned warpgroup, std::uint64_t below);
+
+// tcgen05.mma (RL_EMU_CC=100): its shared operands are in flight from its
+// issue until the issuing thread's tcgen05.commit has performed it and
+// arrives on the mbarrier (PTX ISA 9.7.16.6, "Asynchronous Operations").
+void hold_tcgen05_reads(OperandReads&& reads);
+// tcgen05.commit by the running thread, or its exit: its MMAs' reads end.
+void retire_tcgen05_reads(const void* block, unsigned thread);
 
 // An asynchronous write of host bytes [host, host + bytes): an error (one
 // line, thrown) when an in-flight wgmma reads any of them.  `window` is the

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "block_state.hpp"
+#include "hopper_operand_hazards.hpp"
 #include "rl/emu/hopper.hpp"
 #include "tcgen05_state.hpp"
 
@@ -54,6 +55,8 @@ void commit(std::uint64_t* mbar) {
     if (op.thread == me) mine.push_back(std::move(op));
   std::erase_if(queued, [me](const internal::QueuedOp& op) { return op.thread == me; });
   for (internal::QueuedOp& op : mine) op.perform();
+  // Performed: their shared operands are free from this arrival on.
+  hopper::impl::retire_tcgen05_reads(detail::current_thread().block, me);
   hopper::mbarrier_arrive(mbar);
 }
 

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "hopper_operand_hazards.hpp"
 #include "rl/emu/counters.hpp"
 #include "rl/emu/fp16.hpp"
 #include "rl/emu/hopper.hpp"
@@ -273,6 +274,39 @@ void perform(const MmaOp& op, const Memory& mem) {
   }
 }
 
+namespace {
+
+// The 16-byte unit of shared memory element (mn, k) lies in (smem_element's
+// addressing; operands are made of whole units, see SmemReader).
+std::uint32_t element_unit(Kind kind, Element e, const SmemDescriptor& d, bool mn_major,
+                           unsigned mn, unsigned k) {
+  const unsigned cb = container_bits(kind, e);
+  if (sub_byte(e) && cb == 8) return operand_address(d, false, 8, mn, k & ~15U);
+  return operand_address(d, mn_major, cb, mn, k) & ~15U;
+}
+
+// The shared units of A (when in shared memory) and B: held from the issue
+// to the commit (hopper_operand_hazards.hpp).
+void hold_smem_operands(const MmaOp& op, const InstrDescriptor& id) {
+  const unsigned kk = k_of(op.kind);
+  auto hold = [&](const char* which, std::uint64_t desc, Element e, bool mn_major, unsigned rows) {
+    const SmemDescriptor d = decode_smem_descriptor(desc, which);
+    hopper::impl::OperandReads reads;
+    std::uint32_t last = 0xFFFFFFFFU;
+    for (unsigned mn = 0; mn < rows; ++mn)
+      for (unsigned k = 0; k < kk; ++k)
+        if (const std::uint32_t unit = element_unit(op.kind, e, d, mn_major, mn, k); unit != last) {
+          last = unit;
+          reads.add(hopper::shared_pointer(unit), 16);
+        }
+    hopper::impl::hold_tcgen05_reads(std::move(reads));
+  };
+  if (!op.a_from_tmem) hold("a-desc", op.a_desc, id.a, id.a_mn_major, id.m);
+  hold("b-desc", op.b_desc, id.b, id.b_mn_major, id.n);
+}
+
+}  // namespace
+
 void mma(const MmaOp& op) {
   require_tcgen05("tcgen05.mma");
   // sm_103a has no integer MMA (ptxas refuses kind::i8 for it).
@@ -289,6 +323,7 @@ void mma(const MmaOp& op) {
   if (r.sfa.lanes != 0) tmem_cells(r.sfa, what);
   if (r.sfb.lanes != 0) tmem_cells(r.sfb, what);
   count_tensor_ops(tensor_role(id), 2.0 * id.m * id.n * k_of(op.kind));
+  hold_smem_operands(op, id);
   enqueue_async(what, r.d, [op] {
     Memory mem;
     mem.tmem = [](TmemRange range) { return tmem_cells(range, "tcgen05.mma"); };
