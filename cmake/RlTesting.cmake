@@ -1,5 +1,6 @@
 # rl_add_gtest(NAME <exe> SOURCES ... [LIBS ...] LABELS <label>... [TIMEOUT s]
-#              [ENVIRONMENT VAR=value] [FILTER gtest-filter] [NOT_UNDER_RACECHECK])
+#              [ENVIRONMENT VAR=value] [FILTER gtest-filter] [NOT_UNDER_RACECHECK]
+#              [NOT_UNDER_ASAN])
 #
 # One executable, each TEST() a ctest entry (discovered when ctest runs, so
 # building never executes test binaries, which matters for the sanitizer and
@@ -17,12 +18,21 @@
 # For the single-instruction semantics suites: one warp's arithmetic checked
 # against a reference, where racecheck has nothing to learn; the kernels that
 # use those instructions run under racecheck in their own suites.
+#
+# NOT_UNDER_ASAN: the suite is neither built nor run in the asan preset.  For
+# host-only arithmetic and layout suites (charts, the model, the report's
+# sentences) that read no file and run no kernel; the suites that read
+# results files, the CLI tests and the e2e tests run the same library under
+# ASan and UBSan (tests/roofline/CMakeLists.txt).
 include_guard(GLOBAL)
 include(GoogleTest)
 function(rl_add_gtest)
-  cmake_parse_arguments(T "GPU;NOT_UNDER_RACECHECK" "NAME;TIMEOUT;FILTER"
+  cmake_parse_arguments(T "GPU;NOT_UNDER_RACECHECK;NOT_UNDER_ASAN" "NAME;TIMEOUT;FILTER"
                         "SOURCES;LIBS;LABELS;ENVIRONMENT" ${ARGN})
   if(T_NOT_UNDER_RACECHECK AND RL_SANITIZE STREQUAL "thread")
+    return()
+  endif()
+  if(T_NOT_UNDER_ASAN AND RL_SANITIZE STREQUAL "address")
     return()
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
