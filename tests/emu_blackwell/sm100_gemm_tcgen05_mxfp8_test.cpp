@@ -4,7 +4,7 @@
 // this file joins): it validates exactly (integer inputs, power-of-two
 // scales) at odd shapes under two schedules with bit-identical outputs and
 // over 64 k-tiles, and the exact check fails one scale off by one exponent
-// and a dropped k-tile.
+// and a dropped k-tile; --dump-tensors writes its operands and scales.
 #include "emu_kernel_test.hpp"
 #include "gemm/gemm_block_scaled.hpp"
 #include "gemm/gemm_block_scaled_workload.hpp"
@@ -12,8 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -88,6 +90,32 @@ TEST(Tcgen05Mxfp8Gemm, the_exact_check_fails_a_wrong_scale_and_a_dropped_k_tile)
   const rl::Validation dropped = validate(rl::gemm::PipelineFault::skip_one_k_tile, false);
   EXPECT_FALSE(dropped.passed);
   EXPECT_NE(dropped.detail.find("exact check"), std::string::npos) << dropped.detail;
+}
+
+// --dump-tensors: A, Bᵀ, both scales as the factors they stand for, and C as
+// validated; C[0][0] is row 0 of A against row 0 of Bᵀ, each element times
+// its 32-block's two scales.
+TEST(Tcgen05Mxfp8Gemm, dumps_the_operands_their_scales_and_the_validated_c) {
+  RL_SKIP_UNDER_RACECHECK();
+  const rl::gemm::Dims d{5, 7, 40};  // two k-blocks, the second partial
+  auto workload =
+      rl::test::make_inspectable_workload(kRung, rl::gemm::make_shape(d.M, d.N, d.K), 3);
+  ASSERT_NE(workload, nullptr);
+  ASSERT_TRUE(workload->validate(nullptr).passed);
+  const std::vector<rl::TensorDump> t = workload->tensors();
+  ASSERT_EQ(t.size(), 5u);
+  EXPECT_EQ(t[0].name, "A");
+  EXPECT_EQ(t[0].dims, (std::vector<std::int64_t>{5, 40}));
+  EXPECT_EQ(t[1].name, "B_transposed");
+  EXPECT_EQ(t[1].dims, (std::vector<std::int64_t>{7, 40}));
+  EXPECT_EQ(t[2].dims, (std::vector<std::int64_t>{5, 2}));
+  EXPECT_EQ(t[3].dims, (std::vector<std::int64_t>{7, 2}));
+  EXPECT_EQ(t[4].role, "output");
+  EXPECT_EQ(t[4].values, workload->download_outputs());
+  double c00 = 0;
+  for (int k = 0; k < d.K; ++k)
+    c00 += double{t[0].values[k]} * t[2].values[k / 32] * t[1].values[k] * t[3].values[k / 32];
+  EXPECT_NEAR(t[4].values[0], c00, 1e-5 * (1 + std::fabs(c00)));
 }
 
 }  // namespace
